@@ -1,0 +1,96 @@
+/* Metadata memory for the core: pools of fixed-size objects and a power-of-two
+ * allocator for hash tables, all from mmap. Never called on the trap path. */
+#include "meta.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define CHUNK_SIZE (1u << 20)
+
+void *rtl_pages_alloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return p;
+}
+
+void *rtl_pool_get(struct rtl_pool *p)
+{
+	void *obj;
+
+	pthread_mutex_lock(&p->mu);
+	if (p->free) {
+		obj = p->free;
+		p->free = *(void **)obj;
+	} else {
+		size_t sz = (p->objsize + 15) & ~(size_t)15;
+		if (p->left < sz) {
+			p->chunk = rtl_pages_alloc(CHUNK_SIZE);
+			if (!p->chunk) {
+				p->left = 0;
+				pthread_mutex_unlock(&p->mu);
+				return NULL;
+			}
+			p->left = CHUNK_SIZE;
+		}
+		obj = p->chunk;
+		p->chunk += sz;
+		p->left -= sz;
+	}
+	pthread_mutex_unlock(&p->mu);
+	memset(obj, 0, p->objsize);
+	return obj;
+}
+
+void rtl_pool_put(struct rtl_pool *p, void *obj)
+{
+	if (!obj)
+		return;
+	pthread_mutex_lock(&p->mu);
+	*(void **)obj = p->free;
+	p->free = obj;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Size classes 16 B .. 64 KiB; larger requests map their own pages. */
+#define MIN_SHIFT 4
+#define MAX_SHIFT 16
+static struct rtl_pool meta_pools[MAX_SHIFT - MIN_SHIFT + 1] = {
+#define P(s) RTL_POOL_INIT((size_t)1 << (s))
+	P(4), P(5), P(6), P(7), P(8), P(9), P(10), P(11), P(12), P(13), P(14),
+	P(15), P(16)
+#undef P
+};
+
+static int size_shift(size_t size)
+{
+	int s = MIN_SHIFT;
+	while (((size_t)1 << s) < size)
+		s++;
+	return s;
+}
+
+void *rtl_meta_alloc(size_t size)
+{
+	int s = size_shift(size ? size : 1);
+	if (s > MAX_SHIFT)
+		return rtl_pages_alloc(size);
+	return rtl_pool_get(&meta_pools[s - MIN_SHIFT]);
+}
+
+void rtl_meta_free(void *ptr, size_t size)
+{
+	int s = size_shift(size ? size : 1);
+	if (!ptr)
+		return;
+	if (s > MAX_SHIFT)
+		munmap(ptr, size);
+	else
+		rtl_pool_put(&meta_pools[s - MIN_SHIFT], ptr);
+}
+__thread int rtl_uthash_oom;

@@ -1,0 +1,62 @@
+/* region_protect and region_protect_ptr (MAP2): rewrite pointers, never call
+ * the kernel. Both may run inside a region handler, that is, in a signal
+ * handler: only the region's spin lock is taken. */
+#include <errno.h>
+
+#include "core.h"
+#include "trap.h"
+#include "views.h"
+
+int region_protect(void *addr, int prot)
+{
+	int view = rtl_prot_view(prot);
+	struct rtl_found f;
+
+	if (rtl_ensure_init() < 0)
+		return -1;
+	if (view < 0 || !addr) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (rtl_region_find((uintptr_t)addr, &f) < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (rtl_region_lock(&f) < 0)
+		return -1;
+	atomic_store_explicit(&f.r->view, view, memory_order_relaxed);
+	atomic_store_explicit(&f.r->mixed, 0, memory_order_relaxed);
+	rtl_ptrs_swizzle(f.r, view);
+	rtl_trap_move_registers(f.r, -1, view);
+	rtl_lock_release(&f.r->lock);
+	RTL_COUNT(protects);
+	return 0;
+}
+
+int region_protect_ptr(void *pptr, int prot)
+{
+	int view = rtl_prot_view(prot), from;
+	struct rtl_found f;
+	uintptr_t v;
+
+	if (rtl_ensure_init() < 0)
+		return -1;
+	if (view < 0 || !pptr) {
+		errno = EINVAL;
+		return -1;
+	}
+	v = (uintptr_t) * (void *volatile *)pptr;
+	if (rtl_region_find(v, &f) < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (rtl_region_lock(&f) < 0)
+		return -1;
+	from = f.view;
+	*(void *volatile *)pptr = (void *)(rtl_view_base(view) + f.off);
+	if (view != atomic_load_explicit(&f.r->view, memory_order_relaxed))
+		atomic_store_explicit(&f.r->mixed, 1, memory_order_relaxed);
+	rtl_trap_move_registers(f.r, from, view);
+	rtl_lock_release(&f.r->lock);
+	return 0;
+}

@@ -1,0 +1,58 @@
+/* The region record, shared by the core's modules.
+ *
+ * Records come from a type-stable pool: a lock-free reader (the trap handler)
+ * may hold a pointer to a record that is being freed or reused, and detects it
+ * with the generation count: odd while the record changes, bumped on every
+ * define and free. */
+#ifndef RTL_REGION_INTERNAL_H
+#define RTL_REGION_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "lock.h"
+#include "rtl/region.h"
+
+struct rtl_ptr;
+
+enum {
+	RTL_REGION_OWNED = 1, /* its extent came from rtl's allocator */
+};
+
+struct rtl_region {
+	_Atomic uint32_t gen; /* even: stable; odd: being defined or freed */
+	uint32_t flags;
+	uint64_t lo;   /* offset of the first byte in the views */
+	uint64_t size; /* bytes the user asked for */
+	uint64_t span; /* bytes rtl answers for: lookup and swizzle range */
+
+	struct rtl_lock lock;   /* protection state and bound pointers */
+	_Atomic int view;       /* view of the current protection */
+	_Atomic int mixed;      /* MAP2: pointers in different views */
+	struct rtl_ptr *bptrs;  /* bound pointers, under lock */
+	_Atomic(region_handler_t) handler;
+	_Atomic(void *) data;
+	_Atomic uint64_t traps; /* handler calls, for reports */
+
+	struct rtl_region *next, *prev; /* live list, under the define lock */
+	void *ext;                      /* per-region state of other modules */
+};
+
+/* A region as seen by a reader: the record and the generation it was valid
+ * at, plus where the looked-up address was. */
+struct rtl_found {
+	struct rtl_region *r;
+	uint32_t gen;
+	int view;     /* view of the address */
+	uint64_t off; /* offset of the address */
+};
+
+/* Find the region whose span holds address a (any view). Lock-free and
+ * async-signal-safe. Returns 0 and fills *f, or -1 if none. */
+int rtl_region_find(uintptr_t a, struct rtl_found *f);
+
+/* Lock a found region and check it is still the same one; -1 (ENOENT) if
+ * it was freed meanwhile, EDEADLK on re-entry. */
+int rtl_region_lock(struct rtl_found *f);
+
+#endif

@@ -1,0 +1,26 @@
+/* The region map: offset in the views -> region record, in O(1).
+ *
+ * A two-level radix table of pages. A page wholly inside one region points at
+ * it; a page shared by regions points at a subtable of 64 granules of 64
+ * bytes (regions start and end on 64-byte boundaries). Readers are lock-free
+ * and may run in the trap handler; writers hold the core's define lock. */
+#ifndef RTL_RMAP_H
+#define RTL_RMAP_H
+
+#include <stdint.h>
+
+#include "region.h"
+
+int rtl_rmap_init(uint64_t arena_size);
+
+/* Map or unmap [r->lo, r->lo + r->span). Insert fails with ENOMEM. */
+int rtl_rmap_insert(struct rtl_region *r);
+void rtl_rmap_remove(struct rtl_region *r);
+
+/* Whether any region overlaps [lo, lo + len): for define's overlap check. */
+int rtl_rmap_busy(uint64_t lo, uint64_t len);
+
+/* The record mapped at off, unvalidated (may be stale), or NULL. */
+struct rtl_region *rtl_rmap_get(uint64_t off);
+
+#endif

@@ -1,0 +1,293 @@
+/* The SIGSEGV handler: tell rtl's traps from everyone else's, run the
+ * region's handler, swizzle the interrupted registers and resume.
+ *
+ * Everything here runs in a signal handler: no malloc, no stdio, no lock that
+ * the interrupted code may hold (region spin locks are never held across an
+ * access to region memory, so the faulting code cannot be holding one). */
+#include "trap.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "context.h"
+#include "core.h"
+#include "decoder.h"
+#include "diag.h"
+#include "views.h"
+
+#define MAX_DEPTH 8 /* nested traps: a handler touching other regions */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* The trap being handled on this thread, so that region_protect called from
+ * the region's handler can move the interrupted registers too. */
+struct frame {
+	ucontext_t *uc;
+	struct frame *outer;
+};
+
+static TLS struct frame *current;
+static TLS int depth;
+
+static struct sigaction previous; /* what SIGSEGV did before rtl */
+
+static int view_allows(int view, int write)
+{
+	return write ? view == RTL_VIEW_RW : view != RTL_VIEW_NONE;
+}
+
+static void move_view(ucontext_t *uc, const struct rtl_region *r, int from,
+                      int to)
+{
+	uintptr_t lo = rtl_view_base(from) + r->lo;
+	rtl_ctx_swizzle(uc, lo, lo + r->span,
+	                (intptr_t)(rtl_view_base(to) - rtl_view_base(from)));
+}
+
+void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
+{
+	struct frame *f = current;
+
+	if (!f)
+		return;
+	for (int v = 0; v < RTL_NVIEWS; v++)
+		if (v != to && (from < 0 || v == from))
+			move_view(f->uc, r, v, to);
+}
+
+/* ---- foreign faults ---- */
+
+static void pass_on(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction prev = previous;
+
+	RTL_COUNT(foreign);
+	if (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN) {
+		/* Die the death the program would have died: a fault comes back
+		 * when the instruction re-executes, a sent signal is resent. */
+		sigaction(sig, &prev, NULL);
+		if (si->si_code <= 0)
+			raise(sig);
+		return;
+	}
+	if (prev.sa_flags & SA_SIGINFO)
+		prev.sa_sigaction(sig, si, uc);
+	else
+		prev.sa_handler(sig);
+}
+
+/* ---- diagnostics and death ---- */
+
+static const char *prot_name(int view)
+{
+	static const char *const n[RTL_NVIEWS] = { "PROT_NONE", "PROT_READ",
+		                                   "PROT_READ|PROT_WRITE" };
+	return n[view];
+}
+
+struct trap {
+	uintptr_t addr;
+	ucontext_t *uc;
+	struct rtl_found f;
+	int write;
+	int have_insn;
+	struct rtl_insn insn;
+	const struct rtl_mem_op *op; /* the operand that faulted, if known */
+	uint64_t entry_gpr[RTL_NGPR];
+};
+
+static void describe(struct rtl_diag *d, const struct trap *t)
+{
+	rtl_diag_str(d, t->write ? "rtl:   write" : "rtl:   read");
+	rtl_diag_str(d, " at ");
+	rtl_diag_hex(d, t->addr);
+	if (t->f.r) {
+		const struct rtl_region *r = t->f.r;
+		rtl_diag_str(d, ", offset ");
+		rtl_diag_dec(d, t->f.off - r->lo);
+		rtl_diag_str(d, " of region ");
+		rtl_diag_hex(d, rtl_view_base(t->f.view) + r->lo);
+		rtl_diag_str(d, " (");
+		rtl_diag_dec(d, r->size);
+		rtl_diag_str(d, " bytes), through the ");
+		rtl_diag_str(d, prot_name(t->f.view));
+		rtl_diag_str(d, " view; region protection ");
+		rtl_diag_str(d, atomic_load(&r->mixed)
+		                    ? "mixed (MAP2)"
+		                    : prot_name(atomic_load(&r->view)));
+	}
+	rtl_diag_str(d, "\nrtl:   instruction: ");
+	rtl_diag_str(d, t->have_insn ? t->insn.text : "(not decoded)");
+	rtl_diag_str(d, " at ");
+	rtl_diag_hex(d, rtl_ctx_pc(t->uc));
+	rtl_diag_str(d, "\nrtl:   backtrace:\n");
+}
+
+/* Print why, then let the instruction fault again with the default action:
+ * the process ends with SIGSEGV (and a core where enabled). */
+static void die(struct trap *t, const char *why)
+{
+	struct rtl_diag d;
+	struct sigaction dfl;
+
+	for (int i = 0; i < RTL_NGPR; i++)
+		t->uc->uc_mcontext.gregs[rtl_ctx_greg[i]] = (greg_t)t->entry_gpr[i];
+	d.n = 0;
+	rtl_diag_str(&d, "rtl: ");
+	rtl_diag_str(&d, why);
+	rtl_diag_str(&d, "\n");
+	describe(&d, t);
+	rtl_diag_backtrace(&d, t->uc);
+	rtl_diag_flush(&d);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGSEGV, &dfl, NULL);
+}
+
+/* ---- decoding ---- */
+
+/* Which memory operand made the access at addr: its address range holds
+ * addr, or failing that its address lies in the same region span. */
+static const struct rtl_mem_op *faulting_operand(struct trap *t)
+{
+	const struct rtl_insn *in = &t->insn;
+	const struct rtl_mem_op *near = NULL;
+	uintptr_t span_lo = rtl_view_base(t->f.view) + t->f.r->lo;
+
+	for (int i = 0; i < in->nmem; i++) {
+		const struct rtl_mem_op *m = &in->mem[i];
+		uint64_t ea;
+		if (m->segment)
+			continue;
+		ea = rtl_mem_ea(in, m, t->entry_gpr);
+		if (t->addr - ea < (m->size ? m->size : 1u))
+			return m;
+		if (ea - span_lo < t->f.r->span)
+			near = m;
+	}
+	return near;
+}
+
+/* After swizzling: is the access now going where it may? */
+static int resolved(const struct trap *t)
+{
+	uint64_t gpr[RTL_NGPR];
+	uint64_t ea;
+	int view;
+
+	rtl_ctx_gprs(t->uc, gpr);
+	if (!t->op)
+		return memcmp(gpr, t->entry_gpr, sizeof(gpr)) != 0;
+	ea = rtl_mem_ea(&t->insn, t->op, gpr);
+	view = rtl_view_of(ea);
+	return view < 0 || view_allows(view, t->write);
+}
+
+/* ---- region traps ---- */
+
+static void call_handler(struct trap *t, region_handler_t h)
+{
+	struct rtl_region *r = t->f.r;
+	uintptr_t base = rtl_view_base(t->f.view) + r->lo;
+	int mixed = atomic_load(&r->mixed);
+	struct frame fr = { t->uc, current };
+	rtl_trap_t info = {
+		.addr = (void *)t->addr,
+		.base = (void *)base,
+		.size = r->size,
+		.offset = t->addr - base,
+		.write = t->write,
+		.prot = rtl_view_prot(mixed ? t->f.view : atomic_load(&r->view)),
+		.data = atomic_load(&r->data),
+	};
+
+	RTL_COUNT(handler_calls);
+	atomic_fetch_add_explicit(&r->traps, 1, memory_order_relaxed);
+	current = &fr;
+	h(&info);
+	current = fr.outer;
+}
+
+static void region_trap(struct trap *t)
+{
+	struct rtl_region *r = t->f.r;
+	region_handler_t h;
+	int cv;
+
+	if (t->have_insn && (t->insn.flags & RTL_INSN_UNSUPPORTED))
+		return die(t, "trap by an instruction rtl cannot swizzle");
+	cv = atomic_load(&r->view);
+	if (!atomic_load(&r->mixed) && view_allows(cv, t->write)) {
+		/* A stale pointer: the region already allows this access. */
+		RTL_COUNT(stale_traps);
+		move_view(t->uc, r, t->f.view, cv);
+		if (!resolved(t))
+			die(t, "trap that no register explains (the address was not "
+			       "formed from a register pointing into the region)");
+		return;
+	}
+	h = atomic_load(&r->handler);
+	if (!h)
+		h = atomic_load(&rtl_default_handler);
+	if (!h)
+		return die(t, "unhandled region trap (no handler)");
+	call_handler(t, h);
+	if (!atomic_load(&r->mixed)) {
+		cv = atomic_load(&r->view);
+		if (!view_allows(cv, t->write))
+			return die(t, "region trap not granted by its handler");
+		move_view(t->uc, r, t->f.view, cv);
+	}
+	if (!resolved(t))
+		die(t, atomic_load(&r->mixed)
+		           ? "region trap not granted by its handler (MAP2 region)"
+		           : "trap that no register explains (the address was not "
+		             "formed from a register pointing into the region)");
+}
+
+static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
+{
+	int saved_errno = errno;
+	struct trap t;
+
+	t.addr = (uintptr_t)si->si_addr;
+	if (si->si_code <= 0 || rtl_view_of(t.addr) < 0) {
+		pass_on(sig, si, ucv);
+		errno = saved_errno;
+		return;
+	}
+	RTL_COUNT(traps);
+	t.uc = ucv;
+	t.f.r = NULL;
+	t.op = NULL;
+	t.write = rtl_ctx_is_write(t.uc);
+	rtl_ctx_gprs(t.uc, t.entry_gpr);
+	t.have_insn = rtl_decode(rtl_ctx_pc(t.uc), &t.insn) == 0;
+	if (++depth > MAX_DEPTH) {
+		die(&t, "region traps nested too deeply (a handler keeps trapping)");
+	} else if (rtl_region_find(t.addr, &t.f) < 0) {
+		t.f.r = NULL;
+		die(&t, "access to rtl's views outside any region (a freed region?)");
+	} else {
+		if (t.have_insn) {
+			t.op = faulting_operand(&t);
+			if (t.op && (t.op->access & RTL_ACC_WRITE))
+				t.write = 1;
+		}
+		region_trap(&t);
+	}
+	depth--;
+	errno = saved_errno;
+}
+
+int rtl_trap_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigsegv;
+	/* NODEFER: a handler may touch another protected region. */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGSEGV, &sa, &previous);
+}

@@ -1,0 +1,57 @@
+/* The three views of one memory: NONE, RO and RW, side by side.
+ *
+ * A memfd of S bytes is mapped twice (read-only, read-write) behind a
+ * PROT_NONE reservation of the same size. Offset o is at base + v*S + o in
+ * view v; moving a pointer between views is one addition. */
+#ifndef RTL_VIEWS_H
+#define RTL_VIEWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum rtl_view { RTL_VIEW_NONE = 0, RTL_VIEW_RO = 1, RTL_VIEW_RW = 2 };
+#define RTL_NVIEWS 3
+
+struct rtl_views {
+	uintptr_t base; /* start of the NONE view */
+	size_t size;    /* S: bytes per view */
+	int fd;         /* the memfd behind RO and RW */
+};
+
+extern struct rtl_views rtl_views;
+
+/* View holding address a, or -1 if a is outside the views. */
+static inline int rtl_view_of(uintptr_t a)
+{
+	uintptr_t d = a - rtl_views.base; /* wraps for a < base */
+	if (d >= RTL_NVIEWS * rtl_views.size)
+		return -1;
+	return d < rtl_views.size ? RTL_VIEW_NONE
+	       : d < 2 * rtl_views.size ? RTL_VIEW_RO
+	                                : RTL_VIEW_RW;
+}
+
+static inline uintptr_t rtl_view_base(int view)
+{
+	return rtl_views.base + (uintptr_t)view * rtl_views.size;
+}
+
+/* Parse a size with an optional K/M/G/T suffix; -1 on bad input. */
+int rtl_parse_size(const char *s, size_t *out);
+
+/* Map the views; size from RTL_ARENA_SIZE or 64 GiB. -1 with errno. */
+int rtl_views_init(void);
+
+/* Give back the physical memory behind [off, off + len): whole pages only. */
+void rtl_views_release(uint64_t off, size_t len);
+
+/* In a forked child: copy the populated parts of the views into a fresh memfd
+ * and map it over RO and RW, so parent and child stop sharing. */
+int rtl_views_fork_child(void);
+
+/* The view for a protection (PROT_NONE, PROT_READ, PROT_READ|PROT_WRITE), or
+ * -1 for anything else; and the protection of a view. */
+int rtl_prot_view(int prot);
+int rtl_view_prot(int view);
+
+#endif

@@ -1,0 +1,54 @@
+/* Decode cache. Runs in the trap handler: atomics only. A writer that finds
+ * an entry busy skips caching rather than wait. */
+#include "cache.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#define CACHE_BITS 12
+#define CACHE_SIZE (1u << CACHE_BITS)
+
+struct entry {
+	_Atomic uint32_t seq; /* odd while being written */
+	struct rtl_insn insn;
+};
+
+static struct entry cache[CACHE_SIZE];
+
+static struct entry *slot(uint64_t pc)
+{
+	uint64_t h = pc * 0x9e3779b97f4a7c15ull;
+	return &cache[h >> (64 - CACHE_BITS)];
+}
+
+int rtl_dcache_get(uint64_t pc, struct rtl_insn *out)
+{
+	struct entry *e = slot(pc);
+	uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire), s2;
+
+	if (s1 & 1 || !s1)
+		return -1;
+	memcpy(out, &e->insn, sizeof(*out));
+	atomic_thread_fence(memory_order_acquire);
+	s2 = atomic_load_explicit(&e->seq, memory_order_relaxed);
+	if (s1 != s2 || out->pc != pc)
+		return -1;
+	/* The bytes are part of the key: code at pc may have changed. */
+	if (memcmp(out->bytes, (const void *)pc, out->len) != 0)
+		return -1;
+	return 0;
+}
+
+void rtl_dcache_put(const struct rtl_insn *in)
+{
+	struct entry *e = slot(in->pc);
+	uint32_t s = atomic_load_explicit(&e->seq, memory_order_relaxed);
+
+	if (s & 1 || !atomic_compare_exchange_strong_explicit(
+	                 &e->seq, &s, s + 1, memory_order_acquire,
+	                 memory_order_relaxed))
+		return;
+	atomic_thread_fence(memory_order_release);
+	memcpy(&e->insn, in, sizeof(*in));
+	atomic_store_explicit(&e->seq, s + 2, memory_order_release);
+}

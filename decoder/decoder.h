@@ -1,0 +1,79 @@
+/* What rtl needs to know about a faulting instruction, independent of the
+ * architecture: its memory operands in terms of general registers.
+ *
+ * rtl_decode runs in a signal handler: no malloc, no locks held by the
+ * interrupted code. One backend per architecture (x86_64.c over Capstone). */
+#ifndef RTL_DECODER_H
+#define RTL_DECODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RTL_NGPR 16     /* general registers, in the backend's numbering */
+#define RTL_REG_NONE -1
+#define RTL_REG_PC 16   /* pc-relative operand: base is the next pc */
+
+enum { RTL_ACC_READ = 1, RTL_ACC_WRITE = 2 };
+
+enum {
+	RTL_INSN_REP = 1,       /* repeated string instruction */
+	RTL_INSN_NOFAULT = 2,   /* prefetch and the like: never a real access */
+	RTL_INSN_UNSUPPORTED = 4, /* cannot be swizzled (gather, scatter ...) */
+};
+
+struct rtl_mem_op {
+	int8_t base, index;  /* register numbers, RTL_REG_NONE if absent */
+	uint8_t scale;       /* 1, 2, 4, 8 */
+	uint8_t access;      /* RTL_ACC_*, 0 if the backend cannot tell */
+	uint8_t addr32;      /* 32-bit address size: the sum is truncated */
+	uint8_t segment;     /* fs/gs override: address not computable here */
+	uint16_t size;       /* bytes accessed, 0 if unknown */
+	int64_t disp;
+};
+
+#define RTL_INSN_MAX_MEM 2
+#define RTL_INSN_MAX_BYTES 15
+
+struct rtl_insn {
+	uint64_t pc;
+	uint8_t len;
+	uint8_t nmem;
+	uint8_t flags;
+	uint8_t bytes[RTL_INSN_MAX_BYTES];
+	struct rtl_mem_op mem[RTL_INSN_MAX_MEM];
+	char text[80]; /* "mnemonic operands", for diagnostics */
+};
+
+/* Open the backend once, before any trap. -1 with errno on failure. */
+int rtl_decoder_init(void);
+
+/* Decode the instruction at pc in this process, through the cache (key: pc
+ * and the instruction's bytes). 0, or -1 if it cannot be decoded. */
+int rtl_decode(uint64_t pc, struct rtl_insn *out);
+
+/* Decode from a buffer, no cache (tests, fuzzing). */
+int rtl_decode_buf(const uint8_t *code, size_t len, uint64_t pc,
+                   struct rtl_insn *out);
+
+/* Effective address of operand m given the registers. */
+static inline uint64_t rtl_mem_ea(const struct rtl_insn *in,
+                                  const struct rtl_mem_op *m,
+                                  const uint64_t gpr[RTL_NGPR])
+{
+	uint64_t ea = (uint64_t)m->disp;
+	if (m->base == RTL_REG_PC)
+		ea += in->pc + in->len;
+	else if (m->base >= 0)
+		ea += gpr[m->base];
+	if (m->index >= 0)
+		ea += gpr[m->index] * m->scale;
+	return m->addr32 ? (uint32_t)ea : ea;
+}
+
+/* Register name for diagnostics ("rax"), or "?". */
+const char *rtl_reg_name(int reg);
+
+/* Decode cache statistics since start. */
+void rtl_decode_cache_stats(uint64_t *hits, uint64_t *misses);
+
+#endif

@@ -1,0 +1,340 @@
+/* The x86-64 backend over Capstone: opened once at start with rtl's own
+ * allocator hooks, then used from signal handlers. Each decode borrows one of
+ * a fixed set of preopened handles with their instruction buffers, so
+ * threads never share Capstone state and nothing is allocated per trap. */
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cache.h"
+#include "decoder.h"
+
+#define NSLOTS 64
+#define PAGE 4096u
+
+/* ---- memory for Capstone: bump arenas, never malloc ---- */
+
+struct arena {
+	char *base;
+	size_t size, used;
+};
+
+static struct arena init_arena;
+/* Set while a slot decodes: anything Capstone allocates then comes from the
+ * slot's scratch arena and is dropped when the decode ends. */
+static __thread struct arena *cur_arena __attribute__((tls_model("initial-exec")));
+
+static void *arena_alloc(size_t n)
+{
+	struct arena *a = cur_arena ? cur_arena : &init_arena;
+	size_t need = (n + 16 + 15) & ~(size_t)15; /* 16-byte header */
+	size_t *hdr;
+
+	if (!a->base || a->used + need > a->size)
+		return NULL;
+	hdr = (size_t *)(a->base + a->used);
+	a->used += need;
+	*hdr = n;
+	return (char *)hdr + 16;
+}
+
+/* Allocations made while decoding in a handler (should stay zero). */
+static _Atomic uint64_t late_allocs;
+
+static void *cs_hook_malloc(size_t n)
+{
+	if (cur_arena)
+		atomic_fetch_add_explicit(&late_allocs, 1, memory_order_relaxed);
+	return arena_alloc(n);
+}
+
+static void *cs_hook_calloc(size_t n, size_t m)
+{
+	void *p = cs_hook_malloc(n * m);
+	if (p)
+		memset(p, 0, n * m);
+	return p;
+}
+
+static void *cs_hook_realloc(void *old, size_t n)
+{
+	void *p = cs_hook_malloc(n);
+	if (p && old) {
+		size_t was = *(size_t *)((char *)old - 16);
+		memcpy(p, old, was < n ? was : n);
+	}
+	return p;
+}
+
+static void cs_hook_free(void *p) { (void)p; /* arenas are dropped whole */ }
+
+static int arena_map(struct arena *a, size_t size)
+{
+	a->base = mmap(NULL, size, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (a->base == MAP_FAILED) {
+		a->base = NULL;
+		return -1;
+	}
+	a->size = size;
+	a->used = 0;
+	return 0;
+}
+
+/* ---- handle slots ---- */
+
+struct slot {
+	_Atomic int busy;
+	csh handle;
+	cs_insn *insn;
+	struct arena scratch;
+};
+
+static struct slot slots[NSLOTS];
+
+/* Capstone builds some tables on first use (a per-handle id cache, a sorted
+ * register table sorted with qsort, which may malloc). Decode one of each
+ * kind at start so that this happens here, not in a signal handler. */
+static const uint8_t warmup[][16] = {
+	{ 3, 0xc6, 0x00, 0x01 },                   /* mov byte [rax], 1 */
+	{ 3, 0x48, 0x8b, 0x07 },                   /* mov rax, [rdi] */
+	{ 3, 0x48, 0x01, 0x07 },                   /* add [rdi], rax */
+	{ 2, 0xf3, 0xa4 },                         /* rep movsb */
+	{ 2, 0xff, 0x30 },                         /* push [rax] */
+	{ 4, 0xc5, 0xfe, 0x6f, 0x06 },             /* vmovdqu ymm0, [rsi] */
+	{ 4, 0xf0, 0x0f, 0xb1, 0x0f },             /* lock cmpxchg [rdi], ecx */
+	{ 4, 0x0f, 0xb6, 0x04, 0x08 },             /* movzx eax, byte [rax+rcx] */
+	{ 6, 0xc4, 0xe2, 0x7d, 0x90, 0x04, 0x08 }, /* vpgatherdd */
+};
+
+int rtl_decoder_init(void)
+{
+	cs_opt_mem mem = {
+		.malloc = cs_hook_malloc,
+		.calloc = cs_hook_calloc,
+		.realloc = cs_hook_realloc,
+		.free = cs_hook_free,
+		.vsnprintf = vsnprintf,
+	};
+
+	if (arena_map(&init_arena, (size_t)64 << 20) < 0)
+		return -1;
+	if (cs_option(0, CS_OPT_MEM, (size_t)&mem) != CS_ERR_OK)
+		goto fail;
+	for (int i = 0; i < NSLOTS; i++) {
+		struct slot *s = &slots[i];
+		if (cs_open(CS_ARCH_X86, CS_MODE_64, &s->handle) != CS_ERR_OK)
+			goto fail;
+		cs_option(s->handle, CS_OPT_DETAIL, CS_OPT_ON);
+		s->insn = cs_malloc(s->handle);
+		if (!s->insn || arena_map(&s->scratch, 1u << 20) < 0)
+			goto fail;
+		for (size_t k = 0; k < sizeof(warmup) / sizeof(warmup[0]); k++) {
+			const uint8_t *p = warmup[k] + 1;
+			size_t n = warmup[k][0];
+			uint64_t addr = 0x1000;
+			cs_disasm_iter(s->handle, &p, &n, &addr, s->insn);
+		}
+	}
+	return 0;
+fail:
+	errno = ENOMEM;
+	return -1;
+}
+
+static struct slot *slot_get(void)
+{
+	for (;;) {
+		for (int i = 0; i < NSLOTS; i++)
+			if (!atomic_exchange_explicit(&slots[i].busy, 1,
+			                              memory_order_acquire))
+				return &slots[i];
+		__builtin_ia32_pause();
+	}
+}
+
+static void slot_put(struct slot *s)
+{
+	atomic_store_explicit(&s->busy, 0, memory_order_release);
+}
+
+/* ---- translation to the neutral form ---- */
+
+static int gpr_of(x86_reg r, uint8_t *addr32)
+{
+	static const x86_reg r64[RTL_NGPR] = {
+		X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX,
+		X86_REG_RSP, X86_REG_RBP, X86_REG_RSI, X86_REG_RDI,
+		X86_REG_R8,  X86_REG_R9,  X86_REG_R10, X86_REG_R11,
+		X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
+	};
+	static const x86_reg r32[RTL_NGPR] = {
+		X86_REG_EAX,  X86_REG_ECX,  X86_REG_EDX,  X86_REG_EBX,
+		X86_REG_ESP,  X86_REG_EBP,  X86_REG_ESI,  X86_REG_EDI,
+		X86_REG_R8D,  X86_REG_R9D,  X86_REG_R10D, X86_REG_R11D,
+		X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D,
+	};
+
+	if (r == X86_REG_INVALID)
+		return RTL_REG_NONE;
+	if (r == X86_REG_RIP)
+		return RTL_REG_PC;
+	for (int i = 0; i < RTL_NGPR; i++) {
+		if (r == r64[i])
+			return i;
+		if (r == r32[i]) {
+			*addr32 = 1;
+			return i;
+		}
+	}
+	return -2; /* a vector index (VSIB) or something else */
+}
+
+static int no_memory_access(unsigned id)
+{
+	switch (id) {
+	case X86_INS_LEA:
+	case X86_INS_NOP:
+		return 1;
+	}
+	return 0;
+}
+
+static int is_prefetch(unsigned id)
+{
+	switch (id) {
+	case X86_INS_PREFETCH:
+	case X86_INS_PREFETCHNTA:
+	case X86_INS_PREFETCHT0:
+	case X86_INS_PREFETCHT1:
+	case X86_INS_PREFETCHT2:
+	case X86_INS_PREFETCHW:
+		return 1;
+	}
+	return 0;
+}
+
+static void put_text(struct rtl_insn *out, const cs_insn *ci)
+{
+	size_t n = strlen(ci->mnemonic), m = strlen(ci->op_str);
+	size_t cap = sizeof(out->text) - 1;
+
+	if (n > cap)
+		n = cap;
+	memcpy(out->text, ci->mnemonic, n);
+	if (m && n + 1 < cap) {
+		out->text[n++] = ' ';
+		if (m > cap - n)
+			m = cap - n;
+		memcpy(out->text + n, ci->op_str, m);
+		n += m;
+	}
+	out->text[n] = '\0';
+}
+
+static void translate(const cs_insn *ci, uint64_t pc, struct rtl_insn *out)
+{
+	const cs_x86 *x = &ci->detail->x86;
+
+	memset(out, 0, sizeof(*out));
+	out->pc = pc;
+	out->len = (uint8_t)ci->size;
+	memcpy(out->bytes, ci->bytes, ci->size);
+	put_text(out, ci);
+	if (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE)
+		out->flags |= RTL_INSN_REP;
+	if (is_prefetch(ci->id))
+		out->flags |= RTL_INSN_NOFAULT;
+	if (no_memory_access(ci->id))
+		return;
+	for (int i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+		struct rtl_mem_op *m;
+		uint8_t a32 = 0;
+		int base, index;
+
+		if (op->type != X86_OP_MEM)
+			continue;
+		base = gpr_of(op->mem.base, &a32);
+		index = gpr_of(op->mem.index, &a32);
+		if (base == -2 || index == -2) {
+			out->flags |= RTL_INSN_UNSUPPORTED;
+			continue;
+		}
+		if (out->nmem == RTL_INSN_MAX_MEM) {
+			out->flags |= RTL_INSN_UNSUPPORTED;
+			break;
+		}
+		m = &out->mem[out->nmem++];
+		m->base = (int8_t)base;
+		m->index = (int8_t)index;
+		m->scale = (uint8_t)(op->mem.scale > 0 ? op->mem.scale : 1);
+		m->disp = op->mem.disp;
+		m->size = op->size;
+		m->access = op->access & (CS_AC_READ | CS_AC_WRITE);
+		m->addr32 = a32 || x->addr_size == 4;
+		m->segment = op->mem.segment == X86_REG_FS ||
+		             op->mem.segment == X86_REG_GS;
+	}
+}
+
+int rtl_decode_buf(const uint8_t *code, size_t len, uint64_t pc,
+                   struct rtl_insn *out)
+{
+	struct slot *s = slot_get();
+	const uint8_t *p = code;
+	uint64_t addr = pc;
+	size_t n = len;
+	int ok;
+
+	cur_arena = &s->scratch;
+	s->scratch.used = 0;
+	ok = cs_disasm_iter(s->handle, &p, &n, &addr, s->insn);
+	if (ok)
+		translate(s->insn, pc, out);
+	cur_arena = NULL;
+	slot_put(s);
+	return ok ? 0 : -1;
+}
+
+static _Atomic uint64_t cache_hits, cache_misses;
+
+int rtl_decode(uint64_t pc, struct rtl_insn *out)
+{
+	size_t room = PAGE - (pc & (PAGE - 1));
+
+	if (rtl_dcache_get(pc, out) == 0) {
+		atomic_fetch_add_explicit(&cache_hits, 1, memory_order_relaxed);
+		return 0;
+	}
+	atomic_fetch_add_explicit(&cache_misses, 1, memory_order_relaxed);
+	/* Read no further than the page end unless the instruction needs the
+	 * next page: then it was fetched from there, so that page is mapped. */
+	if (room > RTL_INSN_MAX_BYTES)
+		room = RTL_INSN_MAX_BYTES;
+	if (rtl_decode_buf((const uint8_t *)pc, room, pc, out) < 0 &&
+	    (room == RTL_INSN_MAX_BYTES ||
+	     rtl_decode_buf((const uint8_t *)pc, RTL_INSN_MAX_BYTES, pc, out) < 0))
+		return -1;
+	rtl_dcache_put(out);
+	return 0;
+}
+
+void rtl_decode_cache_stats(uint64_t *hits, uint64_t *misses)
+{
+	*hits = atomic_load(&cache_hits);
+	*misses = atomic_load(&cache_misses);
+}
+
+const char *rtl_reg_name(int reg)
+{
+	static const char *const names[RTL_NGPR + 1] = {
+		"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8",
+		"r9",  "r10", "r11", "r12", "r13", "r14", "r15", "rip",
+	};
+	return reg >= 0 && reg <= RTL_NGPR ? names[reg] : "?";
+}

@@ -1,0 +1,44 @@
+/* rtl's internal interface for its own parts outside core/ (the preload, the
+ * policy engine, tools and tests). Not installed, not a stable API. */
+#ifndef RTL_EXT_H
+#define RTL_EXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef RTL_API
+#define RTL_API __attribute__((visibility("default")))
+#endif
+
+struct rtl_ext_stats {
+	uint64_t traps;         /* faults in rtl's views */
+	uint64_t handler_calls; /* region handlers run */
+	uint64_t stale_traps;   /* resolved by swizzling alone */
+	uint64_t protects;      /* successful region_protect calls */
+	uint64_t regions;       /* live regions */
+	uint64_t foreign;       /* SIGSEGVs passed to the previous handler */
+	uint64_t decode_hits;   /* decode cache */
+	uint64_t decode_misses;
+};
+
+/* Counters since start; -1 if rtl could not start. */
+RTL_API int rtl_ext_stats(struct rtl_ext_stats *out);
+
+/* Start rtl now (normally on first use). -1 with errno. */
+RTL_API int rtl_ext_init(void);
+
+/* The views: base of the NONE view and bytes per view. */
+RTL_API void rtl_ext_views(uintptr_t *base, size_t *size);
+
+/* Bytes of the views' offset space handed out. */
+RTL_API size_t rtl_ext_extent_in_use(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

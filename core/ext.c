@@ -1,6 +1,8 @@
 /* The rtl_ext_* functions: what other parts of rtl may ask of the core. */
 #include "rtl/ext.h"
 
+#include <errno.h>
+
 #include "core.h"
 #include "decoder.h"
 #include "extent.h"
@@ -45,4 +47,46 @@ size_t rtl_ext_extent_in_use(void)
 	n = rtl_extent_in_use();
 	pthread_mutex_unlock(&rtl_define_lock);
 	return n;
+}
+
+void *rtl_ext_reserve(size_t size, size_t *got)
+{
+	size_t block;
+	int64_t off;
+
+	if (rtl_ensure_init() < 0)
+		return NULL;
+	block = size ? rtl_extent_block(size) : 0;
+	if (!block) {
+		errno = size ? ENOMEM : EINVAL;
+		return NULL;
+	}
+	pthread_mutex_lock(&rtl_define_lock);
+	off = rtl_extent_alloc(block);
+	pthread_mutex_unlock(&rtl_define_lock);
+	if (off < 0)
+		return NULL;
+	if (got)
+		*got = block;
+	return (void *)(rtl_view_base(RTL_VIEW_RW) + (uint64_t)off);
+}
+
+int rtl_ext_unreserve(void *addr, size_t size)
+{
+	uintptr_t a = (uintptr_t)addr;
+	size_t block;
+
+	if (rtl_ensure_init() < 0)
+		return -1;
+	block = rtl_extent_block(size);
+	if (rtl_view_of(a) != RTL_VIEW_RW || !block ||
+	    ((a - rtl_view_base(RTL_VIEW_RW)) & (block - 1))) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&rtl_define_lock);
+	rtl_views_release(a - rtl_view_base(RTL_VIEW_RW), block);
+	rtl_extent_free(a - rtl_view_base(RTL_VIEW_RW), block);
+	pthread_mutex_unlock(&rtl_define_lock);
+	return 0;
 }

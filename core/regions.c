@@ -12,7 +12,6 @@
 #include "views.h"
 
 #define GRAN 64u
-#define PAGE 4096u
 
 pthread_mutex_t rtl_define_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic(region_handler_t) rtl_default_handler;
@@ -150,16 +149,6 @@ void rtl_regions_after_fork(void)
 
 /* ---- allocation ---- */
 
-/* Free extent memory always reads as zero: whole pages are punched out of
- * the memfd, smaller blocks are cleared. */
-static void extent_scrub(uint64_t off, size_t block)
-{
-	if (block >= PAGE)
-		rtl_views_release(off, block);
-	else
-		memset((void *)(rtl_view_base(RTL_VIEW_RW) + off), 0, block);
-}
-
 /* A new owned region of size bytes; returns its record, NULL with errno. */
 static struct rtl_region *alloc_owned(size_t size)
 {
@@ -195,7 +184,7 @@ static void free_record_locked(struct rtl_region *r)
 	rtl_ptrs_unbind_region(r);
 	rtl_region_destroy(r);
 	if (owned) {
-		extent_scrub(off, span);
+		rtl_views_release(off, span);
 		rtl_extent_free(off, span);
 	}
 }

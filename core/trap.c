@@ -269,11 +269,11 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 		t.f.r = NULL;
 		die(&t, "access to rtl's views outside any region (a freed region?)");
 	} else {
-		if (t.have_insn) {
+		/* Read or write: the page-fault error code decides (the CPU
+		 * reports read-modify-write as a write even on PROT_NONE); the
+		 * decoded operand only says which operand faulted. */
+		if (t.have_insn)
 			t.op = faulting_operand(&t);
-			if (t.op && (t.op->access & RTL_ACC_WRITE))
-				t.write = 1;
-		}
 		region_trap(&t);
 	}
 	depth--;

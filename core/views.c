@@ -86,11 +86,19 @@ fail_fd:
 
 void rtl_views_release(uint64_t off, size_t len)
 {
+	char *rw = (char *)rtl_view_base(RTL_VIEW_RW);
 	uint64_t lo = (off + PAGE - 1) & ~(uint64_t)(PAGE - 1);
 	uint64_t hi = (off + len) & ~(uint64_t)(PAGE - 1);
-	if (hi > lo)
-		fallocate(rtl_views.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-		          (off_t)lo, (off_t)(hi - lo));
+
+	if (hi <= lo) {
+		memset(rw + off, 0, len);
+		return;
+	}
+	memset(rw + off, 0, lo - off);
+	memset(rw + hi, 0, off + len - hi);
+	if (fallocate(rtl_views.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	              (off_t)lo, (off_t)(hi - lo)) < 0)
+		memset(rw + lo, 0, hi - lo);
 }
 
 /* Copy [off, off+len) of the old views into fd. The source is the RO view,

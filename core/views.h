@@ -42,7 +42,8 @@ int rtl_parse_size(const char *s, size_t *out);
 /* Map the views; size from RTL_ARENA_SIZE or 64 GiB. -1 with errno. */
 int rtl_views_init(void);
 
-/* Give back the physical memory behind [off, off + len): whole pages only. */
+/* Clear [off, off + len) and give back the physical memory of its whole
+ * pages: free extent memory always reads as zero. */
 void rtl_views_release(uint64_t off, size_t len);
 
 /* In a forked child: copy the populated parts of the views into a fresh memfd

@@ -218,6 +218,48 @@ static int is_prefetch(unsigned id)
 	return 0;
 }
 
+/* Capstone 4's operand access is wrong for many stores (most SIMD moves to
+ * memory read as "read") and for a few reads (test, cmp, bt read as
+ * read-write). The trap path takes read/write from the page-fault error
+ * code; these fixes keep the decoder's own answer right for the operand
+ * table and the diagnostics. */
+static int reads_only(unsigned id)
+{
+	switch (id) {
+	case X86_INS_TEST:
+	case X86_INS_CMP:
+	case X86_INS_BT:
+		return 1;
+	}
+	return 0;
+}
+
+/* Mnemonics whose first operand, when it is memory, is written. */
+static int stores_to_first(const char *mn)
+{
+	static const char *const prefixes[] = {
+		"mov", "vmov", "vpmov", "vmaskmov", "vpmaskmov", "pextr", "vpextr",
+		"extract", "vextract", "stmxcsr", "vstmxcsr", "fst", "fist",
+		"fisttp", "fbstp", "fnst", "fnsave", "fxsave", "xsave", "vcvtps2ph",
+		"vcompress", "vpcompress", "set",
+	};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(mn, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static uint8_t operand_access(const cs_insn *ci, int index, uint8_t access)
+{
+	if (reads_only(ci->id))
+		return RTL_ACC_READ;
+	if (ci->id == X86_INS_CMPXCHG8B || ci->id == X86_INS_CMPXCHG16B)
+		return RTL_ACC_READ | RTL_ACC_WRITE;
+	if (index == 0 && !(access & RTL_ACC_WRITE) && stores_to_first(ci->mnemonic))
+		return RTL_ACC_WRITE;
+	return access;
+}
+
 static void put_text(struct rtl_insn *out, const cs_insn *ci)
 {
 	size_t n = strlen(ci->mnemonic), m = strlen(ci->op_str);
@@ -275,7 +317,7 @@ static void translate(const cs_insn *ci, uint64_t pc, struct rtl_insn *out)
 		m->scale = (uint8_t)(op->mem.scale > 0 ? op->mem.scale : 1);
 		m->disp = op->mem.disp;
 		m->size = op->size;
-		m->access = op->access & (CS_AC_READ | CS_AC_WRITE);
+		m->access = operand_access(ci, i, op->access & (CS_AC_READ | CS_AC_WRITE));
 		m->addr32 = a32 || x->addr_size == 4;
 		m->segment = op->mem.segment == X86_REG_FS ||
 		             op->mem.segment == X86_REG_GS;

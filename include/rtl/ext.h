@@ -34,6 +34,13 @@ RTL_API int rtl_ext_init(void);
 /* The views: base of the NONE view and bytes per view. */
 RTL_API void rtl_ext_views(uintptr_t *base, size_t *size);
 
+/* Reserve an extent of the views for regions defined in place (the
+ * preload's jemalloc arenas): returns its address in the RW view, or NULL
+ * with errno. region_define on memory inside the views is valid only within
+ * such an extent. Give it back with rtl_ext_unreserve (same size). */
+RTL_API void *rtl_ext_reserve(size_t size, size_t *got);
+RTL_API int rtl_ext_unreserve(void *addr, size_t size);
+
 /* Bytes of the views' offset space handed out. */
 RTL_API size_t rtl_ext_extent_in_use(void);
 

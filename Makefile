@@ -1,0 +1,25 @@
+# Thin wrapper over meson: installs what is missing, configures, builds.
+BUILD ?= build
+MESON_FLAGS ?=
+
+.PHONY: all deps build test demo bench clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) $(MESON_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	@ninja -C $(BUILD)
+
+test: build
+	@tests/run.sh $(BUILD)
+
+demo: build
+	@examples/demo.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install the Debian packages rtl needs, only those missing. Used by make and
+# by .ci/run; a no-op on a machine that has them all.
+set -euo pipefail
+
+packages=(
+  gcc g++ make pkg-config meson ninja-build
+  libcapstone-dev libunwind-dev libjemalloc-dev uthash-dev libinih-dev
+  libjansson-dev
+  bats bats-support bats-assert bats-file
+  python3 sqlite3 gzip git perl coreutils
+)
+packages+=(${RTL_EXTRA_PACKAGES:-})
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ $status == "install ok installed" ]] || missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+
+echo "rtl: installing ${missing[*]}" >&2
+sudo=()
+((EUID == 0)) || sudo=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null

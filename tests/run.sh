@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Run every unit test program and every bats file; count TAP results; end with
+# the line "N passed, N failed". Exit status 0 only if nothing failed.
+set -uo pipefail
+
+build=${1:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+passed=0
+failed=0
+
+# Count one TAP stream; print the failures with their diagnostics.
+count() {
+  local name=$1 file=$2 p f
+  p=$(grep -c '^ok ' "$file")
+  f=$(grep -c '^not ok ' "$file")
+  if ! grep -q '^1\.\.' "$file"; then
+    f=$((f + 1)) # the program died before its plan
+    echo "FAIL $name: no TAP plan (crashed?)"
+    tail -n 20 "$file" | sed 's/^/    /'
+  elif ((f > 0)); then
+    echo "FAIL $name:"
+    grep -E '^not ok|^#' "$file" | sed 's/^/    /'
+  fi
+  echo "$(printf '%-28s' "$name") $p passed, $f failed"
+  passed=$((passed + p))
+  failed=$((failed + f))
+}
+
+export RTL_BUILD="$top/$build"
+for t in "$build"/tests/unit/unit-*; do
+  [[ -f $t && -x $t ]] || continue
+  name=unit/${t##*/unit-}
+  timeout 900 "$t" >"$log/out" 2>&1
+  count "$name" "$log/out"
+done
+
+if compgen -G "tests/bats/*.bats" >/dev/null; then
+  for b in tests/bats/*.bats; do
+    name=bats/$(basename "$b" .bats)
+    timeout 1800 bats --tap "$b" >"$log/out" 2>&1
+    count "$name" "$log/out"
+  done
+fi
+
+echo "$passed passed, $failed failed"
+((failed == 0))

@@ -90,3 +90,17 @@ int rtl_ext_unreserve(void *addr, size_t size)
 	pthread_mutex_unlock(&rtl_define_lock);
 	return 0;
 }
+
+int rtl_ext_lookup(const void *addr, void **base, size_t *size)
+{
+	struct rtl_found f;
+
+	if (!atomic_load_explicit(&rtl_initialised, memory_order_acquire) ||
+	    rtl_region_find((uintptr_t)addr, &f) < 0)
+		return -1;
+	if (base)
+		*base = (void *)(rtl_view_base(f.view) + f.r->lo);
+	if (size)
+		*size = f.r->size;
+	return 0;
+}

@@ -20,20 +20,21 @@ enum {
 };
 
 struct rtl_region {
+	/* First cache line: what a lookup and a trap read. */
 	_Atomic uint32_t gen; /* even: stable; odd: being defined or freed */
 	uint32_t flags;
 	uint64_t lo;   /* offset of the first byte in the views */
-	uint64_t size; /* bytes the user asked for */
 	uint64_t span; /* bytes rtl answers for: lookup and swizzle range */
-
-	struct rtl_lock lock;   /* protection state and bound pointers */
+	uint64_t size; /* bytes the user asked for */
 	_Atomic int view;       /* view of the current protection */
 	_Atomic int mixed;      /* MAP2: pointers in different views */
-	struct rtl_ptr *bptrs;  /* bound pointers, under lock */
 	_Atomic(region_handler_t) handler;
 	_Atomic(void *) data;
-	_Atomic uint64_t traps; /* handler calls, for reports */
+	struct rtl_lock lock;   /* protection state and bound pointers */
 
+	/* Second line: bookkeeping. */
+	struct rtl_ptr *bptrs __attribute__((aligned(64))); /* under lock */
+	_Atomic uint64_t traps; /* handler calls, for reports */
 	struct rtl_region *next, *prev; /* live list, under the define lock */
 	void *ext;                      /* per-region state of other modules */
 };

@@ -41,6 +41,11 @@ RTL_API void rtl_ext_views(uintptr_t *base, size_t *size);
 RTL_API void *rtl_ext_reserve(size_t size, size_t *got);
 RTL_API int rtl_ext_unreserve(void *addr, size_t size);
 
+/* The region holding addr (any view, padding included): its start in the
+ * view of addr and its size. 0, or -1 if addr is in no region. Lock-free,
+ * async-signal-safe. */
+RTL_API int rtl_ext_lookup(const void *addr, void **base, size_t *size);
+
 /* Bytes of the views' offset space handed out. */
 RTL_API size_t rtl_ext_extent_in_use(void);
 

@@ -1,0 +1,96 @@
+/* rtl policy files: which allocations become regions and what a trap on
+ * them does. The format is specified in docs/policy.md. Parsing and matching
+ * only: acting on a policy is the preload's job. */
+#ifndef RTL_POLICY_H
+#define RTL_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define RTL_POLICY_MAX_RULES 64
+#define RTL_POLICY_NAME_MAX 64
+#define RTL_POLICY_GLOB_MAX 128
+#define RTL_POLICY_PATH_MAX 512
+
+enum rtl_mechanism { RTL_MECH_SWIZZLE, RTL_MECH_ALIAS };
+
+/* Trap actions, as a bit set. */
+enum rtl_action {
+	RTL_ACT_COUNT = 1 << 0,
+	RTL_ACT_LOG = 1 << 1,
+	RTL_ACT_BACKTRACE = 1 << 2,
+	RTL_ACT_GRANT_READ = 1 << 3,
+	RTL_ACT_GRANT_RW = 1 << 4,
+	RTL_ACT_DIRTY = 1 << 5,
+	RTL_ACT_ABORT = 1 << 6,
+};
+
+struct rtl_rule {
+	char name[RTL_POLICY_NAME_MAX];
+	int line;                       /* of its [rule NAME] header */
+	size_t size_min, size_max;      /* inclusive */
+	char site[RTL_POLICY_GLOB_MAX]; /* glob; "" matches every site */
+	unsigned sample;                /* route 1 in sample matches */
+	int mechanism;                  /* enum rtl_mechanism */
+	int protect;                    /* PROT_NONE, PROT_READ, PROT_READ|PROT_WRITE */
+	unsigned on_read, on_write;     /* enum rtl_action bits */
+	uint64_t epoch_ns;              /* 0: none */
+	unsigned set;                   /* which keys the file gave (RULE_KEY_*) */
+};
+
+struct rtl_policy {
+	char source[RTL_POLICY_PATH_MAX]; /* file name, or "(built-in)" */
+	char report[RTL_POLICY_PATH_MAX]; /* %e program, %p pid; "-" stderr; "" none */
+	int mechanism;                    /* default for rules */
+	int events;                       /* 1: one JSON record per trap */
+	int mprotect_log;                 /* 1: log the program's mprotect calls */
+	uint64_t max_regions;
+	int nrules;
+	struct rtl_rule rules[RTL_POLICY_MAX_RULES];
+};
+
+/* Error reporting: every problem is one line "FILE:LINE: message". */
+struct rtl_policy_errors {
+	char text[4096];
+	size_t len;
+	int count;
+};
+
+void rtl_policy_defaults(struct rtl_policy *p);
+
+/* Parse a file, or text with a name for messages. 0 if the policy is
+ * valid; otherwise -1 and every problem found is in errs. p is complete
+ * only on success. */
+int rtl_policy_load(const char *path, struct rtl_policy *p,
+                    struct rtl_policy_errors *errs);
+int rtl_policy_parse(const char *text, const char *name, struct rtl_policy *p,
+                     struct rtl_policy_errors *errs);
+
+/* The policy used when none is given: the demo's. */
+extern const char rtl_policy_builtin[];
+int rtl_policy_load_builtin(struct rtl_policy *p);
+
+/* The first rule that selects an allocation of size bytes made from site
+ * (a function name or "module!function"; NULL if unknown), or NULL.
+ * Sampling is the caller's: rules only say 1 in N. */
+const struct rtl_rule *rtl_policy_match(const struct rtl_policy *p, size_t size,
+                                        const char *site);
+
+/* Whether any rule looks at the allocating site (then the preload must find
+ * it, which costs a stack walk per allocation in the size range). */
+int rtl_policy_needs_site(const struct rtl_policy *p);
+
+/* The effective policy, every default filled in, in the file format. */
+void rtl_policy_write(const struct rtl_policy *p, FILE *out);
+
+/* Names for actions and mechanisms, for reports. */
+void rtl_policy_actions_str(unsigned actions, char *buf, size_t len);
+const char *rtl_policy_mechanism_str(int mechanism);
+const char *rtl_policy_protect_str(int prot);
+
+/* Size and duration values: "4K", "1M", "10ms". 0 on success. */
+int rtl_policy_parse_size(const char *s, size_t *out);
+int rtl_policy_parse_duration(const char *s, uint64_t *ns);
+
+#endif

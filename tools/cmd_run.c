@@ -1,0 +1,175 @@
+/* rtlctl run: start a program with the preload and a policy, pass its exit
+ * status through, and point at the report. The program's own status is
+ * rtlctl's: a death by signal is re-raised (without a core of rtlctl). */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "policy.h"
+#include "rtlctl.h"
+
+#ifndef RTL_PRELOAD_INSTALLED
+#define RTL_PRELOAD_INSTALLED "/usr/local/lib/librtlpreload.so"
+#endif
+
+/* $RTL_PRELOAD, else beside rtlctl in a build tree, else installed. */
+static int find_preload(char *out, size_t len)
+{
+	const char *env = getenv("RTL_PRELOAD");
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return access(out, R_OK);
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		snprintf(out, len, "%s/../preload/librtlpreload.so", dirname(self));
+		if (access(out, R_OK) == 0)
+			return 0;
+	}
+	snprintf(out, len, "%s", RTL_PRELOAD_INSTALLED);
+	return access(out, R_OK);
+}
+
+/* The report file name the preload will use: %e program, %p pid. */
+static void expand_report(const char *tmpl, const char *prog, pid_t pid,
+                          char *out, size_t len)
+{
+	char progbuf[PATH_MAX];
+	const char *base;
+	size_t n = 0;
+
+	snprintf(progbuf, sizeof(progbuf), "%s", prog);
+	base = basename(progbuf);
+	for (const char *s = tmpl; *s && n + 1 < len; s++) {
+		int w = 0;
+		if (s[0] == '%' && s[1] == 'e') {
+			w = snprintf(out + n, len - n, "%s", base);
+			s++;
+		} else if (s[0] == '%' && s[1] == 'p') {
+			w = snprintf(out + n, len - n, "%d", (int)pid);
+			s++;
+		} else {
+			out[n] = *s;
+			w = 1;
+		}
+		if (w < 0 || (size_t)w >= len - n)
+			break;
+		n += (size_t)w;
+	}
+	out[n < len ? n : len - 1] = '\0';
+}
+
+static void set_env(const char *preload, const char *config, const char *report)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *both;
+
+	if (old && *old && asprintf(&both, "%s:%s", preload, old) > 0)
+		setenv("LD_PRELOAD", both, 1);
+	else
+		setenv("LD_PRELOAD", preload, 1);
+	if (config)
+		setenv("RTL_CONFIG", config, 1);
+	else
+		unsetenv("RTL_CONFIG");
+	if (report)
+		setenv("RTL_REPORT", report, 1);
+}
+
+static int pass_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit none = { 0, 0 };
+		setrlimit(RLIMIT_CORE, &none); /* the program's core, not ours */
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return EXIT_INVALID;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct rtl_policy policy;
+	struct rtl_policy_errors errs;
+	char preload[PATH_MAX], config[PATH_MAX], report[PATH_MAX];
+	const char *config_arg = NULL, *report_arg = NULL;
+	int opt, status;
+	pid_t pid;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+c:o:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': config_arg = optarg; break;
+		case 'o': report_arg = optarg; break;
+		case 'h': usage_of("run", stdout); return 0;
+		default: usage_of("run", stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "rtlctl run: no program given\n");
+		usage_of("run", stderr);
+		return EXIT_USAGE;
+	}
+	if (config_arg) {
+		if (rtl_policy_load(config_arg, &policy, &errs) < 0) {
+			fputs(errs.text, stderr);
+			return EXIT_INVALID;
+		}
+		if (!realpath(config_arg, config)) {
+			fprintf(stderr, "rtlctl run: %s: %s\n", config_arg, strerror(errno));
+			return EXIT_INVALID;
+		}
+	} else {
+		rtl_policy_load_builtin(&policy);
+	}
+	if (find_preload(preload, sizeof(preload)) < 0) {
+		fprintf(stderr, "rtlctl run: cannot find librtlpreload.so (tried %s; set RTL_PRELOAD)\n",
+		        preload);
+		return 127;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		perror("rtlctl run: fork");
+		return 126;
+	}
+	if (pid == 0) {
+		set_env(preload, config_arg ? config : NULL, report_arg);
+		execvp(argv[optind], argv + optind);
+		fprintf(stderr, "rtlctl run: %s: %s\n", argv[optind], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	/* Like system(): the terminal's signals are the program's to handle. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	expand_report(report_arg ? report_arg : policy.report, argv[optind], pid,
+	              report, sizeof(report));
+	if (report[0] && strcmp(report, "-") && access(report, R_OK) == 0) {
+		report_summary(report, stderr);
+		fprintf(stderr, "rtl: report: %s (see: rtlctl report %s)\n", report, report);
+	}
+	return pass_status(status);
+}

@@ -2,6 +2,8 @@
 # rtlctl's commands and their error paths: usage lines, exit codes, the
 # malformed policy corpus (each error with its line), reports.
 
+bats_require_minimum_version 1.5.0
+
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 load '/usr/lib/bats/bats-file/load'

@@ -162,3 +162,29 @@ int rtl_rmap_busy(uint64_t lo, uint64_t len)
 	}
 	return 0;
 }
+
+uint64_t rtl_rmap_next(uint64_t off, uint64_t end)
+{
+	while (off < end) {
+		uint64_t page = off >> PAGE_SHIFT;
+		entry_t *leaf;
+		uintptr_t e;
+
+		if (page >> LEAF_BITS >= ntop)
+			return end;
+		leaf = leaf_of(page, 0);
+		if (!leaf) { /* a whole leaf of nothing */
+			off = ((page >> LEAF_BITS) + 1) << (LEAF_BITS + PAGE_SHIFT);
+			continue;
+		}
+		e = atomic_load_explicit(&leaf[page & (LEAF_SIZE - 1)],
+		                         memory_order_acquire);
+		if (e && !(e & TAG_SUB))
+			return off;
+		if (e && rtl_rmap_get(off))
+			return off;
+		off = e ? (off | ((1u << GRAN_SHIFT) - 1)) + 1
+		        : (page + 1) << PAGE_SHIFT;
+	}
+	return end;
+}

@@ -20,6 +20,10 @@ void rtl_rmap_remove(struct rtl_region *r);
 /* Whether any region overlaps [lo, lo + len): for define's overlap check. */
 int rtl_rmap_busy(uint64_t lo, uint64_t len);
 
+/* The lowest offset in [off, end) that some region's span covers, or end.
+ * Lock-free, skips unmapped pages whole. */
+uint64_t rtl_rmap_next(uint64_t off, uint64_t end);
+
 /* The record mapped at off, unvalidated (may be stale), or NULL. */
 struct rtl_region *rtl_rmap_get(uint64_t off);
 

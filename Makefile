@@ -23,3 +23,8 @@ demo: build
 
 clean:
 	rm -rf $(BUILD)
+
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	@scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -6,7 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_read.h"
 #include "rtlctl.h"
+
+/* Load and check a report; NULL with a message on stderr. */
+static json_t *load_report(const char *path)
+{
+	char why[256];
+	json_t *r = rtl_report_load(path, why, sizeof(why));
+
+	if (!r)
+		fprintf(stderr, "rtlctl report: %s\n", why);
+	return r;
+}
 
 static json_int_t num(json_t *obj, const char *key)
 {
@@ -18,43 +30,6 @@ static const char *str(json_t *obj, const char *key, const char *dflt)
 {
 	json_t *v = json_object_get(obj, key);
 	return json_is_string(v) ? json_string_value(v) : dflt;
-}
-
-/* Load and check the parts every reader relies on; NULL with a message. */
-static json_t *load_report(const char *path)
-{
-	json_error_t err;
-	json_t *r = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
-	static const char *const objects[] = { "run", "totals" };
-	static const char *const arrays[] = { "rules", "sites", "top_regions", "epochs" };
-
-	if (!r) {
-		fprintf(stderr, "rtlctl report: %s:%d: %s\n", path, err.line, err.text);
-		return NULL;
-	}
-	if (!json_is_object(r) || num(r, "rtl_report") != 1) {
-		fprintf(stderr, "rtlctl report: %s: not an rtl report (no \"rtl_report\": 1)\n",
-		        path);
-		goto bad;
-	}
-	for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
-		if (!json_is_object(json_object_get(r, objects[i]))) {
-			fprintf(stderr, "rtlctl report: %s: \"%s\" is missing or not an object\n",
-			        path, objects[i]);
-			goto bad;
-		}
-	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
-		json_t *a = json_object_get(r, arrays[i]);
-		if (a && !json_is_array(a)) {
-			fprintf(stderr, "rtlctl report: %s: \"%s\" is not an array\n", path,
-			        arrays[i]);
-			goto bad;
-		}
-	}
-	return r;
-bad:
-	json_decref(r);
-	return NULL;
 }
 
 int report_summary(const char *path, FILE *out)

@@ -1,0 +1,70 @@
+/* Report reading: JSON by jansson, then the checks that let every reader
+ * index fields without crashing. Malformed input is an error with a reason. */
+#include "report_read.h"
+
+#include <stdio.h>
+
+static json_t *check(json_t *r, const char *name, char *why, size_t len)
+{
+	static const char *const objects[] = { "run", "totals" };
+	static const char *const arrays[] = { "rules", "sites", "top_regions",
+		                              "epochs", "events", "notes" };
+	json_t *v;
+
+	if (!json_is_object(r) || !json_is_integer(v = json_object_get(r, "rtl_report")) ||
+	    json_integer_value(v) != 1) {
+		snprintf(why, len, "%s: not an rtl report (no \"rtl_report\": 1)", name);
+		goto bad;
+	}
+	for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
+		if (!json_is_object(json_object_get(r, objects[i]))) {
+			snprintf(why, len, "%s: \"%s\" is missing or not an object", name,
+			         objects[i]);
+			goto bad;
+		}
+	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+		json_t *a = json_object_get(r, arrays[i]), *e;
+		size_t k;
+		if (!a)
+			continue;
+		if (!json_is_array(a)) {
+			snprintf(why, len, "%s: \"%s\" is not an array", name, arrays[i]);
+			goto bad;
+		}
+		json_array_foreach(a, k, e)
+			if (!json_is_object(e) && !(i == 5 && json_is_string(e))) {
+				snprintf(why, len, "%s: \"%s\"[%zu] is not an %s", name,
+				         arrays[i], k, i == 5 ? "object or string" : "object");
+				goto bad;
+			}
+	}
+	return r;
+bad:
+	json_decref(r);
+	return NULL;
+}
+
+json_t *rtl_report_load(const char *path, char *why, size_t len)
+{
+	json_error_t err;
+	json_t *r = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+
+	if (!r) {
+		snprintf(why, len, "%s:%d: %s", path, err.line, err.text);
+		return NULL;
+	}
+	return check(r, path, why, len);
+}
+
+json_t *rtl_report_parse(const char *data, size_t size, const char *name,
+                         char *why, size_t len)
+{
+	json_error_t err;
+	json_t *r = json_loadb(data, size, JSON_REJECT_DUPLICATES, &err);
+
+	if (!r) {
+		snprintf(why, len, "%s:%d: %s", name, err.line, err.text);
+		return NULL;
+	}
+	return check(r, name, why, len);
+}

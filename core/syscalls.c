@@ -65,17 +65,24 @@ static struct {
 
 __attribute__((constructor)) static void resolve_next(void)
 {
-#define NEXT(name) (*(void **)&next.name = dlsym(RTLD_NEXT, #name))
-	NEXT(read); NEXT(pread); NEXT(readv); NEXT(preadv); NEXT(preadv2);
-	NEXT(write); NEXT(pwrite); NEXT(writev); NEXT(pwritev); NEXT(pwritev2);
-	NEXT(recv); NEXT(recvfrom); NEXT(recvmsg); NEXT(send); NEXT(sendto);
-	NEXT(sendmsg); NEXT(getdents64); NEXT(fstat); NEXT(stat); NEXT(lstat);
-	NEXT(fstatat); NEXT(statx); NEXT(getrandom); NEXT(clock_gettime);
-	NEXT(gettimeofday); NEXT(pipe); NEXT(pipe2); NEXT(socketpair);
-	NEXT(poll); NEXT(ppoll); NEXT(select); NEXT(pselect); NEXT(epoll_wait);
-	NEXT(epoll_pwait);
-#undef NEXT
+	if (next.read)
+		return;
+#define RESOLVE(name) (*(void **)&next.name = dlsym(RTLD_NEXT, #name))
+	RESOLVE(pread); RESOLVE(readv); RESOLVE(preadv); RESOLVE(preadv2);
+	RESOLVE(write); RESOLVE(pwrite); RESOLVE(writev); RESOLVE(pwritev); RESOLVE(pwritev2);
+	RESOLVE(recv); RESOLVE(recvfrom); RESOLVE(recvmsg); RESOLVE(send); RESOLVE(sendto);
+	RESOLVE(sendmsg); RESOLVE(getdents64); RESOLVE(fstat); RESOLVE(stat); RESOLVE(lstat);
+	RESOLVE(fstatat); RESOLVE(statx); RESOLVE(getrandom); RESOLVE(clock_gettime);
+	RESOLVE(gettimeofday); RESOLVE(pipe); RESOLVE(pipe2); RESOLVE(socketpair);
+	RESOLVE(poll); RESOLVE(ppoll); RESOLVE(select); RESOLVE(pselect); RESOLVE(epoll_wait);
+	RESOLVE(epoll_pwait);
+	RESOLVE(read); /* last: marks the table complete */
+#undef RESOLVE
 }
+
+/* A call made before librtl's constructor ran (another library's
+ * constructor, a sanitizer's start-up) resolves the table itself. */
+#define NEXT(name) (next.name ? next.name : (resolve_next(), next.name))
 
 /* A buffer the kernel will access: its kernel-side address, or NULL
  * (errno EFAULT) if a handler refused. NULL in stays NULL out. */
@@ -136,12 +143,12 @@ __attribute__((noinline)) static ssize_t vec_slow(enum vec_call kind, int fd,
 	if (iov_resolve(iov, cnt, dir, k) < 0)
 		return -1;
 	switch (kind) {
-	case V_READV: return next.readv(fd, k, cnt);
-	case V_PREADV: return next.preadv(fd, k, cnt, off);
-	case V_PREADV2: return next.preadv2(fd, k, cnt, off, flags);
-	case V_WRITEV: return next.writev(fd, k, cnt);
-	case V_PWRITEV: return next.pwritev(fd, k, cnt, off);
-	case V_PWRITEV2: return next.pwritev2(fd, k, cnt, off, flags);
+	case V_READV: return NEXT(readv)(fd, k, cnt);
+	case V_PREADV: return NEXT(preadv)(fd, k, cnt, off);
+	case V_PREADV2: return NEXT(preadv2)(fd, k, cnt, off, flags);
+	case V_WRITEV: return NEXT(writev)(fd, k, cnt);
+	case V_PWRITEV: return NEXT(pwritev)(fd, k, cnt, off);
+	case V_PWRITEV2: return NEXT(pwritev2)(fd, k, cnt, off, flags);
 	}
 	return -1;
 }
@@ -173,8 +180,8 @@ __attribute__((noinline)) static ssize_t msg_slow(int recv, int fd,
 		k.msg_iov = iov;
 	}
 	if (!recv)
-		return next.sendmsg(fd, &k, flags);
-	n = next.recvmsg(fd, &k, flags);
+		return NEXT(sendmsg)(fd, &k, flags);
+	n = NEXT(recvmsg)(fd, &k, flags);
 	/* The kernel updated these in our copy of the header. */
 	msg->msg_namelen = k.msg_namelen;
 	msg->msg_controllen = k.msg_controllen;
@@ -188,14 +195,14 @@ RTL_API ssize_t rtl_sys_read(int fd, void *buf, size_t n) __asm__("read");
 ssize_t rtl_sys_read(int fd, void *buf, size_t n)
 {
 	void *k = BUF(buf, n, WR);
-	return refused(buf, k) ? -1 : next.read(fd, k, n);
+	return refused(buf, k) ? -1 : NEXT(read)(fd, k, n);
 }
 
 RTL_API ssize_t rtl_sys_pread(int fd, void *buf, size_t n, off_t off) __asm__("pread");
 ssize_t rtl_sys_pread(int fd, void *buf, size_t n, off_t off)
 {
 	void *k = BUF(buf, n, WR);
-	return refused(buf, k) ? -1 : next.pread(fd, k, n, off);
+	return refused(buf, k) ? -1 : NEXT(pread)(fd, k, n, off);
 }
 extern RTL_API __typeof__(rtl_sys_pread) rtl_sys_pread64 __asm__("pread64")
 	__attribute__((alias("pread")));
@@ -204,7 +211,7 @@ RTL_API ssize_t rtl_sys_readv(int fd, const struct iovec *iov, int cnt) __asm__(
 ssize_t rtl_sys_readv(int fd, const struct iovec *iov, int cnt)
 {
 	if (!iov_in_views(iov, cnt))
-		return next.readv(fd, iov, cnt);
+		return NEXT(readv)(fd, iov, cnt);
 	return vec_slow(V_READV, fd, iov, cnt, 0, 0);
 }
 
@@ -212,7 +219,7 @@ RTL_API ssize_t rtl_sys_preadv(int fd, const struct iovec *iov, int cnt, off_t o
 ssize_t rtl_sys_preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 {
 	if (!iov_in_views(iov, cnt))
-		return next.preadv(fd, iov, cnt, off);
+		return NEXT(preadv)(fd, iov, cnt, off);
 	return vec_slow(V_PREADV, fd, iov, cnt, off, 0);
 }
 extern RTL_API __typeof__(rtl_sys_preadv) rtl_sys_preadv64 __asm__("preadv64")
@@ -224,7 +231,7 @@ ssize_t rtl_sys_preadv2(int fd, const struct iovec *iov, int cnt, off_t off,
                         int flags)
 {
 	if (!iov_in_views(iov, cnt))
-		return next.preadv2(fd, iov, cnt, off, flags);
+		return NEXT(preadv2)(fd, iov, cnt, off, flags);
 	return vec_slow(V_PREADV2, fd, iov, cnt, off, flags);
 }
 
@@ -232,7 +239,7 @@ RTL_API ssize_t rtl_sys_recv(int fd, void *buf, size_t n, int flags) __asm__("re
 ssize_t rtl_sys_recv(int fd, void *buf, size_t n, int flags)
 {
 	void *k = BUF(buf, n, WR);
-	return refused(buf, k) ? -1 : next.recv(fd, k, n, flags);
+	return refused(buf, k) ? -1 : NEXT(recv)(fd, k, n, flags);
 }
 
 RTL_API ssize_t rtl_sys_recvfrom(int fd, void *buf, size_t n, int flags,
@@ -246,14 +253,14 @@ ssize_t rtl_sys_recvfrom(int fd, void *buf, size_t n, int flags,
 
 	if (refused(buf, k) || refused(alen, kl) || refused(addr, ka))
 		return -1;
-	return next.recvfrom(fd, k, n, flags, ka, kl);
+	return NEXT(recvfrom)(fd, k, n, flags, ka, kl);
 }
 
 RTL_API ssize_t rtl_sys_recvmsg(int fd, struct msghdr *msg, int flags) __asm__("recvmsg");
 ssize_t rtl_sys_recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	if (!msg_in_views(msg))
-		return next.recvmsg(fd, msg, flags);
+		return NEXT(recvmsg)(fd, msg, flags);
 	return msg_slow(1, fd, msg, flags);
 }
 
@@ -261,14 +268,14 @@ RTL_API ssize_t rtl_sys_getdents64(int fd, void *buf, size_t n) __asm__("getdent
 ssize_t rtl_sys_getdents64(int fd, void *buf, size_t n)
 {
 	void *k = BUF(buf, n, WR);
-	return refused(buf, k) ? -1 : next.getdents64(fd, k, n);
+	return refused(buf, k) ? -1 : NEXT(getdents64)(fd, k, n);
 }
 
 RTL_API ssize_t rtl_sys_getrandom(void *buf, size_t n, unsigned flags) __asm__("getrandom");
 ssize_t rtl_sys_getrandom(void *buf, size_t n, unsigned flags)
 {
 	void *k = BUF(buf, n, WR);
-	return refused(buf, k) ? -1 : next.getrandom(k, n, flags);
+	return refused(buf, k) ? -1 : NEXT(getrandom)(k, n, flags);
 }
 
 /* ---- results written into user memory ---- */
@@ -277,7 +284,7 @@ RTL_API int rtl_sys_fstat(int fd, struct stat *st) __asm__("fstat");
 int rtl_sys_fstat(int fd, struct stat *st)
 {
 	struct stat *k = BUF(st, sizeof(*st), WR);
-	return refused(st, k) ? -1 : next.fstat(fd, k);
+	return refused(st, k) ? -1 : NEXT(fstat)(fd, k);
 }
 extern RTL_API __typeof__(rtl_sys_fstat) rtl_sys_fstat64 __asm__("fstat64")
 	__attribute__((alias("fstat")));
@@ -287,7 +294,7 @@ int rtl_sys_stat(const char *path, struct stat *st)
 {
 	struct stat *k = BUF(st, sizeof(*st), WR);
 	const char *kp = path_arg(path);
-	return refused(st, k) || refused(path, kp) ? -1 : next.stat(kp, k);
+	return refused(st, k) || refused(path, kp) ? -1 : NEXT(stat)(kp, k);
 }
 extern RTL_API __typeof__(rtl_sys_stat) rtl_sys_stat64 __asm__("stat64")
 	__attribute__((alias("stat")));
@@ -297,7 +304,7 @@ int rtl_sys_lstat(const char *path, struct stat *st)
 {
 	struct stat *k = BUF(st, sizeof(*st), WR);
 	const char *kp = path_arg(path);
-	return refused(st, k) || refused(path, kp) ? -1 : next.lstat(kp, k);
+	return refused(st, k) || refused(path, kp) ? -1 : NEXT(lstat)(kp, k);
 }
 extern RTL_API __typeof__(rtl_sys_lstat) rtl_sys_lstat64 __asm__("lstat64")
 	__attribute__((alias("lstat")));
@@ -307,7 +314,7 @@ int rtl_sys_fstatat(int dfd, const char *path, struct stat *st, int flags)
 {
 	struct stat *k = BUF(st, sizeof(*st), WR);
 	const char *kp = path_arg(path);
-	return refused(st, k) || refused(path, kp) ? -1 : next.fstatat(dfd, kp, k, flags);
+	return refused(st, k) || refused(path, kp) ? -1 : NEXT(fstatat)(dfd, kp, k, flags);
 }
 extern RTL_API __typeof__(rtl_sys_fstatat) rtl_sys_fstatat64 __asm__("fstatat64")
 	__attribute__((alias("fstatat")));
@@ -320,14 +327,14 @@ int rtl_sys_statx(int dfd, const char *path, int flags, unsigned mask,
 	struct statx *k = BUF(stx, sizeof(*stx), WR);
 	const char *kp = path_arg(path);
 	return refused(stx, k) || refused(path, kp) ? -1
-	                                            : next.statx(dfd, kp, flags, mask, k);
+	                                            : NEXT(statx)(dfd, kp, flags, mask, k);
 }
 
 RTL_API int rtl_sys_clock_gettime(clockid_t clk, struct timespec *ts) __asm__("clock_gettime");
 int rtl_sys_clock_gettime(clockid_t clk, struct timespec *ts)
 {
 	struct timespec *k = BUF(ts, sizeof(*ts), WR);
-	return refused(ts, k) ? -1 : next.clock_gettime(clk, k);
+	return refused(ts, k) ? -1 : NEXT(clock_gettime)(clk, k);
 }
 
 RTL_API int rtl_sys_gettimeofday(struct timeval *tv, void *tz) __asm__("gettimeofday");
@@ -335,35 +342,35 @@ int rtl_sys_gettimeofday(struct timeval *tv, void *tz)
 {
 	struct timeval *k = BUF(tv, sizeof(*tv), WR);
 	void *kz = BUF(tz, sizeof(struct timezone), WR);
-	return refused(tv, k) || refused(tz, kz) ? -1 : next.gettimeofday(k, kz);
+	return refused(tv, k) || refused(tz, kz) ? -1 : NEXT(gettimeofday)(k, kz);
 }
 
 RTL_API int rtl_sys_pipe(int fds[2]) __asm__("pipe");
 int rtl_sys_pipe(int fds[2])
 {
 	int *k = BUF(fds, 2 * sizeof(int), WR);
-	return refused(fds, k) ? -1 : next.pipe(k);
+	return refused(fds, k) ? -1 : NEXT(pipe)(k);
 }
 
 RTL_API int rtl_sys_pipe2(int fds[2], int flags) __asm__("pipe2");
 int rtl_sys_pipe2(int fds[2], int flags)
 {
 	int *k = BUF(fds, 2 * sizeof(int), WR);
-	return refused(fds, k) ? -1 : next.pipe2(k, flags);
+	return refused(fds, k) ? -1 : NEXT(pipe2)(k, flags);
 }
 
 RTL_API int rtl_sys_socketpair(int d, int t, int p, int sv[2]) __asm__("socketpair");
 int rtl_sys_socketpair(int d, int t, int p, int sv[2])
 {
 	int *k = BUF(sv, 2 * sizeof(int), WR);
-	return refused(sv, k) ? -1 : next.socketpair(d, t, p, k);
+	return refused(sv, k) ? -1 : NEXT(socketpair)(d, t, p, k);
 }
 
 RTL_API int rtl_sys_poll(struct pollfd *fds, nfds_t n, int timeout) __asm__("poll");
 int rtl_sys_poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	struct pollfd *k = BUF(fds, n * sizeof(*fds), WR);
-	return refused(fds, k) ? -1 : next.poll(k, n, timeout);
+	return refused(fds, k) ? -1 : NEXT(poll)(k, n, timeout);
 }
 
 RTL_API int rtl_sys_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
@@ -376,7 +383,7 @@ int rtl_sys_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 	const sigset_t *km = BUF(mask, sizeof(*mask), RD);
 	if (refused(fds, k) || refused(ts, kt) || refused(mask, km))
 		return -1;
-	return next.ppoll(k, n, kt, km);
+	return NEXT(ppoll)(k, n, kt, km);
 }
 
 static int fdsets(int n, fd_set **r, fd_set **w, fd_set **e)
@@ -398,7 +405,7 @@ int rtl_sys_select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 	struct timeval *kt = BUF(tv, sizeof(*tv), WR);
 	if (fdsets(n, &r, &w, &e) < 0 || refused(tv, kt))
 		return -1;
-	return next.select(n, r, w, e, kt);
+	return NEXT(select)(n, r, w, e, kt);
 }
 
 RTL_API int rtl_sys_pselect(int n, fd_set *r, fd_set *w, fd_set *e,
@@ -410,14 +417,14 @@ int rtl_sys_pselect(int n, fd_set *r, fd_set *w, fd_set *e,
 	const sigset_t *km = BUF(mask, sizeof(*mask), RD);
 	if (fdsets(n, &r, &w, &e) < 0 || refused(ts, kt) || refused(mask, km))
 		return -1;
-	return next.pselect(n, r, w, e, kt, km);
+	return NEXT(pselect)(n, r, w, e, kt, km);
 }
 
 RTL_API int rtl_sys_epoll_wait(int ep, struct epoll_event *ev, int max, int timeout) __asm__("epoll_wait");
 int rtl_sys_epoll_wait(int ep, struct epoll_event *ev, int max, int timeout)
 {
 	struct epoll_event *k = BUF(ev, (size_t)(max > 0 ? max : 0) * sizeof(*ev), WR);
-	return refused(ev, k) ? -1 : next.epoll_wait(ep, k, max, timeout);
+	return refused(ev, k) ? -1 : NEXT(epoll_wait)(ep, k, max, timeout);
 }
 
 RTL_API int rtl_sys_epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
@@ -428,7 +435,7 @@ int rtl_sys_epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
 	struct epoll_event *k = BUF(ev, (size_t)(max > 0 ? max : 0) * sizeof(*ev), WR);
 	const sigset_t *km = BUF(mask, sizeof(*mask), RD);
 	return refused(ev, k) || refused(mask, km) ? -1
-	                                           : next.epoll_pwait(ep, k, max, timeout, km);
+	                                           : NEXT(epoll_pwait)(ep, k, max, timeout, km);
 }
 
 /* ---- writes from user memory ---- */
@@ -437,14 +444,14 @@ RTL_API ssize_t rtl_sys_write(int fd, const void *buf, size_t n) __asm__("write"
 ssize_t rtl_sys_write(int fd, const void *buf, size_t n)
 {
 	const void *k = BUF(buf, n, RD);
-	return refused(buf, k) ? -1 : next.write(fd, k, n);
+	return refused(buf, k) ? -1 : NEXT(write)(fd, k, n);
 }
 
 RTL_API ssize_t rtl_sys_pwrite(int fd, const void *buf, size_t n, off_t off) __asm__("pwrite");
 ssize_t rtl_sys_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 	const void *k = BUF(buf, n, RD);
-	return refused(buf, k) ? -1 : next.pwrite(fd, k, n, off);
+	return refused(buf, k) ? -1 : NEXT(pwrite)(fd, k, n, off);
 }
 extern RTL_API __typeof__(rtl_sys_pwrite) rtl_sys_pwrite64 __asm__("pwrite64")
 	__attribute__((alias("pwrite")));
@@ -453,7 +460,7 @@ RTL_API ssize_t rtl_sys_writev(int fd, const struct iovec *iov, int cnt) __asm__
 ssize_t rtl_sys_writev(int fd, const struct iovec *iov, int cnt)
 {
 	if (!iov_in_views(iov, cnt))
-		return next.writev(fd, iov, cnt);
+		return NEXT(writev)(fd, iov, cnt);
 	return vec_slow(V_WRITEV, fd, iov, cnt, 0, 0);
 }
 
@@ -461,7 +468,7 @@ RTL_API ssize_t rtl_sys_pwritev(int fd, const struct iovec *iov, int cnt, off_t 
 ssize_t rtl_sys_pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
 	if (!iov_in_views(iov, cnt))
-		return next.pwritev(fd, iov, cnt, off);
+		return NEXT(pwritev)(fd, iov, cnt, off);
 	return vec_slow(V_PWRITEV, fd, iov, cnt, off, 0);
 }
 extern RTL_API __typeof__(rtl_sys_pwritev) rtl_sys_pwritev64 __asm__("pwritev64")
@@ -473,7 +480,7 @@ ssize_t rtl_sys_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
                          int flags)
 {
 	if (!iov_in_views(iov, cnt))
-		return next.pwritev2(fd, iov, cnt, off, flags);
+		return NEXT(pwritev2)(fd, iov, cnt, off, flags);
 	return vec_slow(V_PWRITEV2, fd, iov, cnt, off, flags);
 }
 
@@ -481,7 +488,7 @@ RTL_API ssize_t rtl_sys_send(int fd, const void *buf, size_t n, int flags) __asm
 ssize_t rtl_sys_send(int fd, const void *buf, size_t n, int flags)
 {
 	const void *k = BUF(buf, n, RD);
-	return refused(buf, k) ? -1 : next.send(fd, k, n, flags);
+	return refused(buf, k) ? -1 : NEXT(send)(fd, k, n, flags);
 }
 
 RTL_API ssize_t rtl_sys_sendto(int fd, const void *buf, size_t n, int flags,
@@ -492,13 +499,13 @@ ssize_t rtl_sys_sendto(int fd, const void *buf, size_t n, int flags,
 	const void *k = BUF(buf, n, RD);
 	const struct sockaddr *ka = BUF(addr, alen, RD);
 	return refused(buf, k) || refused(addr, ka) ? -1
-	                                            : next.sendto(fd, k, n, flags, ka, alen);
+	                                            : NEXT(sendto)(fd, k, n, flags, ka, alen);
 }
 
 RTL_API ssize_t rtl_sys_sendmsg(int fd, const struct msghdr *msg, int flags) __asm__("sendmsg");
 ssize_t rtl_sys_sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	if (!msg_in_views(msg))
-		return next.sendmsg(fd, msg, flags);
+		return NEXT(sendmsg)(fd, msg, flags);
 	return msg_slow(0, fd, (struct msghdr *)msg, flags);
 }

@@ -10,8 +10,9 @@
 #include "core.h"
 #include "dirty.h"
 
-#define HEADER 24
 #define VERSION 1
+#define FIXED 6 /* magic, version, flags; the region size follows */
+#define TRAILER 2 /* the end mark: gap 0, length 0 */
 static const unsigned char magic[4] = { 'R', 'T', 'L', 'D' };
 
 /* ---- comparing ---- */
@@ -119,20 +120,6 @@ ssize_t region_diff(void *addr, rtl_run_t *runs, size_t max)
 
 /* ---- encoding: little-endian fixed fields, LEB128 varints ---- */
 
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
 static size_t varint_len(uint64_t v)
 {
 	size_t n = 1;
@@ -183,7 +170,7 @@ static int get_varint(const unsigned char **p, const unsigned char *end,
 struct encoder {
 	const unsigned char *cur;
 	unsigned char *p, *end; /* p NULL: only measure */
-	size_t need;            /* bytes after the header */
+	size_t need;            /* bytes of runs */
 	size_t prev_end;
 	int full;
 };
@@ -209,13 +196,12 @@ static int encode_run(void *ctx, size_t off, size_t len)
 	return 0;
 }
 
-static void put_header(unsigned char *p, uint64_t size, uint64_t runs)
+static unsigned char *put_header(unsigned char *p, uint64_t size)
 {
 	memcpy(p, magic, 4);
 	p[4] = VERSION;
-	p[5] = p[6] = p[7] = 0; /* flags, reserved */
-	put64(p + 8, size);
-	put64(p + 16, runs);
+	p[5] = 0; /* flags */
+	return put_varint(p + FIXED, size);
 }
 
 ssize_t region_diff_encode(void *addr, void *buf, size_t cap)
@@ -223,36 +209,34 @@ ssize_t region_diff_encode(void *addr, void *buf, size_t cap)
 	struct encoder e = { 0 };
 	struct rtl_found f;
 	struct rtl_dirty *d;
-	size_t runs = 0;
+	size_t head;
 
 	if (cap && !buf) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (cap && cap < HEADER) {
-		if (!tracked_locked(addr, &f))
-			return -1; /* a bad address is the error to report */
-		rtl_lock_release(&f.r->lock);
-		errno = ENOSPC;
-		return -1;
-	}
 	if (!(d = tracked_locked(addr, &f)))
 		return -1;
+	head = FIXED + varint_len(f.r->size);
 	e.cur = rtl_dirty_contents(f.r);
-	if (cap) {
-		e.p = (unsigned char *)buf + HEADER;
-		e.end = (unsigned char *)buf + cap;
+	if (cap >= head + TRAILER) {
+		e.p = put_header(buf, f.r->size);
+		e.end = (unsigned char *)buf + cap - TRAILER;
+	} else if (cap) {
+		e.full = 1;
 	}
-	if (d->has_twin)
-		runs = scan(e.cur, d->twin, f.r->size, encode_run, &e);
-	if (cap && !e.full)
-		put_header(buf, f.r->size, runs);
+	if (d->has_twin && !e.full)
+		scan(e.cur, d->twin, f.r->size, encode_run, &e);
+	if (e.p && !e.full) {
+		e.p[0] = 0; /* the end mark */
+		e.p[1] = 0;
+	}
 	rtl_lock_release(&f.r->lock);
 	if (e.full) {
 		errno = ENOSPC;
 		return -1;
 	}
-	return (ssize_t)(HEADER + e.need);
+	return (ssize_t)(head + e.need + TRAILER);
 }
 
 /* ---- applying ---- */
@@ -264,21 +248,22 @@ ssize_t region_diff_encode(void *addr, void *buf, size_t cap)
 static int walk(const unsigned char *buf, size_t len, uint64_t size,
                 unsigned char *dst, unsigned char *twin)
 {
-	const unsigned char *p = buf + HEADER, *end = buf + len;
-	uint64_t runs, pos = 0;
+	const unsigned char *p = buf + FIXED, *end = buf + len;
+	uint64_t pos = 0, got;
 
-	if (len < HEADER || memcmp(buf, magic, 4) != 0 || buf[4] != VERSION ||
-	    buf[5] || buf[6] || buf[7] || get64(buf + 8) != size)
+	if (len < FIXED + 1 + TRAILER || memcmp(buf, magic, 4) != 0 ||
+	    buf[4] != VERSION || buf[5] != 0)
 		return -1;
-	runs = get64(buf + 16);
-	if (runs > (len - HEADER) / 3) /* a run takes 3 bytes at least */
+	if (get_varint(&p, end, &got) < 0 || got != size)
 		return -1;
-	for (uint64_t i = 0; i < runs; i++) {
+	for (;;) {
 		uint64_t gap, n;
 
 		if (get_varint(&p, end, &gap) < 0 || get_varint(&p, end, &n) < 0)
 			return -1;
-		if (n == 0 || gap > size - pos || n > size - pos - gap ||
+		if (n == 0) /* the end mark, and nothing after it */
+			return gap == 0 && p == end ? 0 : -1;
+		if (gap > size - pos || n > size - pos - gap ||
 		    n > (uint64_t)(end - p))
 			return -1;
 		pos += gap;
@@ -290,7 +275,6 @@ static int walk(const unsigned char *buf, size_t len, uint64_t size,
 		pos += n;
 		p += n;
 	}
-	return p == end ? 0 : -1; /* nothing may follow the last run */
 }
 
 int region_diff_apply(void *addr, const void *buf, size_t len)

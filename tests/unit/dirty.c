@@ -321,16 +321,16 @@ TEST(encode_apply_round_trip)
 		ssize_t need, len;
 		random_writes(a, n, 1 + epoch % 11);
 		need = region_diff_encode(a, NULL, 0);
-		CHECK(need >= 24);
+		CHECK(need >= 10);
 		len = region_diff_encode(a, buf, sizeof(buf));
 		CHECK_EQ(len, need);
 		CHECK_EQ(region_diff_apply(b, buf, (size_t)len), 0);
 		CHECK(memcmp(a, b, n) == 0);
 		CHECK_EQ(region_checkpoint(a), 0);
 	}
-	/* No twin: the empty diff, header only, applies as a no-op. */
-	CHECK_EQ(region_diff_encode(a, buf, sizeof(buf)), 24);
-	CHECK_EQ(region_diff_apply(b, buf, 24), 0);
+	/* No twin: the empty diff (header and end mark) applies as a no-op. */
+	CHECK_EQ(region_diff_encode(a, buf, sizeof(buf)), 10);
+	CHECK_EQ(region_diff_apply(b, buf, 10), 0);
 	CHECK(memcmp(a, b, n) == 0);
 }
 
@@ -340,11 +340,11 @@ TEST(encode_format_bytes)
 	unsigned char *a = region_alloc(300, &a);
 	unsigned char buf[64];
 	static const unsigned char want[] = {
-		'R', 'T', 'L', 'D', 1, 0, 0, 0,          /* magic, version, flags */
-		0x2c, 0x01, 0, 0, 0, 0, 0, 0,            /* size 300 */
-		2, 0, 0, 0, 0, 0, 0, 0,                  /* 2 runs */
-		2, 1, 0xaa,                              /* gap 2, len 1 */
-		0xa5, 0x01, 2, 0xbb, 0xcc,               /* gap 165, len 2 */
+		'R', 'T', 'L', 'D', 1, 0, /* magic, version, flags */
+		0xac, 0x02,               /* size 300 */
+		2, 1, 0xaa,               /* gap 2, length 1 */
+		0xa5, 0x01, 2, 0xbb, 0xcc, /* gap 165, length 2 */
+		0, 0,                     /* the end */
 	};
 
 	CHECK(a != NULL);
@@ -370,7 +370,7 @@ TEST(apply_patches_twin)
 	CHECK_EQ(region_track(b, 1), 0);
 	poke(a + 10, 1);
 	len = region_diff_encode(a, buf, sizeof(buf));
-	CHECK(len > 24);
+	CHECK(len > 9);
 	poke(b + 50, 2); /* b's own write: b now has a twin */
 	CHECK_EQ(region_diff_apply(b, buf, (size_t)len), 0);
 	CHECK_EQ(peek(b + 10), 1);
@@ -394,7 +394,7 @@ static void serve_diff(rtl_trap_t *t)
 {
 	unsigned char buf[128];
 	ssize_t len = region_diff_encode(ha, buf, sizeof(buf));
-	h_ok = len > 24 && region_diff_apply(hb, buf, (size_t)len) == 0 &&
+	h_ok = len > 9 && region_diff_apply(hb, buf, (size_t)len) == 0 &&
 	       region_checkpoint(ha) == 0;
 	region_protect(t->addr, RW);
 }
@@ -431,7 +431,7 @@ TEST(apply_rejects_malformed)
 	for (int i = 150; i < 200; i++)
 		poke(a + i, 0x22);
 	len = region_diff_encode(a, buf, sizeof(buf));
-	CHECK(len > 24);
+	CHECK(len > 10);
 	memcpy(before, b, 200);
 	/* Each prefix ends right before an inaccessible page: a read past
 	 * len would kill the test. */
@@ -447,7 +447,11 @@ TEST(apply_rejects_malformed)
 	CHECK_EQ(region_diff_apply(b, pg + 4096 - len, (size_t)len), 0);
 	CHECK(memcmp(a, b, 200) == 0);
 	memcpy(b, before, 200);
-	for (int i = 0; i < 24; i++) {
+	/* The header (magic, version, flags, size 200 in two bytes) and the
+	 * end mark. */
+	static const int fixed[] = { 0, 1, 2, 3, 4, 5, 6, 7, -2, -1 };
+	for (size_t j = 0; j < sizeof(fixed) / sizeof(fixed[0]); j++) {
+		int i = fixed[j] < 0 ? (int)len + fixed[j] : fixed[j];
 		for (int bit = 0; bit < 8; bit++) {
 			memcpy(bad, buf, (size_t)len);
 			bad[i] ^= (unsigned char)(1 << bit);
@@ -459,29 +463,42 @@ TEST(apply_rejects_malformed)
 	EXPECT_ERR(region_diff_apply(b, bad, (size_t)len + 1), EINVAL);
 	CHECK(memcmp(b, before, 200) == 0);
 
-	/* Hand-made runs after a valid header for 200 bytes and one run. */
+	/* Hand-made bodies after a valid header for 200 bytes. */
 	static const struct {
-		unsigned char run[12];
+		unsigned char body[16];
 		size_t n;
 	} cases[] = {
-		{ { 0, 0, 0 }, 3 },                     /* zero length */
-		{ { 200, 1, 1, 1 }, 4 },                /* starts past the end */
-		{ { 199, 2, 1, 2 }, 4 },                /* ends past the end */
-		{ { 0x80, 0x00, 1, 9 }, 4 },            /* overlong varint */
-		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1, 1 },
-		  12 },                                  /* more than 64 bits */
-		{ { 0x80, 0x80, 0x80 }, 3 },            /* truncated varint */
-		{ { 0, 5, 1, 2 }, 4 },                  /* data truncated */
-		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 2, 0 },
-		  12 },                                  /* gap wraps around */
+		{ { 5, 0 }, 2 },                          /* end mark with a gap */
+		{ { 0, 0, 0 }, 3 },                       /* bytes after the end */
+		{ { 0, 1, 7 }, 3 },                       /* no end mark */
+		{ { 0xc8, 0x01, 1, 1, 0, 0 }, 6 },        /* starts past the end */
+		{ { 0xc7, 0x01, 2, 1, 2, 0, 0 }, 7 },     /* ends past the end */
+		{ { 0, 200, 1 }, 3 },                     /* length > region */
+		{ { 0x80, 0x00, 1, 9, 0, 0 }, 6 },        /* overlong varint */
+		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1,
+		    1, 0, 0 },
+		  14 },                                   /* more than 64 bits */
+		{ { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02, 1,
+		    5, 0, 0 },
+		  14 },                /* 2^64: would wrap to 0 if not caught */
+		{ { 0x80, 0x80, 0x80 }, 3 },              /* truncated varint */
+		{ { 0, 5, 1, 2 }, 4 },                    /* data truncated */
+		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 2,
+		    0, 0, 0, 0 },
+		  15 },                                   /* gap wraps around */
+		{ { 0, 100, 0x80, 0x80 }, 4 },            /* runs past the buffer */
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		memcpy(bad, buf, 24);
-		bad[16] = 1;
-		memset(bad + 17, 0, 7);
-		memcpy(bad + 24, cases[c].run, cases[c].n);
-		EXPECT_ERR(region_diff_apply(b, bad, 24 + cases[c].n), EINVAL);
+		memcpy(bad, buf, 8);
+		memcpy(bad + 8, cases[c].body, cases[c].n);
+		EXPECT_ERR(region_diff_apply(b, bad, 8 + cases[c].n), EINVAL);
 	}
+	/* The same header with a valid body is accepted (the cases above
+	 * fail for their own reason). */
+	memcpy(bad + 8, (const unsigned char[]){ 3, 2, 9, 9, 0, 0 }, 6);
+	CHECK_EQ(region_diff_apply(b, bad, 14), 0);
+	CHECK_EQ(peek(b + 3) + peek(b + 4), 18);
+	memcpy(b, before, 200);
 	CHECK(memcmp(b, before, 200) == 0);
 	/* A size mismatch. */
 	unsigned char *c3 = region_alloc(201, &c3);
@@ -509,9 +526,9 @@ TEST(errno_cases)
 	EXPECT_ERR(region_checkpoint(u), EINVAL);
 	EXPECT_ERR(region_checkpoint(not_region), ENOENT);
 	EXPECT_ERR(region_checkpoint(NULL), EINVAL);
-	EXPECT_ERR(region_diff_apply(not_region, buf, 24), ENOENT);
-	EXPECT_ERR(region_diff_apply(x, NULL, 24), EINVAL);
-	EXPECT_ERR(region_diff_apply(NULL, buf, 24), EINVAL);
+	EXPECT_ERR(region_diff_apply(not_region, buf, 9), ENOENT);
+	EXPECT_ERR(region_diff_apply(x, NULL, 9), EINVAL);
+	EXPECT_ERR(region_diff_apply(NULL, buf, 9), EINVAL);
 
 	CHECK_EQ(region_track(x, 1), 0);
 	EXPECT_ERR(region_diff(x, NULL, 2), EINVAL);
@@ -525,9 +542,9 @@ TEST(errno_cases)
 	CHECK_EQ(region_diff(x, NULL, 0), 5);
 	/* Encode: cap 0 gives the size needed; anything less is ENOSPC. */
 	ssize_t need = region_diff_encode(x, NULL, 0);
-	CHECK_EQ(need, 24 + 5 * 3);
+	CHECK_EQ(need, 7 + 5 * 3 + 2); /* header, five 1-byte runs, end */
 	EXPECT_ERR(region_diff_encode(x, buf, (size_t)need - 1), ENOSPC);
-	EXPECT_ERR(region_diff_encode(x, buf, 10), ENOSPC);
+	EXPECT_ERR(region_diff_encode(x, buf, 8), ENOSPC);
 	EXPECT_ERR(region_diff_encode(x, NULL, 100), EINVAL);
 	CHECK_EQ(region_diff_encode(x, buf, (size_t)need), need);
 

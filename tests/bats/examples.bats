@@ -8,6 +8,7 @@ load '/usr/lib/bats/bats-file/load'
 
 setup() {
   ex="${RTL_BUILD:-$BATS_TEST_DIRNAME/../../build}/examples"
+  [[ -x $ex/table2 ]] || skip "examples not built (-Dexamples=false)"
 }
 
 @test "table2: all four columns: read no trap, write trap, write no trap" {

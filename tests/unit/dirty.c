@@ -2,6 +2,7 @@
  * with reset, how tracking meets protection, handlers, MAP2, free and fork,
  * and the errno cases. The encoding is tested in diff.c. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -352,4 +353,49 @@ TEST(fork_keeps_tracking)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	CHECK_EQ(region_diff(x, NULL, 0), 1); /* the child's epoch is its own */
 	CHECK_EQ(region_dirty(NULL, 0, 0), 1);
+}
+
+/* Threads make their first writes to one tracked region at the same time,
+ * round after round, with a checkpoint between rounds: one twin per round,
+ * taken before any of the writes, so the diff holds every thread's byte. */
+#define HAMMERS 4
+#define HAMMER_ROUNDS 200
+static unsigned char *hammered;
+static pthread_barrier_t hammer_bar;
+
+static void *hammer(void *arg)
+{
+	long id = (long)arg;
+	for (int round = 0; round < HAMMER_ROUNDS; round++) {
+		pthread_barrier_wait(&hammer_bar); /* checkpoint done */
+		poke(hammered + id * 8 + round % 8, (unsigned char)(round + 1));
+		pthread_barrier_wait(&hammer_bar); /* all written */
+	}
+	return NULL;
+}
+
+TEST(threads_first_writes_race)
+{
+	pthread_t t[HAMMERS];
+	rtl_run_t r[HAMMERS + 1];
+
+	hammered = region_alloc(HAMMERS * 8, &hammered);
+	CHECK(hammered != NULL);
+	CHECK_EQ(region_track(hammered, 1), 0);
+	CHECK_EQ(pthread_barrier_init(&hammer_bar, NULL, HAMMERS + 1), 0);
+	for (long i = 0; i < HAMMERS; i++)
+		CHECK_EQ(pthread_create(&t[i], NULL, hammer, (void *)i), 0);
+	for (int round = 0; round < HAMMER_ROUNDS; round++) {
+		CHECK_EQ(region_checkpoint(hammered), 0);
+		pthread_barrier_wait(&hammer_bar);
+		pthread_barrier_wait(&hammer_bar);
+		CHECK_EQ(region_diff(hammered, r, HAMMERS + 1), HAMMERS);
+		for (int i = 0; i < HAMMERS; i++) {
+			CHECK_EQ(r[i].offset, i * 8 + round % 8);
+			CHECK_EQ(r[i].len, 1);
+		}
+		CHECK_EQ(region_dirty(NULL, 0, 0), 1);
+	}
+	for (int i = 0; i < HAMMERS; i++)
+		pthread_join(t[i], NULL);
 }

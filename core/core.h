@@ -48,6 +48,10 @@ struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size,
 void rtl_region_destroy(struct rtl_region *r);
 void rtl_regions_after_fork(void);
 
+/* Set r's protection to view: rewrite its pointers (and, inside a handler,
+ * the interrupted registers). r's lock held; async-signal-safe (protect.c). */
+void rtl_protect_locked(struct rtl_region *r, int view);
+
 /* The default handler (region_handler(NULL, h)). */
 extern _Atomic(region_handler_t) rtl_default_handler;
 

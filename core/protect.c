@@ -4,8 +4,19 @@
 #include <errno.h>
 
 #include "core.h"
+#include "dirty.h"
 #include "trap.h"
 #include "views.h"
+
+void rtl_protect_locked(struct rtl_region *r, int view)
+{
+	if (view == RTL_VIEW_RW)
+		rtl_dirty_raise(r); /* a tracked region's twin, before writes */
+	atomic_store_explicit(&r->view, view, memory_order_relaxed);
+	atomic_store_explicit(&r->mixed, 0, memory_order_relaxed);
+	rtl_ptrs_swizzle(r, view);
+	rtl_trap_move_registers(r, -1, view);
+}
 
 int region_protect(void *addr, int prot)
 {
@@ -24,10 +35,7 @@ int region_protect(void *addr, int prot)
 	}
 	if (rtl_region_lock(&f) < 0)
 		return -1;
-	atomic_store_explicit(&f.r->view, view, memory_order_relaxed);
-	atomic_store_explicit(&f.r->mixed, 0, memory_order_relaxed);
-	rtl_ptrs_swizzle(f.r, view);
-	rtl_trap_move_registers(f.r, -1, view);
+	rtl_protect_locked(f.r, view);
 	rtl_lock_release(&f.r->lock);
 	RTL_COUNT(protects);
 	return 0;
@@ -53,6 +61,8 @@ int region_protect_ptr(void *pptr, int prot)
 	if (rtl_region_lock(&f) < 0)
 		return -1;
 	from = f.view;
+	if (view == RTL_VIEW_RW)
+		rtl_dirty_raise(f.r);
 	*(void *volatile *)pptr = (void *)(rtl_view_base(view) + f.off);
 	if (view != atomic_load_explicit(&f.r->view, memory_order_relaxed))
 		atomic_store_explicit(&f.r->mixed, 1, memory_order_relaxed);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "dirty.h"
 #include "extent.h"
 #include "meta.h"
 #include "rmap.h"
@@ -182,6 +183,7 @@ static void free_record_locked(struct rtl_region *r)
 	int owned = r->flags & RTL_REGION_OWNED;
 
 	rtl_ptrs_unbind_region(r);
+	rtl_dirty_forget(r);
 	rtl_region_destroy(r);
 	if (owned) {
 		rtl_views_release(off, span);

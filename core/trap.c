@@ -14,6 +14,7 @@
 #include "core.h"
 #include "decoder.h"
 #include "diag.h"
+#include "dirty.h"
 #include "views.h"
 
 #define MAX_DEPTH 8 /* nested traps: a handler touching other regions */
@@ -216,6 +217,8 @@ static void region_trap(struct trap *t)
 
 	if (t->have_insn && (t->insn.flags & RTL_INSN_UNSUPPORTED))
 		return die(t, "trap by an instruction rtl cannot swizzle");
+	if (t->write) /* a tracked region's twin, before its handler runs */
+		rtl_dirty_write_trap(&t->f);
 	cv = atomic_load(&r->view);
 	if (!atomic_load(&r->mixed) && view_allows(cv, t->write)) {
 		/* A stale pointer: the region already allows this access. */

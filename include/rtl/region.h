@@ -71,6 +71,55 @@ RTL_API int region_protect_ptr(void *pptr, int prot);
 /* Attach user data, handed to the handler in rtl_trap_t.data. */
 RTL_API int region_set_data(void *addr, void *data);
 
+/* ---- DIRTY and diffs (docs/dirty.md) ----
+ *
+ * A tracked region keeps a twin, TreadMarks-style: the first write trap after
+ * a checkpoint copies the region before any handler runs; region_diff
+ * compares the region with that twin. Tracking lowers a writable region to
+ * PROT_READ so that its next write traps; with no handler, rtl itself grants
+ * such a write (back to PROT_READ|PROT_WRITE). */
+
+/* One run of modified bytes: [offset, offset + len) of the region. */
+typedef struct rtl_run {
+	size_t offset;
+	size_t len;
+} rtl_run_t;
+
+/* Switch dirty/diff tracking of the region containing addr on (on != 0) or
+ * off. On: the twin storage is allocated now, the region has no modification
+ * yet, and PROT_READ|PROT_WRITE becomes PROT_READ. Idempotent. Not from a
+ * region handler. */
+RTL_API int region_track(void *addr, int on);
+
+/* Tracked regions written since their mark was last reset. Fills up to max
+ * bases (each the region's start in the view of its current protection) and
+ * returns the total count; reset clears the marks of the regions it filled
+ * in, so calling again reports the rest. bases may be NULL with max 0. Not
+ * from a region handler. */
+RTL_API size_t region_dirty(void **bases, size_t max, int reset);
+
+/* The modified byte runs of a tracked region against its twin, in order,
+ * each maximal. Returns the number of runs; with max 0, only counts them.
+ * If they do not fit: -1 with ENOSPC (the first max are filled in). */
+RTL_API ssize_t region_diff(void *addr, rtl_run_t *runs, size_t max);
+
+/* The diff of a tracked region as a self-contained, portable buffer (format
+ * in docs/dirty.md). Returns its length; with cap 0, returns the length
+ * needed and writes nothing. If it does not fit in cap: -1 with ENOSPC. */
+RTL_API ssize_t region_diff_encode(void *addr, void *buf, size_t cap);
+
+/* Apply an encoded diff to the region containing addr, which must have the
+ * size the diff was made from. The whole buffer is checked first: on any
+ * malformed, truncated or mismatched input, -1 with EINVAL and the region is
+ * untouched. Writes whatever the region's protection; if the region has a
+ * twin, it is patched too (applied changes are not local modifications). */
+RTL_API int region_diff_apply(void *addr, const void *buf, size_t len);
+
+/* Start a new epoch: twin := contents now (lazily: the twin is dropped and
+ * the next write trap takes a new one), the dirty mark is cleared, and a
+ * writable region becomes PROT_READ so that its next write traps. */
+RTL_API int region_checkpoint(void *addr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,12 +1,16 @@
 /* A minimal TAP harness for rtl's unit tests. Each TEST runs in a child
  * process of its own, so that every test starts with rtl uninitialised and
- * a test that dies cannot take the others with it. */
+ * a test that dies cannot take the others with it. Usable from C++ too. */
 #ifndef RTL_TEST_H
 #define RTL_TEST_H
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef void (*test_fn)(void);
 void test_register(const char *name, test_fn fn);
@@ -46,5 +50,9 @@ int test_run_captured(test_fn fn, char *err, size_t errsize);
 
 /* Whether a child status is death by signal sig. */
 int test_died_of(int status, int sig);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# The example programs (examples/): each runs and prints what its comments
+# promise. tests/run.sh exports RTL_BUILD, the build directory.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load '/usr/lib/bats/bats-file/load'
+
+setup() {
+  ex="${RTL_BUILD:-$BATS_TEST_DIRNAME/../../build}/examples"
+  [[ -x $ex/table2 ]] || skip "examples not built (-Dexamples=false)"
+}
+
+@test "table2: all four columns: read no trap, write trap, write no trap" {
+  run "$ex/table2"
+  assert_success
+  for col in "1. pages (valloc, mprotect)" "2. region, bound pointer" \
+             "3. region, unbounded pointer" "4. C++ rtl::region_ptr<char>"; do
+    line=$(grep -F "$col" <<<"$output")
+    [[ $line =~ \ a\ =\ x\[0\]:\ no\ trap\ +x\[1\]\ =\ 1:\ trap\ +x\[2\]\ =\ 2:\ no\ trap\ *$ ]]
+  done
+  assert_line "traps in all: 4 (one per column)"
+  refute_output --partial WRONG
+}
+
+@test "table3: pages trap for the neighbour, regions only for the object" {
+  run "$ex/table3"
+  assert_success
+  assert_line --regexp '^pages +v = b\[0\]: trap +v = a\[0\]: no trap +a\[1\] = 1: trap +a\[2\] = 2: no trap +-> 2 traps$'
+  assert_line --regexp '^regions +v = b\[0\]: no trap +v = a\[0\]: trap +a\[1\] = 1: trap +a\[2\] = 2: no trap +-> 2 traps$'
+  refute_output --partial "not on one page"
+}
+
+@test "sor: each written row traps once per iteration; the heat moves down" {
+  run "$ex/sor"
+  assert_success
+  for it in 1 2 3 4 5; do
+    assert_line "iteration $it: write traps: red 1-8, black 1-8 (16 traps; 4 KiB pages would take 32)"
+  done
+  # Rows changed against the twins: two more red rows per iteration.
+  assert_line --regexp '^ +rows changed: red 1-2, black 1 \([0-9]+ bytes changed\)$'
+  assert_line --regexp '^ +rows changed: red 1-4, black 1-3 \('
+  assert_line --regexp '^ +rows changed: red 1-8, black 1-8 \('
+  assert_line "rows 0 and 9 (read, not written): never trapped"
+  refute_output --partial "region_dirty found"
+}
+
+@test "checkpoint: diffs per epoch restore byte for byte in a fresh process" {
+  dir=$(mktemp -d)
+  run "$ex/checkpoint" run "$dir/log" "$dir/image"
+  assert_success
+  assert_line --regexp '^epoch 0: 4000 objects written'
+  assert_line --regexp '^epoch 8: +[0-9]+ objects written'
+  # Incremental epochs: diffs far smaller than whole objects and pages.
+  line=$(grep '^epochs 1-8:' <<<"$output")
+  [[ $line =~ diffs\ ([0-9]+)\ bytes.*objects\ ([0-9]+).*pages\ ([0-9]+) ]]
+  diff=${BASH_REMATCH[1]} whole=${BASH_REMATCH[2]} pages=${BASH_REMATCH[3]}
+  ((diff > 0 && diff * 3 < whole && diff * 50 < pages))
+  assert_file_exist "$dir/log"
+
+  run "$ex/checkpoint" restore "$dir/log" "$dir/image"
+  assert_success
+  assert_line --regexp '^restored 4000 objects from 9 epochs \([0-9]+ diffs\) in process [0-9]+: identical to the image$'
+
+  # A log cut short or corrupted is refused, never applied wrongly.
+  size=$(stat -c %s "$dir/log")
+  head -c $((size - 3)) "$dir/log" >"$dir/short"
+  run "$ex/checkpoint" restore "$dir/short" "$dir/image"
+  assert_failure
+  # The last byte is the end mark of the last diff: make it a run length.
+  cp "$dir/log" "$dir/bad"
+  printf '\x7f' | dd of="$dir/bad" bs=1 seek=$((size - 1)) conv=notrunc status=none
+  run "$ex/checkpoint" restore "$dir/bad" "$dir/image"
+  assert_failure
+  assert_output --regexp '^epoch 8 object [0-9]+: Invalid argument$'
+  rm -rf "$dir"
+}
+
+@test "checkpoint: with no arguments, runs then restores in a child process" {
+  run "$ex/checkpoint"
+  assert_success
+  run_pid=$(sed -n 's/^run in process \([0-9]*\)$/\1/p' <<<"$output")
+  restore_pid=$(sed -n 's/.* in process \([0-9]*\): identical to the image$/\1/p' <<<"$output")
+  [[ -n $run_pid && -n $restore_pid && $run_pid != "$restore_pid" ]]
+}
+
+@test "cardmark: objects written are exactly the ones scanned; cards scan more" {
+  run "$ex/cardmark"
+  assert_success
+  assert_line --regexp '^cycle 4: 300 stores, [0-9]+ young pointers to find$'
+  assert_line --regexp '^every young pointer found: yes; cards scanned [0-9.]+x the bytes of the objects written$'
+  # Per cycle: the diff scan finds as many pointers as there were to find.
+  want=$(grep -c 'young pointers to find' <<<"$output")
+  [[ $want == 4 ]]
+  while read -r n; do
+    grep -q "regions (diffs): .* $n found" <<<"$output"
+  done < <(sed -n 's/.*, \([0-9]*\) young pointers to find$/\1/p' <<<"$output")
+}
+
+@test "demo.sh: runs table2 first, then the other examples" {
+  run "$BATS_TEST_DIRNAME/../../examples/demo.sh" "${RTL_BUILD:-build}"
+  assert_success
+  first=$(grep -m1 '^== ' <<<"$output")
+  [[ $first == "== Table 2:"* ]]
+  assert_line --partial "traps in all: 4"
+  assert_line --partial "identical to the image"
+  assert_line --partial "every young pointer found: yes"
+}

@@ -1,0 +1,39 @@
+/* What the DIRTY and diff tests share: a fixed-seed generator, random
+ * writes into a region, and an errno check. */
+#ifndef RTL_TEST_DIRTY_HELPERS_H
+#define RTL_TEST_DIRTY_HELPERS_H
+
+#include <errno.h>
+#include <stddef.h>
+
+#include "helpers.h"
+#include "test.h"
+
+#define EXPECT_ERR(call, e)                                                    \
+	do {                                                                   \
+		errno = 0;                                                     \
+		CHECK_EQ((long long)(call), -1);                               \
+		CHECK_EQ(errno, e);                                            \
+	} while (0)
+
+static unsigned long long rng = 88172645463325252ull;
+static inline unsigned rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)rng;
+}
+
+/* A few random writes, through volatile stores: the first one traps. Some
+ * store the value already there (not a modification). */
+static inline void random_writes(unsigned char *x, size_t n, int count)
+{
+	for (int k = 0; k < count; k++) {
+		size_t off = rnd() % n, len = 1 + rnd() % 24;
+		for (size_t i = off; i < off + len && i < n; i++)
+			poke(x + i, (rnd() & 3) ? (unsigned char)rnd() : peek(x + i));
+	}
+}
+
+#endif

@@ -28,3 +28,8 @@ FUZZ_SECONDS ?= 60
 .PHONY: fuzz
 fuzz:
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
+SOAK_SECONDS ?= 600
+.PHONY: soak
+soak: build
+	$(BUILD)/tests/progs/soak -t 8 -s $(SOAK_SECONDS) -S $$(date +%s)

@@ -33,3 +33,7 @@ SOAK_SECONDS ?= 600
 .PHONY: soak
 soak: build
 	$(BUILD)/tests/progs/soak -t 8 -s $(SOAK_SECONDS) -S $$(date +%s)
+
+.PHONY: check-sanitize
+check-sanitize:
+	@scripts/check-sanitize.sh

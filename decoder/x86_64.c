@@ -12,6 +12,7 @@
 
 #include "cache.h"
 #include "decoder.h"
+#include "x86.h"
 
 #define NSLOTS 64
 #define PAGE 4096u
@@ -109,6 +110,8 @@ static const uint8_t warmup[][16] = {
 	{ 4, 0xf0, 0x0f, 0xb1, 0x0f },             /* lock cmpxchg [rdi], ecx */
 	{ 4, 0x0f, 0xb6, 0x04, 0x08 },             /* movzx eax, byte [rax+rcx] */
 	{ 6, 0xc4, 0xe2, 0x7d, 0x90, 0x04, 0x08 }, /* vpgatherdd */
+	{ 2, 0x75, 0xfe },                         /* jne . */
+	{ 6, 0x62, 0xf1, 0x7e, 0x29, 0x7f, 0x07 }, /* vmovdqu32 [rdi]{k1}, ymm0 */
 };
 
 int rtl_decoder_init(void)
@@ -137,7 +140,10 @@ int rtl_decoder_init(void)
 			const uint8_t *p = warmup[k] + 1;
 			size_t n = warmup[k][0];
 			uint64_t addr = 0x1000;
-			cs_disasm_iter(s->handle, &p, &n, &addr, s->insn);
+			cs_regs rd, wr;
+			uint8_t nrd, nwr;
+			if (cs_disasm_iter(s->handle, &p, &n, &addr, s->insn))
+				cs_regs_access(s->handle, s->insn, rd, &nrd, wr, &nwr);
 		}
 	}
 	return 0;
@@ -164,7 +170,7 @@ static void slot_put(struct slot *s)
 
 /* ---- translation to the neutral form ---- */
 
-static int gpr_of(x86_reg r, uint8_t *addr32)
+int rtl_x86_gpr(x86_reg r, uint8_t *addr32)
 {
 	static const x86_reg r64[RTL_NGPR] = {
 		X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX,
@@ -192,6 +198,31 @@ static int gpr_of(x86_reg r, uint8_t *addr32)
 		}
 	}
 	return -2; /* a vector index (VSIB) or something else */
+}
+
+int rtl_x86_gpr_any(x86_reg r)
+{
+	static const x86_reg narrow[][RTL_NGPR] = {
+		{ X86_REG_AX, X86_REG_CX, X86_REG_DX, X86_REG_BX, X86_REG_SP,
+		  X86_REG_BP, X86_REG_SI, X86_REG_DI, X86_REG_R8W, X86_REG_R9W,
+		  X86_REG_R10W, X86_REG_R11W, X86_REG_R12W, X86_REG_R13W,
+		  X86_REG_R14W, X86_REG_R15W },
+		{ X86_REG_AL, X86_REG_CL, X86_REG_DL, X86_REG_BL, X86_REG_SPL,
+		  X86_REG_BPL, X86_REG_SIL, X86_REG_DIL, X86_REG_R8B, X86_REG_R9B,
+		  X86_REG_R10B, X86_REG_R11B, X86_REG_R12B, X86_REG_R13B,
+		  X86_REG_R14B, X86_REG_R15B },
+		{ X86_REG_AH, X86_REG_CH, X86_REG_DH, X86_REG_BH },
+	};
+	uint8_t a32;
+	int g = rtl_x86_gpr(r, &a32);
+
+	if (g >= 0 && g < RTL_NGPR)
+		return g;
+	for (size_t k = 0; k < sizeof(narrow) / sizeof(narrow[0]); k++)
+		for (int i = 0; i < RTL_NGPR; i++)
+			if (narrow[k][i] != X86_REG_INVALID && narrow[k][i] == r)
+				return i;
+	return -1;
 }
 
 static int no_memory_access(unsigned id)
@@ -260,6 +291,22 @@ static uint8_t operand_access(const cs_insn *ci, int index, uint8_t access)
 	return access;
 }
 
+/* Element-masked accesses: only some bytes of the operand are touched,
+ * and masked-off elements never fault. */
+static int is_masked(const cs_insn *ci)
+{
+	switch (ci->id) {
+	case X86_INS_MASKMOVDQU:
+	case X86_INS_VMASKMOVDQU:
+	case X86_INS_VMASKMOVPS:
+	case X86_INS_VMASKMOVPD:
+	case X86_INS_VPMASKMOVD:
+	case X86_INS_VPMASKMOVQ:
+		return 1;
+	}
+	return strstr(ci->op_str, "{k") != NULL; /* AVX-512 opmask */
+}
+
 static void put_text(struct rtl_insn *out, const cs_insn *ci)
 {
 	size_t n = strlen(ci->mnemonic), m = strlen(ci->op_str);
@@ -291,6 +338,8 @@ static void translate(const cs_insn *ci, uint64_t pc, struct rtl_insn *out)
 		out->flags |= RTL_INSN_REP;
 	if (is_prefetch(ci->id))
 		out->flags |= RTL_INSN_NOFAULT;
+	if (is_masked(ci))
+		out->flags |= RTL_INSN_MASKED;
 	if (no_memory_access(ci->id))
 		return;
 	for (int i = 0; i < x->op_count; i++) {
@@ -301,8 +350,8 @@ static void translate(const cs_insn *ci, uint64_t pc, struct rtl_insn *out)
 
 		if (op->type != X86_OP_MEM)
 			continue;
-		base = gpr_of(op->mem.base, &a32);
-		index = gpr_of(op->mem.index, &a32);
+		base = rtl_x86_gpr(op->mem.base, &a32);
+		index = rtl_x86_gpr(op->mem.index, &a32);
 		if (base == -2 || index == -2) {
 			out->flags |= RTL_INSN_UNSUPPORTED;
 			continue;
@@ -324,46 +373,57 @@ static void translate(const cs_insn *ci, uint64_t pc, struct rtl_insn *out)
 	}
 }
 
-int rtl_decode_buf(const uint8_t *code, size_t len, uint64_t pc,
-                   struct rtl_insn *out)
+/* Decode the instruction at pc from code, then look ahead. */
+static int decode_at(struct rtl_code *code, uint64_t pc, struct rtl_insn *out)
 {
 	struct slot *s = slot_get();
-	const uint8_t *p = code;
+	const uint8_t *p;
 	uint64_t addr = pc;
-	size_t n = len;
-	int ok;
+	size_t n;
+	int ok = 0;
 
 	cur_arena = &s->scratch;
 	s->scratch.used = 0;
-	ok = cs_disasm_iter(s->handle, &p, &n, &addr, s->insn);
-	if (ok)
+	if (rtl_code_at(code, pc, &p, &n) == 0)
+		ok = cs_disasm_iter(s->handle, &p, &n, &addr, s->insn);
+	if (ok) {
 		translate(s->insn, pc, out);
+		rtl_x86_flow(s->handle, s->insn, code, out);
+	}
 	cur_arena = NULL;
 	slot_put(s);
 	return ok ? 0 : -1;
+}
+
+int rtl_decode_buf(const uint8_t *code, size_t len, uint64_t pc,
+                   struct rtl_insn *out)
+{
+	struct rtl_code c = { .buf = code, .len = len, .pc = pc };
+	return decode_at(&c, pc, out);
 }
 
 static _Atomic uint64_t cache_hits, cache_misses;
 
 int rtl_decode(uint64_t pc, struct rtl_insn *out)
 {
-	size_t room = PAGE - (pc & (PAGE - 1));
+	/* The page of pc holds the instruction being executed: readable. */
+	struct rtl_code c = { .readable = { pc & ~(uint64_t)(PAGE - 1) },
+		              .nreadable = 1 };
 
 	if (rtl_dcache_get(pc, out) == 0) {
 		atomic_fetch_add_explicit(&cache_hits, 1, memory_order_relaxed);
 		return 0;
 	}
 	atomic_fetch_add_explicit(&cache_misses, 1, memory_order_relaxed);
-	/* Read no further than the page end unless the instruction needs the
-	 * next page: then it was fetched from there, so that page is mapped. */
-	if (room > RTL_INSN_MAX_BYTES)
-		room = RTL_INSN_MAX_BYTES;
-	if (rtl_decode_buf((const uint8_t *)pc, room, pc, out) < 0 &&
-	    (room == RTL_INSN_MAX_BYTES ||
-	     rtl_decode_buf((const uint8_t *)pc, RTL_INSN_MAX_BYTES, pc, out) < 0))
+	if (decode_at(&c, pc, out) < 0)
 		return -1;
 	rtl_dcache_put(out);
 	return 0;
+}
+
+uint64_t rtl_decoder_late_allocs(void)
+{
+	return atomic_load(&late_allocs);
 }
 
 void rtl_decode_cache_stats(uint64_t *hits, uint64_t *misses)

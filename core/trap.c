@@ -239,11 +239,11 @@ static int write_in_span(const struct trap *t)
 	const struct rtl_mem_op *m = t->op;
 	uint64_t lo, ea, size;
 
-	if (!t->write || !m || (t->insn.flags & RTL_INSN_MASKED))
+	if (!t->write || !m || !m->size || (t->insn.flags & RTL_INSN_MASKED))
 		return 1;
 	lo = rtl_view_base(t->f.view) + t->f.r->lo;
 	ea = rtl_mem_ea(&t->insn, m, t->entry_gpr) - lo;
-	size = m->size ? m->size : 1;
+	size = m->size;
 	return ea <= t->f.r->span && t->f.r->span - ea >= size;
 }
 

@@ -83,8 +83,21 @@ static void add_form(struct rtl_insn *out, int base, int index,
 	for (int i = 0; i < out->nlater; i++)
 		if (memcmp(&out->later[i], &f, sizeof(f)) == 0)
 			return;
-	if (out->nlater < RTL_INSN_MAX_LATER)
+	if (out->nlater < RTL_INSN_MAX_LATER) {
 		out->later[out->nlater++] = f;
+		return;
+	}
+	/* Full: base + index forms (differences) matter more than base +
+	 * disp ones (biased pointers); the nearest come first. */
+	if (index < 0)
+		return;
+	for (int i = out->nlater - 1; i >= 0; i--)
+		if (out->later[i].index < 0) {
+			memmove(&out->later[i], &out->later[i + 1],
+			        (size_t)(out->nlater - 1 - i) * sizeof(f));
+			out->later[out->nlater - 1] = f;
+			return;
+		}
 }
 
 static void record(struct scan *s, const struct path *p)

@@ -280,15 +280,90 @@ static int stores_to_first(const char *mn)
 	return 0;
 }
 
+/* Read-modify-write when their first operand is memory (Capstone 4 says
+ * read for rol/ror/rcl/rcr with an immediate count). */
+static int modifies_first(unsigned id)
+{
+	switch (id) {
+	case X86_INS_ADD: case X86_INS_ADC: case X86_INS_SUB: case X86_INS_SBB:
+	case X86_INS_AND: case X86_INS_OR: case X86_INS_XOR: case X86_INS_INC:
+	case X86_INS_DEC: case X86_INS_NEG: case X86_INS_NOT: case X86_INS_ROL:
+	case X86_INS_ROR: case X86_INS_RCL: case X86_INS_RCR: case X86_INS_SHL:
+	case X86_INS_SAL: case X86_INS_SHR: case X86_INS_SAR: case X86_INS_SHLD:
+	case X86_INS_SHRD: case X86_INS_BTS: case X86_INS_BTR: case X86_INS_BTC:
+	case X86_INS_XCHG: case X86_INS_XADD: case X86_INS_CMPXCHG:
+		return 1;
+	}
+	return 0;
+}
+
 static uint8_t operand_access(const cs_insn *ci, int index, uint8_t access)
 {
 	if (reads_only(ci->id))
 		return RTL_ACC_READ;
 	if (ci->id == X86_INS_CMPXCHG8B || ci->id == X86_INS_CMPXCHG16B)
 		return RTL_ACC_READ | RTL_ACC_WRITE;
+	if (index == 0 && modifies_first(ci->id))
+		return RTL_ACC_READ | RTL_ACC_WRITE;
 	if (index == 0 && !(access & RTL_ACC_WRITE) && stores_to_first(ci->mnemonic))
 		return RTL_ACC_WRITE;
+	if (!access) /* vmovdqu8 zmm{k}, m and others Capstone 4 leaves blank */
+		return RTL_ACC_READ;
 	return access;
+}
+
+/* Bytes accessed where Capstone 4 gives the size of one field. 0: depends
+ * on the CPU (xsave area), not known here. */
+static uint16_t operand_size(unsigned id, uint16_t size)
+{
+	switch (id) {
+	case X86_INS_FXSAVE: case X86_INS_FXSAVE64:
+	case X86_INS_FXRSTOR: case X86_INS_FXRSTOR64:
+		return 512;
+	case X86_INS_FNSAVE: case X86_INS_FRSTOR:
+		return 108;
+	case X86_INS_FNSTENV: case X86_INS_FLDENV:
+		return 28;
+	case X86_INS_XSAVE: case X86_INS_XSAVE64: case X86_INS_XSAVEC:
+	case X86_INS_XSAVEC64: case X86_INS_XSAVEOPT: case X86_INS_XSAVEOPT64:
+	case X86_INS_XSAVES: case X86_INS_XSAVES64: case X86_INS_XRSTOR:
+	case X86_INS_XRSTOR64: case X86_INS_XRSTORS: case X86_INS_XRSTORS64:
+		return 0;
+	}
+	return size;
+}
+
+/* Vector addresses (VSIB): one register per element. Capstone 4 shows
+ * some scatters' zmm index as a general register, so go by name. */
+static int is_gather_scatter(const char *mn)
+{
+	return strncmp(mn, "vpgather", 8) == 0 || strncmp(mn, "vgather", 7) == 0 ||
+	       strncmp(mn, "vpscatter", 9) == 0 || strncmp(mn, "vscatter", 8) == 0;
+}
+
+/* Memory operands Capstone 4 does not list: xlat reads [rbx + al] (a
+ * 256-byte table), maskmovdqu writes [rdi] under a byte mask. */
+static void implicit_operand(const cs_insn *ci, struct rtl_insn *out)
+{
+	struct rtl_mem_op *m = &out->mem[0];
+
+	if (ci->id != X86_INS_XLATB && ci->id != X86_INS_MASKMOVDQU &&
+	    ci->id != X86_INS_VMASKMOVDQU)
+		return;
+	memset(m, 0, sizeof(*m));
+	m->index = RTL_REG_NONE;
+	m->scale = 1;
+	m->addr32 = ci->detail->x86.addr_size == 4;
+	if (ci->id == X86_INS_XLATB) {
+		m->base = 3; /* rbx */
+		m->size = 256;
+		m->access = RTL_ACC_READ;
+	} else {
+		m->base = 7; /* rdi */
+		m->size = 16;
+		m->access = RTL_ACC_WRITE;
+	}
+	out->nmem = 1;
 }
 
 /* Element-masked accesses: only some bytes of the operand are touched,
@@ -342,6 +417,11 @@ static void translate(const cs_insn *ci, uint64_t pc, struct rtl_insn *out)
 		out->flags |= RTL_INSN_MASKED;
 	if (no_memory_access(ci->id))
 		return;
+	if (is_gather_scatter(ci->mnemonic)) {
+		out->flags |= RTL_INSN_UNSUPPORTED;
+		return;
+	}
+	implicit_operand(ci, out);
 	for (int i = 0; i < x->op_count; i++) {
 		const cs_x86_op *op = &x->operands[i];
 		struct rtl_mem_op *m;
@@ -365,7 +445,7 @@ static void translate(const cs_insn *ci, uint64_t pc, struct rtl_insn *out)
 		m->index = (int8_t)index;
 		m->scale = (uint8_t)(op->mem.scale > 0 ? op->mem.scale : 1);
 		m->disp = op->mem.disp;
-		m->size = op->size;
+		m->size = operand_size(ci->id, op->size);
 		m->access = operand_access(ci, i, op->access & (CS_AC_READ | CS_AC_WRITE));
 		m->addr32 = a32 || x->addr_size == 4;
 		m->segment = op->mem.segment == X86_REG_FS ||

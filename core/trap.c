@@ -56,7 +56,8 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
 }
 
 struct trap {
-	uintptr_t addr;
+	uintptr_t addr;   /* the faulting address */
+	uintptr_t inside; /* addr, or for a read past the region the pointer */
 	ucontext_t *uc;
 	struct rtl_found f;
 	int write;
@@ -215,7 +216,8 @@ static const struct rtl_mem_op *operand_in_span(const struct trap *t)
 /* Which region the trap belongs to: the one at the faulting address, except
  * that an access through base + disp whose base points into another
  * region's span, in the same view, belongs to that region (a vector block
- * read past its end must not run a neighbour's handler). -1 if none. */
+ * read past its end must not run a neighbour's handler); its handler is
+ * then told the pointer as the address. -1 if none. */
 static int attribute(struct trap *t)
 {
 	int found = rtl_region_find(t->addr, &t->f) == 0;
@@ -225,6 +227,7 @@ static int attribute(struct trap *t)
 	if (m && m->index < 0 && m->base >= 0 && m->base < RTL_NGPR &&
 	    rtl_region_find(t->entry_gpr[m->base], &q) == 0 &&
 	    q.view == rtl_view_of(t->addr) && (!found || q.r != t->f.r)) {
+		t->inside = t->entry_gpr[m->base];
 		q.off = t->addr - rtl_view_base(q.view);
 		t->f = q;
 		return 0;
@@ -283,10 +286,10 @@ static void call_handler(struct trap *t, region_handler_t h)
 	uintptr_t base = rtl_view_base(t->f.view) + r->lo;
 	int mixed = atomic_load(&r->mixed);
 	rtl_trap_t info = {
-		.addr = (void *)t->addr,
+		.addr = (void *)t->inside,
 		.base = (void *)base,
 		.size = r->size,
-		.offset = t->addr - base,
+		.offset = t->inside - base,
 		.write = t->write,
 		.prot = rtl_view_prot(mixed ? t->f.view : atomic_load(&r->view)),
 		.data = atomic_load(&r->data),
@@ -342,7 +345,7 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	int saved_errno = errno;
 	struct trap t;
 
-	t.addr = (uintptr_t)si->si_addr;
+	t.addr = t.inside = (uintptr_t)si->si_addr;
 	if (si->si_code <= 0 || rtl_view_of(t.addr) < 0) {
 		pass_on(sig, si, ucv);
 		errno = saved_errno;

@@ -36,14 +36,64 @@ struct rtl_mem_op {
 #define RTL_INSN_MAX_BYTES 15
 #define RTL_INSN_MAX_LATER 10
 
+/* A condition on the way to a form: (reg + off) cc imm held there, reg's
+ * value taken at the trap (a cmp with a constant, then a jump). */
+enum { RTL_CC_B, RTL_CC_AE, RTL_CC_BE, RTL_CC_A, RTL_CC_E, RTL_CC_NE,
+       RTL_CC_L, RTL_CC_GE, RTL_CC_LE, RTL_CC_G };
+
+struct rtl_cond {
+	int8_t reg;
+	uint8_t cc;
+	uint8_t w32; /* a 32-bit compare */
+	int32_t imm;
+	int32_t off;
+};
+
+#define RTL_FORM_MAX_COND 2
+
 /* An address form used by an instruction that follows the faulting one,
  * reached before either register is redefined (adds of constants are
- * followed and folded into disp). lea forms count: they build pointers. */
+ * followed and folded into disp). lea forms count: they build pointers.
+ * It is taken into account only where its conditions hold. */
 struct rtl_form {
 	int8_t base, index; /* registers; index RTL_REG_NONE for base + disp */
 	uint8_t scale;
+	uint8_t ncond;
+	struct rtl_cond cond[RTL_FORM_MAX_COND];
 	int64_t disp;
 };
+
+/* Whether condition c holds for the registers gpr. */
+static inline int rtl_cond_holds(const struct rtl_cond *c,
+                                 const uint64_t gpr[RTL_NGPR])
+{
+	uint64_t v = gpr[c->reg] + (uint64_t)(int64_t)c->off;
+	uint64_t k = (uint64_t)(int64_t)c->imm;
+	int64_t sv, sk;
+
+	if (c->w32) {
+		v = (uint32_t)v;
+		k = (uint32_t)k;
+		sv = (int32_t)v;
+		sk = (int32_t)k;
+	} else {
+		sv = (int64_t)v;
+		sk = (int64_t)k;
+	}
+	switch (c->cc) {
+	case RTL_CC_B: return v < k;
+	case RTL_CC_AE: return v >= k;
+	case RTL_CC_BE: return v <= k;
+	case RTL_CC_A: return v > k;
+	case RTL_CC_E: return v == k;
+	case RTL_CC_NE: return v != k;
+	case RTL_CC_L: return sv < sk;
+	case RTL_CC_GE: return sv >= sk;
+	case RTL_CC_LE: return sv <= sk;
+	case RTL_CC_G: return sv > sk;
+	}
+	return 1;
+}
 
 struct rtl_insn {
 	uint64_t pc;

@@ -29,6 +29,11 @@ static enum rtl_where where(const struct rtl_move *mv, uint64_t a)
 	return in_span(mv, a) ? RTL_AT_SPAN : mv->where(a, mv->arg);
 }
 
+static int small(uint64_t v)
+{
+	return v + RTL_DERIVE_NEAR <= 2 * RTL_DERIVE_NEAR;
+}
+
 /* A register value that is a pointer biased by a constant into the span
  * (close to the address, in the span's view, in no other region). */
 static int near(const struct rtl_move *mv, uint64_t v, uint64_t ea)
@@ -98,6 +103,9 @@ static int fix_form(const struct form *f, const struct rtl_move *mv,
 		x = b_moved ? f->index : f->base;
 		if (x < 0 || (ptr_regs >> x & 1))
 			return 0; /* past the span by a constant, or two pointers */
+		if (small(old[x] * (x == f->base ? 1 : f->scale)) &&
+		    small(ea_old - (ea_old < mv->lo ? mv->lo : mv->hi)))
+			return 0; /* a length just past an end, not a difference */
 	}
 	scale = x == f->base ? 1 : f->scale;
 	diff = want - ea_new;
@@ -137,6 +145,13 @@ int rtl_derive_fix(const struct rtl_insn *in, const struct rtl_mem_op *must,
 			fix_form(&f, mv, in->ptr_regs, old, gpr, &fixed);
 	for (int i = 0; i < in->nlater; i++) {
 		const struct rtl_form *l = &in->later[i];
+		int feasible = 1;
+		/* On a way the registers cannot take (glibc's dispatch on the
+		 * size), the form means nothing. */
+		for (int c = 0; c < l->ncond; c++)
+			feasible &= rtl_cond_holds(&l->cond[c], old);
+		if (!feasible)
+			continue;
 		f.base = l->base;
 		f.index = l->index;
 		f.scale = l->scale;

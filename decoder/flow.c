@@ -19,6 +19,9 @@ struct path {
 	uint64_t pc;
 	uint16_t live;           /* registers still holding value + off */
 	int32_t off[RTL_NGPR];   /* constants added since the trap */
+	struct rtl_cond cmp;     /* the last cmp reg, imm (reg < 0: none) */
+	uint8_t ncond;           /* conditions met on the way, newest last */
+	struct rtl_cond cond[RTL_FORM_MAX_COND];
 };
 
 struct scan {
@@ -75,10 +78,18 @@ int rtl_code_at(struct rtl_code *c, uint64_t a, const uint8_t **p, size_t *n)
 
 /* ---- forms ---- */
 
-static void add_form(struct rtl_insn *out, int base, int index,
-                     uint8_t scale, int64_t disp)
+static void add_form(struct rtl_insn *out, const struct path *p, int base,
+                     int index, uint8_t scale, int64_t disp)
 {
-	struct rtl_form f = { (int8_t)base, (int8_t)index, scale, disp };
+	struct rtl_form f;
+
+	memset(&f, 0, sizeof(f));
+	f.base = (int8_t)base;
+	f.index = (int8_t)index;
+	f.scale = scale;
+	f.disp = disp;
+	f.ncond = p->ncond;
+	memcpy(f.cond, p->cond, sizeof(f.cond));
 
 	for (int i = 0; i < out->nlater; i++)
 		if (memcmp(&out->later[i], &f, sizeof(f)) == 0)
@@ -128,14 +139,14 @@ static void record(struct scan *s, const struct path *p)
 				continue; /* lea of one register: arithmetic too */
 			s->out->ptr_regs |= (uint16_t)(1u << b);
 			if (disp)
-				add_form(s->out, b, RTL_REG_NONE, 1, disp);
+				add_form(s->out, p, b, RTL_REG_NONE, 1, disp);
 			continue;
 		}
 		/* A lea into a 32-bit register is arithmetic, not a pointer. */
 		if (lea && x->operands[0].size != 8)
 			continue;
 		disp += (int64_t)p->off[i] * op->mem.scale;
-		add_form(s->out, b, i, (uint8_t)op->mem.scale, disp);
+		add_form(s->out, p, b, i, (uint8_t)op->mem.scale, disp);
 	}
 }
 
@@ -173,6 +184,57 @@ static int adds_constant(const cs_insn *ci, int *reg, int64_t *k)
 	return 0;
 }
 
+/* cmp reg, imm with reg live: remember it for the jump that follows. */
+static void note_compare(const cs_insn *ci, struct path *p)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const cs_x86_op *o = x->operands;
+	int g;
+
+	if (ci->id != X86_INS_CMP || x->op_count != 2 || o[0].type != X86_OP_REG ||
+	    o[1].type != X86_OP_IMM || (o[0].size != 8 && o[0].size != 4))
+		return;
+	g = rtl_x86_gpr_any(o[0].reg);
+	if (g < 0 || !(p->live >> g & 1) || o[1].imm != (int32_t)o[1].imm)
+		return;
+	p->cmp.reg = (int8_t)g;
+	p->cmp.w32 = o[0].size == 4;
+	p->cmp.imm = (int32_t)o[1].imm;
+	p->cmp.off = p->off[g];
+}
+
+/* The condition a conditional jump tests, or -1. */
+static int jump_cc(unsigned id)
+{
+	switch (id) {
+	case X86_INS_JB: return RTL_CC_B;
+	case X86_INS_JAE: return RTL_CC_AE;
+	case X86_INS_JBE: return RTL_CC_BE;
+	case X86_INS_JA: return RTL_CC_A;
+	case X86_INS_JE: return RTL_CC_E;
+	case X86_INS_JNE: return RTL_CC_NE;
+	case X86_INS_JL: return RTL_CC_L;
+	case X86_INS_JGE: return RTL_CC_GE;
+	case X86_INS_JLE: return RTL_CC_LE;
+	case X86_INS_JG: return RTL_CC_G;
+	}
+	return -1;
+}
+
+/* The path goes on only where (cmp) cc holds: keep it, newest last. */
+static void add_cond(struct path *p, int cc)
+{
+	struct rtl_cond c = p->cmp;
+
+	c.cc = (uint8_t)cc;
+	if (p->ncond == RTL_FORM_MAX_COND) {
+		memmove(&p->cond[0], &p->cond[1],
+		        (RTL_FORM_MAX_COND - 1) * sizeof(c));
+		p->ncond--;
+	}
+	p->cond[p->ncond++] = c;
+}
+
 static void effects(struct scan *s, struct path *p)
 {
 	cs_regs rd, wr;
@@ -185,11 +247,17 @@ static void effects(struct scan *s, struct path *p)
 		return;
 	}
 	add = adds_constant(s->ci, &reg, &k);
+	for (int j = 0; j < nwr; j++)
+		if (wr[j] == X86_REG_EFLAGS)
+			p->cmp.reg = -1;
+	note_compare(s->ci, p);
 	for (int j = 0; j < nwr; j++) {
 		int g = rtl_x86_gpr_any(wr[j]);
 		int64_t o;
 		if (g < 0)
 			continue;
+		if (g == p->cmp.reg)
+			p->cmp.reg = -1;
 		o = add && g == reg ? p->off[g] + k : INT64_MAX;
 		if (o > INT32_MAX || o < INT32_MIN)
 			p->live &= (uint16_t)~(1u << g);
@@ -218,12 +286,18 @@ static int in_group(const cs_insn *ci, uint8_t g)
 	return 0;
 }
 
-static void branch_to(struct scan *s, const struct path *p, uint64_t target)
+static void branch_to(struct scan *s, const struct path *p, uint64_t target,
+                      int cc)
 {
+	struct path *q;
+
 	if (s->nqueue == QUEUE || seen(s, target))
 		return;
-	s->queue[s->nqueue] = *p;
-	s->queue[s->nqueue++].pc = target;
+	q = &s->queue[s->nqueue++];
+	*q = *p;
+	q->pc = target;
+	if (cc >= 0)
+		add_cond(q, cc);
 }
 
 /* Follow one path until it ends; branches go to the queue. */
@@ -252,10 +326,14 @@ static void walk(struct scan *s, struct path p, int skip_first)
 		if (in_group(s->ci, CS_GRP_JUMP)) {
 			if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
 				return; /* indirect */
-			if (s->ci->id == X86_INS_JMP)
+			int cc = p.cmp.reg >= 0 ? jump_cc(s->ci->id) : -1;
+			if (s->ci->id == X86_INS_JMP) {
 				next = (uint64_t)x->operands[0].imm;
-			else
-				branch_to(s, &p, (uint64_t)x->operands[0].imm);
+			} else {
+				branch_to(s, &p, (uint64_t)x->operands[0].imm, cc);
+				if (cc >= 0)
+					add_cond(&p, cc ^ 1); /* fall through */
+			}
 		}
 		if (seen(s, next))
 			return;
@@ -281,6 +359,7 @@ void rtl_x86_flow(csh h, cs_insn *ci, struct rtl_code *code,
 	memset(&first, 0, sizeof(first));
 	first.pc = out->pc;
 	first.live = 0xffff;
+	first.cmp.reg = -1;
 	seen(&s, first.pc);
 	walk(&s, first, 1);
 	while (s.nqueue > 0) {

@@ -111,7 +111,7 @@ static struct rtl_insn insn_with(int8_t b, int8_t i, int later)
 	memset(&in, 0, sizeof(in));
 	if (later) {
 		in.nlater = 1;
-		in.later[0] = (struct rtl_form){ b, i, 1, 0 };
+		in.later[0] = (struct rtl_form){ .base = b, .index = i, .scale = 1 };
 	} else {
 		in.nmem = 1;
 		in.mem[0] = (struct rtl_mem_op){ .base = b, .index = i, .scale = 1 };

@@ -1,0 +1,237 @@
+/* glibc's string functions (the AVX2 variants on this machine) over regions
+ * that trap, against the same calls on ordinary memory (strings.h): memcpy,
+ * memmove (both overlaps), memset, memcmp, strlen, strnlen, strcpy, strcmp,
+ * strchr, memchr. Then: traps in the middle of glibc's loops (two regions
+ * that revoke each other), small strings ending at page ends beside
+ * trapping neighbours, and four threads at once. */
+#include <pthread.h>
+
+#include "glibc_strings.h"
+
+struct call {
+	int k;
+	size_t n, sa, da; /* size, source and destination alignment */
+	int p0, p1;       /* how the operands are given */
+};
+
+typedef void (*check_fn)(struct bufs *b, const struct call *c);
+
+/* Operand modes in turn: region source and plain destination, plain and
+ * region, both regions, and a source already readable. w: how a region
+ * destination starts (PROT_READ if written, PROT_NONE if read). */
+static void modes(int k, int w, int *p0, int *p1)
+{
+	static const int m[4][2] = { { PROT_NONE, PLAIN }, { PLAIN, -1 },
+		                     { PROT_NONE, -1 }, { PROT_READ, PROT_NONE } };
+	*p0 = m[k % 4][0];
+	*p1 = m[k % 4][1] == -1 ? (k / 4 % 2 ? PROT_NONE : w) : m[k % 4][1];
+}
+
+static __thread const struct call *current;
+
+/* On a failed check (exit), say which call it was. */
+static void say_current(void)
+{
+	const struct call *c = current;
+	if (c)
+		printf("# in call k=%d n=%zu sa=%zu da=%zu p0=%d p1=%d\n", c->k,
+		       c->n, c->sa, c->da, c->p0, c->p1);
+}
+
+static void each_size(struct bufs *b, check_fn fn, int w, int step, int first)
+{
+	atexit(say_current);
+	for (int k = first; k < NSIZES; k += step) {
+		struct call c = { k, size_at(k), (size_t)k % 64,
+			          (size_t)(k * 37 + 11) % 64, 0, 0 };
+		modes(k, w, &c.p0, &c.p1);
+		current = &c;
+		fn(b, &c);
+	}
+	current = NULL;
+}
+
+/* ---- the functions ---- */
+
+static void t_memcpy(struct bufs *b, const struct call *c)
+{
+	size_t len = c->n + 128;
+	char *d, *s, *ret;
+
+	bufs_fill(b, 0, len);
+	bufs_fill(b, 1, len);
+	memcpy(b->o[1] + c->da, b->o[0] + c->sa, c->n);
+	s = bufs_arg(b, 0, c->p0, c->sa);
+	d = bufs_arg(b, 1, c->p1, c->da);
+	ret = memcpy(d, s, c->n);
+	CHECK_EQ(off_of(ret, d), 0);
+	CHECK(bufs_same(b, 1, c->p1, len));
+	CHECK(bufs_same(b, 0, c->p0, len));
+}
+
+/* Both overlaps in one buffer: k even, destination above the source. */
+static void t_memmove(struct bufs *b, const struct call *c)
+{
+	size_t len = c->n + 256, shift = 1 + (size_t)c->k % 97;
+	size_t s_off = 100 + c->sa, d_off = c->k % 2 ? s_off - shift : s_off + shift;
+	int prot = c->k % 3 == 0 ? PROT_READ : PROT_NONE;
+	char *ret, *d;
+
+	if (c->k % 5 == 4)
+		prot = PLAIN;
+	bufs_fill(b, 0, len);
+	memmove(b->o[0] + d_off, b->o[0] + s_off, c->n);
+	d = bufs_arg(b, 0, prot, d_off);
+	ret = memmove(d, d - d_off + s_off, c->n);
+	CHECK_EQ(off_of(ret, d), 0);
+	CHECK(bufs_same(b, 0, prot, len));
+}
+
+static void t_memset(struct bufs *b, const struct call *c)
+{
+	size_t len = c->n + 128;
+	int prot = c->k % 2 ? PROT_NONE : PROT_READ;
+	char *d, *ret;
+
+	bufs_fill(b, 0, len);
+	memset(b->o[0] + c->da, c->k & 0xff, c->n);
+	d = bufs_arg(b, 0, prot, c->da);
+	ret = memset(d, c->k & 0xff, c->n);
+	CHECK_EQ(off_of(ret, d), 0);
+	CHECK(bufs_same(b, 0, prot, len));
+}
+
+/* Equal, or different at one place chosen at random. */
+static size_t differ(struct bufs *b, const struct call *c, size_t n)
+{
+	size_t at = rng() % (n + 1);
+	if (at < n)
+		bufs_set(b, 1, c->da + at, (char)(b->o[0][c->sa + at] ^ 0x80));
+	return at;
+}
+
+static int sign(int v) { return (v > 0) - (v < 0); }
+
+static void t_memcmp(struct bufs *b, const struct call *c)
+{
+	size_t len = c->n + 128;
+	int ref, got;
+
+	bufs_fill(b, 0, len);
+	bufs_fill(b, 1, len);
+	bufs_copy(b, 1, c->da, b->o[0] + c->sa, c->n);
+	differ(b, c, c->n);
+	ref = memcmp(b->o[0] + c->sa, b->o[1] + c->da, c->n);
+	got = memcmp(bufs_arg(b, 0, c->p0, c->sa), bufs_arg(b, 1, c->p1, c->da),
+	             c->n);
+	CHECK_EQ(sign(got), sign(ref));
+}
+
+/* A string of n bytes at the source alignment. */
+static void string_at(struct bufs *b, int i, size_t off, size_t n)
+{
+	bufs_fill(b, i, off + n + 128);
+	bufs_set(b, i, off + n, 0);
+}
+
+static void t_strlen(struct bufs *b, const struct call *c)
+{
+	string_at(b, 0, c->sa, c->n);
+	CHECK_EQ(strlen(bufs_arg(b, 0, PROT_NONE, c->sa)), c->n);
+}
+
+static void t_strnlen(struct bufs *b, const struct call *c)
+{
+	size_t max = c->k % 3 == 0 ? c->n / 2 : c->n + (size_t)c->k % 40;
+	size_t ref;
+
+	string_at(b, 0, c->sa, c->n);
+	ref = strnlen(b->o[0] + c->sa, max);
+	CHECK_EQ(strnlen(bufs_arg(b, 0, PROT_NONE, c->sa), max), ref);
+}
+
+static void t_strcpy(struct bufs *b, const struct call *c)
+{
+	size_t len = c->n + 128 + 64;
+	char *d, *ret;
+
+	string_at(b, 0, c->sa, c->n);
+	bufs_fill(b, 1, len);
+	strcpy(b->o[1] + c->da, b->o[0] + c->sa);
+	d = bufs_arg(b, 1, c->p1, c->da);
+	ret = strcpy(d, bufs_arg(b, 0, c->p0, c->sa));
+	CHECK_EQ(off_of(ret, d), 0);
+	CHECK(bufs_same(b, 1, c->p1, len));
+}
+
+static void t_strcmp(struct bufs *b, const struct call *c)
+{
+	int ref, got;
+
+	string_at(b, 0, c->sa, c->n);
+	string_at(b, 1, c->da, c->n);
+	bufs_copy(b, 1, c->da, b->o[0] + c->sa, c->n);
+	differ(b, c, c->n);
+	ref = strcmp(b->o[0] + c->sa, b->o[1] + c->da);
+	got = strcmp(bufs_arg(b, 0, c->p0, c->sa), bufs_arg(b, 1, c->p1, c->da));
+	CHECK_EQ(sign(got), sign(ref));
+}
+
+/* Search for a byte that is there, the terminator, or one that is not. */
+static int wanted(struct bufs *b, const struct call *c)
+{
+	if (c->k % 3 == 0)
+		return 0xff;
+	if (c->k % 3 == 1 || !c->n)
+		return 0;
+	return (unsigned char)b->o[0][c->sa + rng() % c->n];
+}
+
+static void t_strchr(struct bufs *b, const struct call *c)
+{
+	int ch;
+	char *s;
+	long ref;
+
+	string_at(b, 0, c->sa, c->n);
+	ch = wanted(b, c);
+	ref = off_of(strchr(b->o[0] + c->sa, ch), b->o[0] + c->sa);
+	s = bufs_arg(b, 0, PROT_NONE, c->sa);
+	CHECK_EQ(off_of(strchr(s, ch), s), ref);
+}
+
+static void t_memchr(struct bufs *b, const struct call *c)
+{
+	int ch;
+	char *s;
+	long ref;
+
+	bufs_fill(b, 0, c->sa + c->n + 128);
+	ch = c->k % 3 == 1 ? 0xff : wanted(b, c);
+	ref = off_of(memchr(b->o[0] + c->sa, ch, c->n), b->o[0] + c->sa);
+	s = bufs_arg(b, 0, PROT_NONE, c->sa);
+	CHECK_EQ(off_of(memchr(s, ch, c->n), s), ref);
+}
+
+static void run(check_fn fn, int w)
+{
+	struct bufs b;
+	uint64_t t0;
+
+	rng_state = 1;
+	bufs_init(&b);
+	t0 = stats().traps;
+	each_size(&b, fn, w, 1, 0);
+	CHECK(stats().traps - t0 >= NSIZES / 2); /* they did trap */
+}
+
+TEST(glibc_memcpy) { run(t_memcpy, PROT_READ); }
+TEST(glibc_memmove_both_overlaps) { run(t_memmove, PROT_READ); }
+TEST(glibc_memset) { run(t_memset, PROT_READ); }
+TEST(glibc_memcmp) { run(t_memcmp, PROT_NONE); }
+TEST(glibc_strlen) { run(t_strlen, PROT_NONE); }
+TEST(glibc_strnlen) { run(t_strnlen, PROT_NONE); }
+TEST(glibc_strcpy) { run(t_strcpy, PROT_READ); }
+TEST(glibc_strcmp) { run(t_strcmp, PROT_NONE); }
+TEST(glibc_strchr) { run(t_strchr, PROT_NONE); }
+TEST(glibc_memchr) { run(t_memchr, PROT_NONE); }

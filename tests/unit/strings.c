@@ -222,6 +222,7 @@ static void run(check_fn fn, int w)
 	bufs_init(&b);
 	t0 = stats().traps;
 	each_size(&b, fn, w, 1, 0);
+	printf("# %llu traps\n", (unsigned long long)(stats().traps - t0));
 	CHECK(stats().traps - t0 >= NSIZES / 2); /* they did trap */
 }
 
@@ -235,3 +236,103 @@ TEST(glibc_strcpy) { run(t_strcpy, PROT_READ); }
 TEST(glibc_strcmp) { run(t_strcmp, PROT_NONE); }
 TEST(glibc_strchr) { run(t_strchr, PROT_NONE); }
 TEST(glibc_memchr) { run(t_memchr, PROT_NONE); }
+
+/* Every pair of alignments for a few sizes, two-operand functions. */
+static void grid(check_fn fn, int w)
+{
+	static const size_t sizes[] = { 1, 31, 64, 100, 300 };
+	struct bufs b;
+
+	rng_state = 2;
+	bufs_init(&b);
+	atexit(say_current);
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (int a = 0; a < 64 * 64; a++) {
+			struct call c = { a, sizes[s], (size_t)a % 64,
+				          (size_t)a / 64, 0, 0 };
+			modes(a, w, &c.p0, &c.p1);
+			current = &c;
+			fn(&b, &c);
+		}
+	current = NULL;
+}
+
+TEST(alignment_grid_memcpy) { grid(t_memcpy, PROT_READ); }
+TEST(alignment_grid_memcmp) { grid(t_memcmp, PROT_NONE); }
+TEST(alignment_grid_strcpy) { grid(t_strcpy, PROT_READ); }
+TEST(alignment_grid_strcmp) { grid(t_strcmp, PROT_NONE); }
+
+/* ---- traps in the middle of glibc's loops ---- */
+
+/* Two regions that cannot both be accessible: each trap grants one and
+ * revokes the other, so glibc's loops trap at every alternation, with
+ * difference registers (memcmp's s2 - s1) live across the traps. Only
+ * functions that never touch both in one instruction (no rep movs) can
+ * make progress this way. */
+static char *pp[2];
+
+static void ping_pong(rtl_trap_t *t)
+{
+	int me = (int)(intptr_t)t->data;
+	region_protect(t->addr, t->write ? RW : PROT_READ);
+	region_protect(now(&pp[1 - me]), PROT_NONE);
+}
+
+TEST(traps_inside_glibc_loops)
+{
+	static const size_t sizes[] = { 40, 100, 300, 1000, 4000, 20000, 65536 };
+	char *o0 = aligned_alloc(4096, 70000), *o1 = aligned_alloc(4096, 70000);
+	uint64_t t0 = stats().traps;
+
+	for (int i = 0; i < 2; i++) {
+		pp[i] = region_alloc(70000, &pp[i]);
+		CHECK(pp[i] != NULL);
+		region_handler(pp[i], ping_pong);
+		region_set_data(pp[i], (void *)(intptr_t)i);
+	}
+	rng_state = 3;
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t n = sizes[s], sa = s * 5 % 64, da = s * 11 % 64;
+		char *a, *b;
+		int ref, got;
+
+		for (size_t k = 0; k < n + 128; k++)
+			o0[k] = o1[k] = (char)(1 + rng() % 254);
+		o0[sa + n] = o1[da + n] = 0;
+		memmove(o1 + da, o0 + sa, n);
+		o1[da + n - 1 - s % 3] ^= 1; /* differ near the end */
+		region_protect(pp[0], RW);
+		memcpy(now(&pp[0]), o0, n + 128);
+		region_protect(pp[1], RW);
+		memcpy(now(&pp[1]), o1, n + 128);
+
+		region_protect(pp[0], PROT_NONE);
+		region_protect(pp[1], PROT_NONE);
+		a = now(&pp[0]) + sa;
+		b = now(&pp[1]) + da;
+		ref = memcmp(o0 + sa, o1 + da, n);
+		got = memcmp(a, b, n);
+		CHECK_EQ(sign(got), sign(ref));
+		ref = strcmp(o0 + sa, o1 + da);
+		a = now(&pp[0]) + sa;
+		b = now(&pp[1]) + da;
+		got = strcmp(a, b);
+		CHECK_EQ(sign(got), sign(ref));
+
+		/* strcpy and memcpy from region 0 into region 1. */
+		strcpy(o1 + da, o0 + sa);
+		region_protect(pp[1], PROT_READ);
+		strcpy(now(&pp[1]) + da, now(&pp[0]) + sa);
+		region_protect(pp[1], PROT_READ);
+		CHECK(memcmp(now(&pp[1]), o1, n + 128) == 0);
+		if (n < 2048) { /* below the rep movsb threshold (2112 with FSRM) */
+			memcpy(o1 + da, o0 + sa + 1, n);
+			region_protect(pp[1], PROT_READ);
+			memcpy(now(&pp[1]) + da, now(&pp[0]) + sa + 1, n);
+			region_protect(pp[1], PROT_READ);
+			CHECK(memcmp(now(&pp[1]), o1, n + 128) == 0);
+		}
+	}
+	printf("# %llu traps\n", (unsigned long long)(stats().traps - t0));
+	CHECK(stats().traps - t0 > 1000);
+}

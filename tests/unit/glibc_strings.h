@@ -51,7 +51,7 @@ static inline void bufs_init(struct bufs *b)
 	region_handler(NULL, grant_handler);
 }
 
-static uint64_t rng_state;
+static __thread uint64_t rng_state = 1;
 
 static inline uint32_t rng(void)
 {

@@ -28,6 +28,7 @@ static void modes(int k, int w, int *p0, int *p1)
 }
 
 static __thread const struct call *current;
+static void say_current(void);
 
 /* On a failed check (exit), say which call it was. */
 static void say_current(void)
@@ -38,9 +39,16 @@ static void say_current(void)
 		       c->n, c->sa, c->da, c->p0, c->p1);
 }
 
+static void say_current_at_exit(void)
+{
+	static _Atomic int once;
+	if (!once++)
+		atexit(say_current);
+}
+
 static void each_size(struct bufs *b, check_fn fn, int w, int step, int first)
 {
-	atexit(say_current);
+	say_current_at_exit();
 	for (int k = first; k < NSIZES; k += step) {
 		struct call c = { k, size_at(k), (size_t)k % 64,
 			          (size_t)(k * 37 + 11) % 64, 0, 0 };
@@ -245,7 +253,7 @@ static void grid(check_fn fn, int w)
 
 	rng_state = 2;
 	bufs_init(&b);
-	atexit(say_current);
+	say_current_at_exit();
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 		for (int a = 0; a < 64 * 64; a++) {
 			struct call c = { a, sizes[s], (size_t)a % 64,
@@ -335,4 +343,117 @@ TEST(traps_inside_glibc_loops)
 	}
 	printf("# %llu traps\n", (unsigned long long)(stats().traps - t0));
 	CHECK(stats().traps - t0 > 1000);
+}
+
+/* ---- small strings at page ends, neighbours trapping ---- */
+
+static _Atomic int neighbour_calls;
+static void neighbour(rtl_trap_t *t)
+{
+	neighbour_calls++;
+	region_protect(t->addr, t->write ? RW : PROT_READ);
+}
+
+/* 63-byte regions (64-byte spans), 64 to a page; the one that ends a page
+ * holds strings of every length ending at its last byte. Every region is
+ * NONE with a counting handler: glibc's vector reads past the string (the
+ * 32-byte block holding the terminator) must stay the string's region's,
+ * and the next page's first region never traps. */
+TEST(small_strings_at_page_end_beside_trapping_neighbours)
+{
+	static char *r[192];
+	char *last = NULL, *next = NULL, ref[64];
+	int li = -1;
+
+	for (int i = 0; i < 192; i++) {
+		r[i] = region_alloc(63, &r[i]);
+		CHECK(r[i] != NULL);
+		region_handler(r[i], neighbour);
+	}
+	for (int i = 1; i + 1 < 192 && li < 0; i++)
+		if (((uintptr_t)r[i] + 64) % 4096 == 0 && r[i + 1] == r[i] + 64 &&
+		    r[i - 1] == r[i] - 64)
+			li = i;
+	CHECK(li > 0);
+	region_handler(r[li], grant_handler);
+	for (size_t len = 0; len < 63; len++) {
+		size_t at = 62 - len;
+		long got;
+
+		for (int i = li - 1; i <= li + 1; i++) {
+			region_protect(r[i], RW);
+			memset(now(&r[i]), 'n', 63);
+		}
+		memset(ref, 'x', sizeof(ref));
+		ref[62] = 0;
+		memcpy(now(&r[li]), ref, 63);
+		for (int i = li - 1; i <= li + 1; i++)
+			region_protect(r[i], PROT_NONE);
+		last = now(&r[li]);
+		next = now(&r[li + 1]);
+		CHECK_EQ(strlen(last + at), len);
+		region_protect(r[li], PROT_NONE);
+		CHECK_EQ(strnlen(now(&r[li]) + at, 100), len);
+		region_protect(r[li], PROT_NONE);
+		last = now(&r[li]) + at;
+		got = off_of(strchr(last, 'y'), last);
+		CHECK_EQ(got, -1);
+		region_protect(r[li], PROT_NONE);
+		last = now(&r[li]) + at;
+		CHECK_EQ(off_of(strchr(last, 0), last), (long)len);
+		region_protect(r[li], PROT_NONE);
+		last = now(&r[li]) + at;
+		CHECK_EQ(off_of(memchr(last, 0, len + 1), last), (long)len);
+		region_protect(r[li], PROT_NONE);
+		CHECK_EQ(strcmp(now(&r[li]) + at, ref + at), 0);
+		region_protect(r[li], PROT_NONE);
+		CHECK_EQ(memcmp(now(&r[li]) + at, ref + at, len + 1), 0);
+		region_protect(r[li], PROT_NONE);
+		{
+			char out[64];
+			CHECK(strcpy(out, now(&r[li]) + at) == out);
+			CHECK_EQ(strlen(out), len);
+		}
+		CHECK_EQ(neighbour_calls, 0);
+	}
+	(void)next;
+	/* The neighbours do trap for themselves. */
+	peek(now(&r[li + 1]));
+	peek(now(&r[li - 1]));
+	CHECK_EQ(neighbour_calls, 2);
+}
+
+/* ---- four threads ---- */
+
+static check_fn const thread_fns[] = { t_memcpy, t_memcmp, t_strlen, t_strcpy,
+	                               t_memset, t_strcmp, t_strchr, t_memchr };
+
+static void *thread_run(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	struct bufs b;
+
+	bufs_init(&b);
+	for (size_t f = 0; f < sizeof(thread_fns) / sizeof(thread_fns[0]); f++)
+		each_size(&b, thread_fns[f],
+		          thread_fns[f] == t_memcmp || thread_fns[f] == t_strcmp
+		                  ? PROT_NONE
+		                  : PROT_READ,
+		          4, id);
+	return NULL;
+}
+
+/* Each thread its own regions, all trapping at once: a quarter of the
+ * sizes each, every function (the random state is per thread). */
+TEST(four_threads)
+{
+	pthread_t tid[4];
+	uint64_t t0 = stats().traps;
+
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ(pthread_create(&tid[i], NULL, thread_run, (void *)(intptr_t)i), 0);
+	for (int i = 0; i < 4; i++)
+		pthread_join(tid[i], NULL);
+	printf("# %llu traps\n", (unsigned long long)(stats().traps - t0));
+	CHECK(stats().traps - t0 >= 4 * 8 * NSIZES / 8);
 }

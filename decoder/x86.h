@@ -16,6 +16,9 @@ int rtl_x86_gpr(x86_reg r, uint8_t *addr32);
 /* General register number of any width (al, ax, eax, rax ...), or -1. */
 int rtl_x86_gpr_any(x86_reg r);
 
+/* Fill out from Capstone's detail for the instruction at pc (translate.c). */
+void rtl_x86_translate(const cs_insn *ci, uint64_t pc, struct rtl_insn *out);
+
 /* Code to decode from: a buffer at a given address, or (buf NULL) this
  * process's own memory, read only where it is known to be readable. */
 struct rtl_code {

@@ -228,3 +228,34 @@ TEST(decode_cache_follows_code_change)
 	CHECK_EQ(h_calls, 2);
 	CHECK(s1.decode_misses - s0.decode_misses == 2);
 }
+
+/* An fs-relative access: its address needs the segment base, which the
+ * decoder does not have; no register lies in the region, nothing can be
+ * moved, and rtl says so instead of resuming into the same fault. */
+#include <asm/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static void fs_relative(void)
+{
+	char *x = region_alloc(64, &x);
+	unsigned long fs;
+	uint64_t v, d;
+
+	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
+	region_handler(x, grant_handler);
+	region_protect(x, PROT_NONE);
+	d = (uint64_t)*(char *volatile *)&x - fs;
+	__asm__ volatile("mov %%fs:(%[d]), %[v]" : [v] "=r"(v) : [d] "r"(d) : "memory");
+	_exit(0);
+}
+
+TEST(segment_relative_access_dies_explained)
+{
+	char err[8192];
+	int st = test_run_captured(fs_relative, err, sizeof(err));
+
+	CHECK(test_died_of(st, SIGSEGV));
+	CHECK(strstr(err, "no register explains") != NULL);
+	CHECK(strstr(err, "fs:") != NULL);
+}

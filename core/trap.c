@@ -73,6 +73,17 @@ static void busy_unlock(void)
 	atomic_flag_clear_explicit(&action_busy, memory_order_release);
 }
 
+/* fork: no writer is half-way through the actions (fork.c). */
+void rtl_trap_fork_prepare(void)
+{
+	busy_lock();
+}
+
+void rtl_trap_fork_done(void)
+{
+	busy_unlock();
+}
+
 /* Make act the current foreign action; action_busy held. */
 static void action_store(const struct sigaction *act)
 {

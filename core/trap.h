@@ -20,6 +20,11 @@ void rtl_trap_set_sigaction(rtl_ext_sigaction_fn fn);
 int rtl_trap_real_sigaction(int sig, const struct sigaction *act,
                             struct sigaction *old);
 
+/* Around fork: hold the foreign action still (innermost of the core's
+ * locks), release it in parent and child. */
+void rtl_trap_fork_prepare(void);
+void rtl_trap_fork_done(void);
+
 /* A filter that may claim faults in the views for the program. */
 void rtl_trap_set_fault_filter(rtl_ext_fault_filter_fn fn);
 

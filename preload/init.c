@@ -15,6 +15,7 @@ _Atomic int rtl_preload_on;
 
 static void forked_child(void)
 {
+	rtl_mprotect_fork_done();
 	rtl_select_forked();
 }
 
@@ -27,19 +28,22 @@ static void start(void)
 	 * start rtl later. */
 	rtl_signals_ready();
 	rtl_ext_set_fault_filter(rtl_mprotect_claims);
+	/* The mprotect table's flag is taken with nothing else held and holds
+	 * nothing: any order against rtl's and jemalloc's handlers is safe. */
+	pthread_atfork(rtl_mprotect_fork_prepare, rtl_mprotect_fork_done,
+	               forked_child);
 	sel = rtl_select_init();
 	if (sel <= 0)
 		return;
-	/* rtl first, jemalloc second: their fork handlers then run jemalloc's
-	 * prepare before rtl's (not required, the hooks take no lock, but the
-	 * natural order). */
+	/* rtl first, jemalloc second (jemalloc starts on its first mallctl):
+	 * at fork, jemalloc's prepare then runs before rtl's. Not required (the
+	 * extent hooks take no lock, so the two never nest), but natural. */
 	if (rtl_ext_init() < 0)
 		return; /* rtl said why */
 	if (rtl_heap_init(rtl_select_max_regions()) < 0) {
 		perror("rtl: preload: cannot set up the arenas; nothing selected");
 		return;
 	}
-	pthread_atfork(NULL, NULL, forked_child);
 	atomic_store_explicit(&rtl_preload_on, 1, memory_order_release);
 }
 

@@ -99,6 +99,21 @@ static void update(uintptr_t lo, uintptr_t hi, int prot)
 	updating = 0;
 }
 
+/* fork: the child must not inherit a writer's busy flag. */
+void rtl_mprotect_fork_prepare(void)
+{
+	if (!updating)
+		while (atomic_flag_test_and_set_explicit(&busy,
+		                                         memory_order_acquire))
+			;
+}
+
+void rtl_mprotect_fork_done(void)
+{
+	if (!updating)
+		atomic_flag_clear_explicit(&busy, memory_order_release);
+}
+
 /* ---- the fault filter (signal handler) ---- */
 
 /* Whether a range the program protected refuses this access. */

@@ -107,6 +107,10 @@ extern struct rtl_heap_stats rtl_heap_stats;
  * views that the program mprotect'ed itself. Signal-safe. */
 int rtl_mprotect_claims(void *addr, int write);
 
+/* Around fork (pthread_atfork, from init.c). */
+void rtl_mprotect_fork_prepare(void);
+void rtl_mprotect_fork_done(void);
+
 /* ---- signals (signals.c) ---- */
 
 /* From now on, SIGSEGV actions go through rtl (the core has the real

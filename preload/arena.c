@@ -42,7 +42,7 @@ _Atomic uint64_t rtl_arena_extents;
 
 /* ---- extent hooks: the range reserved in the RW view ---- */
 
-static uintptr_t pool_hi;
+static uintptr_t pool_lo, pool_hi;
 static _Atomic uintptr_t pool_next;
 
 static void *ext_alloc(extent_hooks_t *h, void *new_addr, size_t size,
@@ -168,7 +168,8 @@ int rtl_arena_init(void)
 	if (!pool)
 		return -1;
 	atomic_store(&pool_next, (uintptr_t)pool);
-	pool_hi = (uintptr_t)pool + got;
+	pool_lo = (uintptr_t)pool;
+	pool_hi = pool_lo + got;
 
 	narenas = ncpu < 1 ? 1 : ncpu > MAX_ARENAS ? MAX_ARENAS : (unsigned)ncpu;
 	for (unsigned i = 0; i < narenas; i++)
@@ -194,6 +195,11 @@ static int flags_for(size_t align)
 void *rtl_arena_alloc(size_t size, size_t align, int zero)
 {
 	return rtl_je_mallocx(size, flags_for(align) | (zero ? MALLOCX_ZERO : 0));
+}
+
+int rtl_arena_owns(const void *rw)
+{
+	return (uintptr_t)rw - pool_lo < pool_hi - pool_lo;
 }
 
 void rtl_arena_free(void *rw)

@@ -126,7 +126,8 @@ int rtl_heap_find(const void *p, void **rw, size_t *size)
 {
 	struct rtl_ext_region r;
 
-	if (rtl_ext_region_find(p, &r) < 0 || r.offset != 0)
+	if (rtl_ext_region_find(p, &r) < 0 || r.offset != 0 ||
+	    !rtl_arena_owns(r.start))
 		return -1;
 	*rw = r.start;
 	*size = r.size;

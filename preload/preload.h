@@ -56,6 +56,9 @@ int rtl_arena_init(void);
  * align (a power of two >= 64), zeroed if asked. NULL if exhausted. */
 void *rtl_arena_alloc(size_t size, size_t align, int zero);
 void rtl_arena_free(void *rw);
+/* Whether rw lies in the arenas' range (not a region of the program's own
+ * region_alloc, say). */
+int rtl_arena_owns(const void *rw);
 size_t rtl_arena_usable(const void *rw);
 /* What an allocation of size bytes at align would really get. */
 size_t rtl_arena_good_size(size_t size, size_t align);
@@ -81,7 +84,7 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
                      const struct rtl_choice *c);
 
 /* The region p starts (p in any view): its RW start and size; -1 if p is
- * not the start of a live region. */
+ * not the start of a live region the heap made. */
 int rtl_heap_find(const void *p, void **rw, size_t *size);
 
 /* End the region at rw (its RW start) and give its memory back. -1 if it

@@ -145,15 +145,32 @@ rtl: bad policy; nothing selected"
   assert_equal "$stderr" "rtl: $POL/missing.ini: No such file or directory; nothing selected"
 }
 
-@test "sample and max_regions limit what is selected" {
+@test "sample, max_regions and full views limit what is selected, nothing else" {
   policy half '[rule all]' 'sample = 2'
   policy ten 'max_regions = 10' '[rule all]'
+  policy small-views '[rule all]'
   run_mode none "$PROGS/stress"
   run_mode half "$PROGS/stress"
   run_mode ten "$PROGS/stress"
-  same_as_without half ten
+  RTL_ARENA_SIZE=16M run_mode small-views "$PROGS/stress"
+  same_as_without half ten small-views
   [[ $(report_sum half selected) -gt 0 ]]
   [[ $(report_sum half fallbacks) -eq 0 ]]
   [[ $(report_sum ten live) -le 10 ]]
   [[ $(report_sum ten fallbacks) -gt 0 ]]
+  # 8 MB of arena in 16 MB views: the rest falls back to glibc.
+  [[ $(report_sum small-views selected) -gt 0 ]]
+  [[ $(report_sum small-views fallbacks) -gt 0 ]]
+}
+
+@test "free of a pointer never handed out dies of SIGABRT, as with glibc" {
+  for what in middle region; do
+    run "$PROGS/bad_free" "$what"
+    assert_equal "$status" 134
+    RTL_CONFIG=$POL/all.ini LD_PRELOAD=$PRELOAD run --separate-stderr \
+      "$PROGS/bad_free" "$what"
+    assert_equal "$status" 134
+    assert_output ""
+    [[ $stderr == "rtl: free(): invalid pointer 0x"* ]]
+  done
 }

@@ -67,6 +67,7 @@ select a % 10 as k, count(*) from t group by k order by k;'
     git log --stat --format="%H %an %s" && git show --format=%T HEAD~1 | head -3 &&
     git status --short && git cat-file -p HEAD:greeting'
   assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/all.rc")" 0
+  grep -q ' A second$' "$BATS_TEST_TMPDIR/runs/all.out"
 }
 
 @test "perl: a hash-heavy one-liner" {
@@ -78,16 +79,17 @@ select a % 10 as k, count(*) from t group by k order by k;'
 }
 
 @test "bash: command substitution, pipes, subshells" {
-  compare_runs bash -c 'x=$(seq 100 | paste -sd+ | bc 2>/dev/null || seq 100 | awk "{s+=\$1} END {print s}")
-    echo "sum $x"
+  compare_runs bash -c 'x=$(seq 100 | awk "{s += \$1} END {print s}")
+    echo "sum $x $(seq 10 | paste -sd+)"
     f() { echo $(( $1 * 2 )); }
     echo "double $(f 21) nested $(echo $(echo $(f 4)))"
     (cd / && pwd)
-    echo "a b c" | tr a-z A-Z | sed s/B/bee/ | rev
+    echo "a b c" | tr a-z A-Z | sed s/B/bee/ | tr " " "\n" | sort -r | paste -sd:
     { for i in 1 2 3 4 5 6; do (echo "sub $i $((i * i))") & done; wait; } | sort
     declare -A m; for k in $(seq 500); do m[k$k]=$((k * 3)); done; echo "assoc ${#m[@]} ${m[k250]}"
     s=""; for i in $(seq 2000); do s+="$i,"; done; echo "${#s}"
     exit 7'
   assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/all.rc")" 7
+  assert_equal "$(head -n 1 "$BATS_TEST_TMPDIR/runs/all.out")" "sum 5050 1+2+3+4+5+6+7+8+9+10"
   [[ $(report_count all) -ge 3 ]] # the shell and its subshells
 }

@@ -99,13 +99,17 @@ API void *malloc(size_t size)
 
 API void free(void *p)
 {
+	const struct rtl_next *n;
+
 	if (!p || rtl_boot_owns(p))
 		return;
 	if (rtl_heap_owns(p)) {
 		free_ours("free", p);
 		return;
 	}
-	rtl_next()->free(p);
+	n = rtl_next();
+	if (n) /* else dlsym is running for us: leak rather than guess */
+		n->free(p);
 }
 
 API void *calloc(size_t nmemb, size_t size)
@@ -166,13 +170,16 @@ API void *realloc(void *p, size_t size)
 
 	if (!p)
 		return malloc(size);
-	if (!n || rtl_boot_owns(p)) {
+	if (rtl_boot_owns(p)) {
+		size_t old = rtl_boot_size(p);
 		q = n ? malloc(size) : rtl_boot_alloc(size, MIN_ALIGN);
-		if (q && rtl_boot_owns(p)) {
-			size_t old = rtl_boot_size(p);
+		if (q)
 			memcpy(q, p, old < size ? old : size);
-		}
 		return q;
+	}
+	if (!n) { /* dlsym is running for us and p is not ours to move */
+		errno = ENOMEM;
+		return NULL;
 	}
 	if (rtl_heap_owns(p)) {
 		if (size == 0) { /* glibc: frees, returns NULL */
@@ -303,6 +310,7 @@ API void *pvalloc(size_t size)
 
 API size_t malloc_usable_size(void *p)
 {
+	const struct rtl_next *n;
 	void *rw;
 	size_t size;
 
@@ -314,7 +322,8 @@ API size_t malloc_usable_size(void *p)
 		find_or_die("malloc_usable_size", p, &rw, &size);
 		return size;
 	}
-	return rtl_next()->malloc_usable_size(p);
+	n = rtl_next();
+	return n ? n->malloc_usable_size(p) : 0;
 }
 
 /* glibc's own names for the same functions, for programs that call them. */

@@ -51,7 +51,7 @@ select a % 10 as k, count(*) from t group by k order by k;'
   data=$BATS_TEST_TMPDIR/data
   seq 1 3000000 | head -c 20000000 >"$data"
   compare_runs sh -c 'gzip -n -c "$1" | tee z.gz | gunzip -c | cmp - "$1" &&
-    md5sum <z.gz && ls -l z.gz | cut -d" " -f5' sh "$data"
+    md5sum <z.gz && wc -c <z.gz' sh "$data"
   assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/all.rc")" 0
 }
 

@@ -6,7 +6,7 @@
 #include "core.h"
 #include "decoder.h"
 #include "extent.h"
-#include "trap.h"
+#include "foreign.h"
 #include "views.h"
 
 int rtl_ext_init(void)
@@ -139,18 +139,18 @@ int rtl_ext_region_find(const void *addr, struct rtl_ext_region *out)
 
 void rtl_ext_set_sigaction(rtl_ext_sigaction_fn fn)
 {
-	rtl_trap_set_sigaction(fn);
+	rtl_foreign_set_sigaction(fn);
 }
 
 int rtl_ext_sigaction(int sig, const struct sigaction *act,
                       struct sigaction *old)
 {
 	if (sig == SIGSEGV)
-		return rtl_trap_sigaction(act, old);
-	return rtl_trap_real_sigaction(sig, act, old);
+		return rtl_foreign_sigaction(act, old);
+	return rtl_foreign_real_sigaction(sig, act, old);
 }
 
 void rtl_ext_set_fault_filter(rtl_ext_fault_filter_fn fn)
 {
-	rtl_trap_set_fault_filter(fn);
+	rtl_foreign_set_filter(fn);
 }

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core.h"
-#include "trap.h"
+#include "foreign.h"
 #include "views.h"
 
 void rtl_fork_prepare(void);
@@ -26,7 +26,7 @@ void rtl_fork_prepare(void)
 	/* No define, free or registration is half-done at the fork. */
 	pthread_mutex_lock(&rtl_define_lock);
 	pthread_mutex_lock(&rtl_registry_lock);
-	rtl_trap_fork_prepare();
+	rtl_foreign_fork_prepare();
 	if (pipe2(copied, O_CLOEXEC) < 0)
 		copied[0] = copied[1] = -1;
 }
@@ -43,7 +43,7 @@ void rtl_fork_parent(void)
 		close(copied[0]);
 		copied[0] = copied[1] = -1;
 	}
-	rtl_trap_fork_done();
+	rtl_foreign_fork_done();
 	pthread_mutex_unlock(&rtl_registry_lock);
 	pthread_mutex_unlock(&rtl_define_lock);
 }
@@ -65,7 +65,7 @@ void rtl_fork_child(void)
 	/* Threads that held region locks did not come along. */
 	rtl_regions_after_fork();
 	rtl_ptrs_after_fork();
-	rtl_trap_fork_done();
+	rtl_foreign_fork_done();
 	pthread_mutex_unlock(&rtl_registry_lock);
 	pthread_mutex_unlock(&rtl_define_lock);
 }

@@ -14,6 +14,7 @@
 #include "core.h"
 #include "decoder.h"
 #include "diag.h"
+#include "foreign.h"
 #include "views.h"
 
 #define MAX_DEPTH 8 /* nested traps: a handler touching other regions */
@@ -28,91 +29,6 @@ struct frame {
 
 static TLS struct frame *current;
 static TLS int depth;
-
-/* Where foreign SIGSEGVs go: what SIGSEGV did before rtl, or what the program
- * set since through rtl_ext_sigaction. Two slots: a writer fills the one not
- * current and flips, so the handler always copies a whole action. Writers
- * take action_busy (a spin flag: the trap path only ever tries it). */
-static struct sigaction actions[2];
-static _Atomic int action_cur;
-static atomic_flag action_busy = ATOMIC_FLAG_INIT;
-static int installed; /* rtl's handler is the kernel's action for SIGSEGV */
-
-/* How the core changes signal actions (a preload that interposes sigaction
- * hands in the real one). */
-static _Atomic(rtl_ext_sigaction_fn) real_sigaction = sigaction;
-
-/* A filter that may claim a fault in the views as not rtl's. */
-static _Atomic(rtl_ext_fault_filter_fn) fault_filter;
-
-void rtl_trap_set_sigaction(rtl_ext_sigaction_fn fn)
-{
-	atomic_store(&real_sigaction, fn ? fn : sigaction);
-}
-
-void rtl_trap_set_fault_filter(rtl_ext_fault_filter_fn fn)
-{
-	atomic_store(&fault_filter, fn);
-}
-
-int rtl_trap_real_sigaction(int sig, const struct sigaction *act,
-                            struct sigaction *old)
-{
-	return atomic_load(&real_sigaction)(sig, act, old);
-}
-
-static void busy_lock(void)
-{
-	while (atomic_flag_test_and_set_explicit(&action_busy,
-	                                         memory_order_acquire))
-		;
-}
-
-static void busy_unlock(void)
-{
-	atomic_flag_clear_explicit(&action_busy, memory_order_release);
-}
-
-/* fork: no writer is half-way through the actions (fork.c). */
-void rtl_trap_fork_prepare(void)
-{
-	busy_lock();
-}
-
-void rtl_trap_fork_done(void)
-{
-	busy_unlock();
-}
-
-/* Make act the current foreign action; action_busy held. */
-static void action_store(const struct sigaction *act)
-{
-	int next = !atomic_load_explicit(&action_cur, memory_order_relaxed);
-
-	actions[next] = *act;
-	atomic_store_explicit(&action_cur, next, memory_order_release);
-}
-
-int rtl_trap_sigaction(const struct sigaction *act, struct sigaction *old)
-{
-	struct sigaction in, out;
-	int r = 0;
-
-	if (act)
-		in = *act; /* user pointers are touched outside the lock */
-	busy_lock();
-	if (!installed) {
-		r = rtl_trap_real_sigaction(SIGSEGV, act ? &in : NULL, &out);
-	} else {
-		out = actions[atomic_load(&action_cur)];
-		if (act)
-			action_store(&in);
-	}
-	busy_unlock();
-	if (r == 0 && old)
-		*old = out;
-	return r;
-}
 
 static int view_allows(int view, int write)
 {
@@ -140,46 +56,16 @@ void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
 
 /* ---- foreign faults ---- */
 
-static void pass_on(int sig, siginfo_t *si, void *uc)
+/* A fault in the views is rtl's unless the view's own mapping allows the
+ * access (then someone else changed the mapping: the program's mprotect) or
+ * the filter claims it for the program (foreign.c). */
+static int ours(uintptr_t addr, int write)
 {
-	struct sigaction prev =
-		actions[atomic_load_explicit(&action_cur, memory_order_acquire)];
-	sigset_t mask, old;
+	int view = rtl_view_of(addr);
 
-	RTL_COUNT(foreign);
-	if (prev.sa_handler == SIG_IGN && si->si_code <= 0)
-		return; /* a sent signal the program ignores */
-	if (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN) {
-		/* Die the death the program would have died: a fault comes back
-		 * when the instruction re-executes (the kernel forces it even
-		 * when ignored), a sent signal is resent. */
-		prev.sa_handler = SIG_DFL;
-		rtl_trap_real_sigaction(sig, &prev, NULL);
-		if (si->si_code <= 0)
-			raise(sig);
-		return;
-	}
-	/* What the kernel would have done for the program's own handler: a
-	 * one-shot handler reverts, its mask is blocked while it runs. The
-	 * signal itself stays unblocked: rtl needs SIGSEGV for the region
-	 * traps the program's handler may take. */
-	if ((prev.sa_flags & SA_RESETHAND) &&
-	    !atomic_flag_test_and_set_explicit(&action_busy,
-	                                       memory_order_acquire)) {
-		struct sigaction dfl;
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		action_store(&dfl);
-		busy_unlock();
-	}
-	mask = prev.sa_mask;
-	sigdelset(&mask, sig);
-	pthread_sigmask(SIG_BLOCK, &mask, &old);
-	if (prev.sa_flags & SA_SIGINFO)
-		prev.sa_sigaction(sig, si, uc);
-	else
-		prev.sa_handler(sig);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (view < 0 || view_allows(view, write))
+		return 0;
+	return !rtl_foreign_claims(addr, write);
 }
 
 /* ---- diagnostics and death ---- */
@@ -247,7 +133,7 @@ static void die(struct trap *t, const char *why)
 	rtl_diag_flush(&d);
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	rtl_trap_real_sigaction(SIGSEGV, &dfl, NULL);
+	rtl_foreign_real_sigaction(SIGSEGV, &dfl, NULL);
 }
 
 /* ---- decoding ---- */
@@ -287,22 +173,6 @@ static int resolved(const struct trap *t)
 	ea = rtl_mem_ea(&t->insn, t->op, gpr);
 	view = rtl_view_of(ea);
 	return view < 0 || view_allows(view, t->write);
-}
-
-/* ---- whose fault ---- */
-
-/* A fault in the views is rtl's unless the view's own mapping allows the
- * access (then someone else changed the mapping: the program's mprotect) or
- * the filter claims it for the program. */
-static int ours(uintptr_t addr, int write)
-{
-	int view = rtl_view_of(addr);
-	rtl_ext_fault_filter_fn filter;
-
-	if (view < 0 || view_allows(view, write))
-		return 0;
-	filter = atomic_load_explicit(&fault_filter, memory_order_acquire);
-	return !filter || !filter((void *)addr, write);
 }
 
 /* ---- region traps ---- */
@@ -376,7 +246,7 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	t.uc = ucv;
 	t.write = rtl_ctx_is_write(t.uc);
 	if (si->si_code <= 0 || !ours(t.addr, t.write)) {
-		pass_on(sig, si, ucv);
+		rtl_foreign_pass_on(sig, si, ucv);
 		errno = saved_errno;
 		return;
 	}
@@ -411,8 +281,5 @@ int rtl_trap_install(void)
 	/* NODEFER: a handler may touch another protected region. */
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	busy_lock();
-	installed = rtl_trap_real_sigaction(SIGSEGV, &sa, &actions[action_cur]) == 0;
-	busy_unlock();
-	return installed ? 0 : -1;
+	return rtl_foreign_install(&sa);
 }

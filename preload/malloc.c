@@ -42,6 +42,7 @@ static const struct rtl_choice *wanted(size_t size, size_t align,
 static void *selected(size_t size, size_t align, int zero,
                       const struct rtl_choice *c)
 {
+	int saved = errno; /* a fallback is no error of the program's */
 	void *p;
 
 	rtl_preload_busy++;
@@ -50,6 +51,7 @@ static void *selected(size_t size, size_t align, int zero,
 	if (!p)
 		atomic_fetch_add_explicit(&rtl_heap_stats.fallback, 1,
 		                          memory_order_relaxed);
+	errno = saved;
 	return p;
 }
 
@@ -71,8 +73,10 @@ static void find_or_die(const char *what, const void *p, void **rw,
 		invalid(what, p);
 }
 
+/* free keeps errno, as POSIX now asks of it. */
 static void free_ours(const char *what, void *p)
 {
+	int saved = errno;
 	void *rw;
 	size_t size;
 
@@ -81,6 +85,7 @@ static void free_ours(const char *what, void *p)
 	if (rtl_heap_free(rw) < 0)
 		invalid(what, p);
 	rtl_preload_busy--;
+	errno = saved;
 }
 
 API void *malloc(size_t size)
@@ -139,6 +144,7 @@ static void *realloc_ours(void *p, size_t size, const struct rtl_choice *c,
 {
 	void *rw, *q = NULL, *qrw = NULL;
 	size_t old;
+	int saved = errno;
 
 	rtl_preload_busy++;
 	find_or_die("realloc", p, &rw, &old);
@@ -148,6 +154,7 @@ static void *realloc_ours(void *p, size_t size, const struct rtl_choice *c,
 	}
 	if (c && (q = rtl_heap_alloc(size, MIN_ALIGN, 0, c)))
 		qrw = rtl_heap_rw(q);
+	errno = saved;
 	if (!q) {
 		if (c)
 			atomic_fetch_add_explicit(&rtl_heap_stats.fallback, 1,

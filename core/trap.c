@@ -16,6 +16,7 @@
 #include "derive.h"
 #include "diag.h"
 #include "dirty.h"
+#include "foreign.h"
 #include "views.h"
 
 #define MAX_DEPTH 8 /* nested traps: a handler touching other regions */
@@ -28,8 +29,6 @@ struct trap;
 static TLS struct trap *current;
 static TLS int depth;
 
-static struct sigaction previous; /* what SIGSEGV did before rtl */
-
 static int view_allows(int view, int write)
 {
 	return write ? view == RTL_VIEW_RW : view != RTL_VIEW_NONE;
@@ -37,23 +36,16 @@ static int view_allows(int view, int write)
 
 /* ---- foreign faults ---- */
 
-static void pass_on(int sig, siginfo_t *si, void *uc)
+/* A fault in the views is rtl's unless the view's own mapping allows the
+ * access (then someone else changed the mapping: the program's mprotect) or
+ * the filter claims it for the program (foreign.c). */
+static int ours(uintptr_t addr, int write)
 {
-	struct sigaction prev = previous;
+	int view = rtl_view_of(addr);
 
-	RTL_COUNT(foreign);
-	if (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN) {
-		/* Die the death the program would have died: a fault comes back
-		 * when the instruction re-executes, a sent signal is resent. */
-		sigaction(sig, &prev, NULL);
-		if (si->si_code <= 0)
-			raise(sig);
-		return;
-	}
-	if (prev.sa_flags & SA_SIGINFO)
-		prev.sa_sigaction(sig, si, uc);
-	else
-		prev.sa_handler(sig);
+	if (view < 0 || view_allows(view, write))
+		return 0;
+	return !rtl_foreign_claims(addr, write);
 }
 
 struct trap {
@@ -175,7 +167,7 @@ static void die(struct trap *t, const char *why)
 	rtl_diag_flush(&d);
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	sigaction(SIGSEGV, &dfl, NULL);
+	rtl_foreign_real_sigaction(SIGSEGV, &dfl, NULL);
 }
 
 /* ---- decoding ---- */
@@ -349,21 +341,21 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	struct trap t;
 
 	t.addr = t.inside = (uintptr_t)si->si_addr;
-	if (si->si_code <= 0 || rtl_view_of(t.addr) < 0) {
-		pass_on(sig, si, ucv);
-		errno = saved_errno;
-		return;
-	}
-	RTL_COUNT(traps);
 	t.uc = ucv;
-	t.f.r = NULL;
-	t.op = NULL;
-	t.ambiguous = 0;
-	t.outer = NULL;
 	/* Read or write: the page-fault error code decides (the CPU reports
 	 * read-modify-write as a write even on PROT_NONE); the decoded operand
 	 * says which operand faulted and how its address was formed. */
 	t.write = rtl_ctx_is_write(t.uc);
+	if (si->si_code <= 0 || !ours(t.addr, t.write)) {
+		rtl_foreign_pass_on(sig, si, ucv);
+		errno = saved_errno;
+		return;
+	}
+	RTL_COUNT(traps);
+	t.f.r = NULL;
+	t.op = NULL;
+	t.ambiguous = 0;
+	t.outer = NULL;
 	rtl_ctx_gprs(t.uc, t.entry_gpr);
 	t.have_insn = rtl_decode(rtl_ctx_pc(t.uc), &t.insn) == 0;
 	if (t.have_insn)
@@ -391,5 +383,5 @@ int rtl_trap_install(void)
 	/* NODEFER: a handler may touch another protected region. */
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	return sigaction(SIGSEGV, &sa, &previous);
+	return rtl_foreign_install(&sa);
 }

@@ -54,12 +54,22 @@ static int resolve_region(struct rtl_found *f, uintptr_t first, int write)
 	               : -1;
 }
 
+struct rtl_access_extra rtl_access_extra;
+
 void *rtl_access_resolve(const void *p, size_t len, int write)
 {
 	uintptr_t a = (uintptr_t)p, end = a + len;
 	int view = rtl_view_of(a);
 	uint64_t off, stop;
 
+	if (view < 0 && rtl_access_extra.lo &&
+	    a - rtl_access_extra.lo < rtl_access_extra.len) {
+		if (end < a || end - rtl_access_extra.lo > rtl_access_extra.len) {
+			errno = EFAULT;
+			return NULL;
+		}
+		return rtl_access_extra.fn(p, len, write);
+	}
 	if (view < 0 || rtl_view_of(end - 1) != view || end < a) {
 		errno = EFAULT; /* straddles the views' edge: no kernel address */
 		return NULL;

@@ -7,17 +7,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtl/ext.h"
 #include "views.h"
 
-/* Whether [p, p + len) may touch the views: the one check every wrapped
- * call makes; false until rtl has started. */
+/* One more range the wrappers resolve (rtl_ext_set_access_range): the
+ * preload's aliases. lo is 0 until it is set. */
+struct rtl_access_extra {
+	uintptr_t lo;
+	size_t len;
+	rtl_ext_access_fn fn;
+};
+extern struct rtl_access_extra rtl_access_extra;
+
+/* Whether [p, p + len) overlaps [base, base + span). */
+static inline int rtl_access_overlaps(uintptr_t p, size_t len, uintptr_t base,
+                                      uintptr_t span)
+{
+	uintptr_t d = p - base;
+	return d < span || d + len - 1 < span || (p < base && p + len > base);
+}
+
+/* Whether [p, p + len) may touch the views (or the extra range): the check
+ * every wrapped call makes; false until rtl has started. */
 static inline int rtl_access_in_views(const void *p, size_t len)
 {
-	uintptr_t span = RTL_NVIEWS * rtl_views.size;
-	uintptr_t d = (uintptr_t)p - rtl_views.base;
-	return len && (d < span || d + len - 1 < span ||
-	               ((uintptr_t)p < rtl_views.base &&
-	                (uintptr_t)p + len > rtl_views.base));
+	return len &&
+	       (rtl_access_overlaps((uintptr_t)p, len, rtl_views.base,
+	                            RTL_NVIEWS * rtl_views.size) ||
+	        (rtl_access_extra.lo &&
+	         rtl_access_overlaps((uintptr_t)p, len, rtl_access_extra.lo,
+	                             rtl_access_extra.len)));
 }
 
 /* Resolve an access of the kernel to [p, p + len): every region it covers

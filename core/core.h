@@ -35,6 +35,7 @@ struct rtl_stats {
 	_Atomic uint64_t decode_misses; /* decodes not found in the cache */
 	_Atomic uint64_t regions;       /* live regions */
 	_Atomic uint64_t foreign;       /* SIGSEGVs passed on */
+	_Atomic uint64_t trap_ns;       /* in the handler, outermost traps */
 };
 extern struct rtl_stats rtl_stats;
 

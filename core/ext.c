@@ -6,6 +6,7 @@
 #include "core.h"
 #include "decoder.h"
 #include "extent.h"
+#include "access.h"
 #include "foreign.h"
 #include "views.h"
 
@@ -25,6 +26,7 @@ int rtl_ext_stats(struct rtl_ext_stats *out)
 	out->regions = atomic_load(&rtl_stats.regions);
 	out->foreign = atomic_load(&rtl_stats.foreign);
 	rtl_decode_cache_stats(&out->decode_hits, &out->decode_misses);
+	out->trap_ns = atomic_load(&rtl_stats.trap_ns);
 	return 0;
 }
 
@@ -139,6 +141,7 @@ int rtl_ext_region_find(const void *addr, struct rtl_ext_region *out)
 	}
 	lo = f.r->lo;
 	size = f.r->size;
+	out->data = atomic_load_explicit(&f.r->data, memory_order_relaxed);
 	atomic_thread_fence(memory_order_acquire);
 	if (atomic_load_explicit(&f.r->gen, memory_order_relaxed) != f.gen) {
 		errno = ENOENT; /* freed meanwhile */
@@ -167,4 +170,22 @@ int rtl_ext_sigaction(int sig, const struct sigaction *act,
 void rtl_ext_set_fault_filter(rtl_ext_fault_filter_fn fn)
 {
 	rtl_foreign_set_filter(fn);
+}
+
+int rtl_ext_views_fd(void)
+{
+	return rtl_ext_started() ? rtl_views.fd : -1;
+}
+
+void rtl_ext_set_foreign_hook(rtl_ext_foreign_hook_fn fn)
+{
+	rtl_foreign_set_hook(fn);
+}
+
+void rtl_ext_set_access_range(void *lo, size_t len, rtl_ext_access_fn fn)
+{
+	rtl_access_extra.fn = fn;
+	rtl_access_extra.len = len;
+	atomic_thread_fence(memory_order_release);
+	rtl_access_extra.lo = (uintptr_t)lo;
 }

@@ -21,6 +21,7 @@ static int installed; /* rtl's handler is the kernel's action for SIGSEGV */
 
 static _Atomic(rtl_ext_sigaction_fn) real_sigaction = sigaction;
 static _Atomic(rtl_ext_fault_filter_fn) filter;
+static _Atomic(rtl_ext_foreign_hook_fn) hook;
 
 void rtl_foreign_set_sigaction(rtl_ext_sigaction_fn fn)
 {
@@ -43,6 +44,18 @@ int rtl_foreign_claims(uintptr_t addr, int write)
 	rtl_ext_fault_filter_fn f =
 		atomic_load_explicit(&filter, memory_order_acquire);
 	return f && f((void *)addr, write);
+}
+
+void rtl_foreign_set_hook(rtl_ext_foreign_hook_fn fn)
+{
+	atomic_store(&hook, fn);
+}
+
+int rtl_foreign_hooked(uintptr_t addr, int write, void *uc)
+{
+	rtl_ext_foreign_hook_fn f =
+		atomic_load_explicit(&hook, memory_order_acquire);
+	return f && f((void *)addr, write, uc);
 }
 
 static void busy_lock(void)

@@ -33,6 +33,11 @@ int rtl_foreign_real_sigaction(int sig, const struct sigaction *act,
                                struct sigaction *old);
 void rtl_foreign_set_filter(rtl_ext_fault_filter_fn fn);
 
+/* The hook for faults outside the views: whether it handled this one. In
+ * the SIGSEGV handler. */
+void rtl_foreign_set_hook(rtl_ext_foreign_hook_fn fn);
+int rtl_foreign_hooked(uintptr_t addr, int write, void *uc);
+
 /* Around fork: hold the foreign action still (innermost of the core's
  * locks), release it in parent and child. */
 void rtl_foreign_fork_prepare(void);

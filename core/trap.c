@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 #include "context.h"
 #include "core.h"
@@ -32,6 +33,16 @@ static TLS int depth;
 static int view_allows(int view, int write)
 {
 	return write ? view == RTL_VIEW_RW : view != RTL_VIEW_NONE;
+}
+
+/* For the time spent in traps (clock_gettime is async-signal-safe; the
+ * vDSO answers it). */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- foreign faults ---- */
@@ -339,6 +350,7 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
 	struct trap t;
+	uint64_t t0 = 0;
 
 	t.addr = t.inside = (uintptr_t)si->si_addr;
 	t.uc = ucv;
@@ -347,10 +359,16 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	 * says which operand faulted and how its address was formed. */
 	t.write = rtl_ctx_is_write(t.uc);
 	if (si->si_code <= 0 || !ours(t.addr, t.write)) {
-		rtl_foreign_pass_on(sig, si, ucv);
+		/* Outside the views, an extension may own the fault (the
+		 * preload's aliases) before the program's action sees it. */
+		if (si->si_code <= 0 || rtl_view_of(t.addr) >= 0 ||
+		    !rtl_foreign_hooked(t.addr, t.write, ucv))
+			rtl_foreign_pass_on(sig, si, ucv);
 		errno = saved_errno;
 		return;
 	}
+	if (depth == 0)
+		t0 = now_ns();
 	RTL_COUNT(traps);
 	t.f.r = NULL;
 	t.op = NULL;
@@ -370,7 +388,9 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 			t.op = operand_in_span(&t);
 		region_trap(&t);
 	}
-	depth--;
+	if (--depth == 0)
+		atomic_fetch_add_explicit(&rtl_stats.trap_ns, now_ns() - t0,
+		                          memory_order_relaxed);
 	errno = saved_errno;
 }
 

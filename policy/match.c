@@ -6,7 +6,7 @@
 
 #include "policy.h"
 
-static int site_matches(const struct rtl_rule *r, const char *site)
+int rtl_policy_site_matches(const struct rtl_rule *r, const char *site)
 {
 	const char *fn;
 
@@ -26,7 +26,7 @@ const struct rtl_rule *rtl_policy_match(const struct rtl_policy *p, size_t size,
 {
 	for (int i = 0; i < p->nrules; i++) {
 		const struct rtl_rule *r = &p->rules[i];
-		if (size >= r->size_min && size <= r->size_max && site_matches(r, site))
+		if (size >= r->size_min && size <= r->size_max && rtl_policy_site_matches(r, site))
 			return r;
 	}
 	return NULL;

@@ -77,6 +77,10 @@ int rtl_policy_load_builtin(struct rtl_policy *p);
 const struct rtl_rule *rtl_policy_match(const struct rtl_policy *p, size_t size,
                                         const char *site);
 
+/* Whether rule r's site glob accepts site (NULL: unknown; a rule without a
+ * glob accepts every site). */
+int rtl_policy_site_matches(const struct rtl_rule *r, const char *site);
+
 /* Whether any rule looks at the allocating site (then the preload must find
  * it, which costs a stack walk per allocation in the size range). */
 int rtl_policy_needs_site(const struct rtl_policy *p);

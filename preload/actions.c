@@ -1,157 +1,174 @@
-/* What the minimal policy does with a trap (count, grant) and at exit (a
- * one-line JSON report, only if [rtl] report asks for one). The trap
- * handler runs in the SIGSEGV handler: relaxed counters and region_protect,
- * nothing else. The report is raw counts; anything heavier belongs to the
- * policy engine and rtlctl, outside the program. */
-#include "policy.h"
+/* What a trap on a selected region does, for both mechanisms: the actions
+ * of on_read / on_write (count, log, backtrace, dirty, abort, and which
+ * protection to grant), and the swizzle mechanism's region handler.
+ *
+ * Everything here runs in the SIGSEGV handler (or before a wrapped system
+ * call): relaxed counters, region_protect, write(2) and the fatal report's
+ * bounded wait. No malloc, no stdio, no lock the interrupted code may hold. */
+#include "engine.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "preload.h"
-#include "rtl/ext.h"
 
-void rtl_rule_trap(rtl_trap_t *t)
+/* ---- a line for stderr, without stdio ---- */
+
+struct line {
+	char buf[400];
+	size_t n;
+};
+
+static void put(struct line *l, const char *s)
 {
-	struct rtl_rule *r = t->data;
-	int act;
+	while (*s && l->n < sizeof(l->buf) - 1)
+		l->buf[l->n++] = *s++;
+}
 
-	if (!r)
-		return;
-	act = t->write ? r->on_write : r->on_read;
-	if (act & RTL_ACT_COUNT)
-		atomic_fetch_add_explicit(t->write ? &r->write_traps
-		                                   : &r->read_traps,
+static void put_dec(struct line *l, uint64_t v)
+{
+	char tmp[21];
+	int i = sizeof(tmp);
+
+	tmp[--i] = '\0';
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put(l, tmp + i);
+}
+
+static void put_hex(struct line *l, uint64_t v)
+{
+	char tmp[19];
+	int i = sizeof(tmp);
+
+	tmp[--i] = '\0';
+	do {
+		tmp[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	put(l, "0x");
+	put(l, tmp + i);
+}
+
+/* "write at offset 8 of a 56-byte region from objects!make_record (rule
+ * small-objects)" */
+static void describe(struct line *l, const struct rtl_rec *rec, size_t offset,
+                     int write)
+{
+	uint32_t cs = 0;
+	const char *site;
+
+	rtl_site_stats(rec->site, &cs, NULL);
+	site = rtl_site_name_ready(cs);
+	put(l, write ? "write" : "read");
+	put(l, " at offset ");
+	put_dec(l, offset);
+	put(l, " of a ");
+	put_dec(l, rec->size);
+	put(l, "-byte region from ");
+	if (site)
+		put(l, site);
+	else
+		put_hex(l, rtl_site_ip(cs));
+	put(l, " (rule ");
+	put(l, rtl_engine.rules[rec->rule].r->name);
+	put(l, ")");
+}
+
+static void emit(struct line *l)
+{
+	size_t done = 0;
+
+	l->buf[l->n++] = '\n';
+	while (done < l->n) {
+		ssize_t w = write(STDERR_FILENO, l->buf + done, l->n - done);
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+}
+
+static void log_trap(const struct rtl_rec *rec, size_t offset, int write)
+{
+	struct line l = { .n = 0 };
+
+	put(&l, "rtl: ");
+	put(&l, write ? "write trap: " : "read trap: ");
+	describe(&l, rec, offset, write);
+	emit(&l);
+}
+
+/* abort: say which access, write the report, die of SIGABRT. */
+static void die(const struct rtl_rec *rec, size_t offset, int write)
+{
+	struct line l = { .n = 0 };
+	struct sigaction dfl;
+	sigset_t set;
+
+	put(&l, "rtl: abort: ");
+	describe(&l, rec, offset, write);
+	emit(&l);
+	rtl_fatal_report(SIGABRT);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	rtl_next()->sigaction(SIGABRT, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGABRT);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(SIGABRT);
+	_exit(128 + SIGABRT); /* not reached */
+}
+
+static void bump(_Atomic uint64_t *c)
+{
+	atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+}
+
+int rtl_act_trap(struct rtl_rec *rec, size_t offset, int write)
+{
+	struct rtl_rule_rt *rt = &rtl_engine.rules[rec->rule];
+	unsigned act = write ? rt->r->on_write : rt->r->on_read;
+
+	bump(write ? &rtl_totals.write_traps : &rtl_totals.read_traps);
+	if (act & RTL_ACT_COUNT) {
+		struct rtl_site_stats *s = rtl_site_stats(rec->site, NULL, NULL);
+		bump(write ? &rt->write_traps : &rt->read_traps);
+		bump(write ? &s->write_traps : &s->read_traps);
+		atomic_fetch_add_explicit(write ? &rec->write_traps : &rec->read_traps,
 		                          1, memory_order_relaxed);
-	if (act & RTL_ACT_GRANT_RW)
-		region_protect(t->addr, PROT_READ | PROT_WRITE);
-	else if ((act & RTL_ACT_GRANT_READ) && !t->write)
-		region_protect(t->addr, PROT_READ);
-}
-
-void rtl_select_forked(void)
-{
-	for (int i = 0; i < rtl_policy.nrules; i++) {
-		struct rtl_rule *r = &rtl_policy.rules[i];
-		atomic_store(&r->choice.allocs, 0);
-		atomic_store(&r->read_traps, 0);
-		atomic_store(&r->write_traps, 0);
 	}
-	atomic_store(&rtl_heap_stats.selected, 0);
-	atomic_store(&rtl_heap_stats.bytes, 0);
-	atomic_store(&rtl_heap_stats.fallback, 0);
+	if (rtl_engine.policy.events)
+		rtl_trace_event(rec, offset, write);
+	if (act & RTL_ACT_LOG)
+		log_trap(rec, offset, write);
+	if (act & RTL_ACT_BACKTRACE)
+		rtl_trace_backtrace(rec->rule, write);
+	if (write && (act & RTL_ACT_DIRTY))
+		atomic_store_explicit(&rec->written, 1, memory_order_relaxed);
+	if (act & RTL_ACT_ABORT)
+		die(rec, offset, write);
+	/* dirty lets the write it tracks go on. */
+	if ((act & RTL_ACT_GRANT_RW) || (write && (act & RTL_ACT_DIRTY)))
+		return PROT_READ | PROT_WRITE;
+	if ((act & RTL_ACT_GRANT_READ) && !write)
+		return PROT_READ;
+	return -1;
 }
 
-/* The report's path: %e program name, %p pid, %% a percent sign. */
-static void expand(char *out, size_t size, const char *pat)
+void rtl_act_swizzle_trap(rtl_trap_t *t)
 {
-	size_t n = 0;
+	struct rtl_rec *rec = t->data;
+	int prot;
 
-	for (; *pat && n + 1 < size; pat++) {
-		char tmp[24];
-		const char *ins = tmp;
-
-		if (*pat != '%' || !pat[1]) {
-			out[n++] = *pat;
-			continue;
-		}
-		pat++;
-		if (*pat == 'e')
-			ins = program_invocation_short_name;
-		else if (*pat == 'p')
-			snprintf(tmp, sizeof(tmp), "%d", (int)getpid());
-		else
-			tmp[0] = *pat, tmp[1] = '\0';
-		while (*ins && n + 1 < size)
-			out[n++] = *ins++;
-	}
-	out[n] = '\0';
-}
-
-/* s as the inside of a JSON string (quotes, backslashes and control
- * characters dropped: names and paths only). */
-static const char *json_safe(const char *s, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	for (; s && *s && n + 1 < size; s++)
-		if (*s != '"' && *s != '\\' && (unsigned char)*s >= 0x20)
-			buf[n++] = *s;
-	buf[n] = '\0';
-	return buf;
-}
-
-static size_t put(char *buf, size_t n, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static size_t put(char *buf, size_t n, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int w;
-
-	if (n >= size)
-		return n;
-	va_start(ap, fmt);
-	w = vsnprintf(buf + n, size - n, fmt, ap);
-	va_end(ap);
-	return w < 0 ? n : n + (size_t)w;
-}
-
-void rtl_select_report(void)
-{
-	struct rtl_ext_stats st;
-	char path[512], buf[8192], prog[64], file[256];
-	size_t n = 0;
-	int fd;
-
-	if (!rtl_policy.report[0])
+	if (!rec)
 		return;
-	memset(&st, 0, sizeof(st));
-	if (rtl_ext_started())
-		rtl_ext_stats(&st);
-	n = put(buf, n, sizeof(buf),
-	        "{\"program\":\"%s\",\"pid\":%d,\"policy\":\"%s\","
-	        "\"selected\":%llu,\"selected_bytes\":%llu,\"live\":%llu,"
-	        "\"fallbacks\":%llu,\"extents\":%llu,\"traps\":%llu,"
-	        "\"stale_traps\":%llu,\"foreign\":%llu,\"rules\":[",
-	        json_safe(program_invocation_short_name, prog, sizeof(prog)),
-	        (int)getpid(), json_safe(rtl_policy.file, file, sizeof(file)),
-	        (unsigned long long)rtl_heap_stats.selected,
-	        (unsigned long long)rtl_heap_stats.bytes,
-	        (unsigned long long)rtl_heap_stats.live,
-	        (unsigned long long)rtl_heap_stats.fallback,
-	        (unsigned long long)rtl_arena_extents,
-	        (unsigned long long)st.traps,
-	        (unsigned long long)st.stale_traps,
-	        (unsigned long long)st.foreign);
-	for (int i = 0; i < rtl_policy.nrules; i++) {
-		struct rtl_rule *r = &rtl_policy.rules[i];
-		char name[sizeof(r->name)];
-		n = put(buf, n, sizeof(buf),
-		        "%s{\"name\":\"%s\",\"selected\":%llu,"
-		        "\"read_traps\":%llu,\"write_traps\":%llu}",
-		        i ? "," : "", json_safe(r->name, name, sizeof(name)),
-		        (unsigned long long)r->choice.allocs,
-		        (unsigned long long)r->read_traps,
-		        (unsigned long long)r->write_traps);
-	}
-	n = put(buf, n, sizeof(buf), "]}\n");
-	if (n >= sizeof(buf))
-		n = sizeof(buf) - 1;
-
-	if (!strcmp(rtl_policy.report, "-")) {
-		fd = 2;
-	} else {
-		expand(path, sizeof(path), rtl_policy.report);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0)
-			return;
-	}
-	write(fd, buf, n);
-	if (fd != 2)
-		close(fd);
+	prot = rtl_act_trap(rec, t->offset, t->write);
+	/* A grant that does not allow the access is no grant: rtl's core
+	 * then ends the process with its diagnostic. */
+	if (prot >= 0 && (!t->write || (prot & PROT_WRITE)))
+		region_protect(t->addr, prot);
 }

@@ -1,10 +1,12 @@
-/* Selected allocations: arena memory in the RW view, each one defined in
- * place as a region and handed out in the view of its protection.
+/* Selected allocations: arena memory in the RW view, with a record each,
+ * handed out the way the rule's mechanism says. swizzle: defined in place
+ * as a region, returned in the view of its protection. alias: given pages
+ * of its own (alias.c), returned at its alias address.
  *
- * A region of size bytes gets round_up(size + 1, 64) bytes at a 64-byte
- * boundary: its span (what rtl looks up and swizzles) lies inside its own
- * allocation, and its one-past-end is never another region's start. Callers
- * hold the re-entrancy guard. */
+ * A swizzle region of size bytes gets round_up(size + 1, 64) bytes at a
+ * 64-byte boundary: its span (what rtl looks up and swizzles) lies inside
+ * its own allocation, and its one-past-end is never another region's start.
+ * Callers hold the re-entrancy guard; nothing here runs in a handler. */
 #include "preload.h"
 
 #include <errno.h>
@@ -12,9 +14,9 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "engine.h"
 #include "rtl/ext.h"
 #include "rtl/region.h"
-#include "select.h"
 
 #define GRAN 64u
 
@@ -40,18 +42,12 @@ int rtl_heap_init(uint64_t max_regions)
 
 int rtl_heap_owns(const void *p)
 {
-	return (uintptr_t)p - views_lo < views_len;
+	return (uintptr_t)p - views_lo < views_len || rtl_alias_owns(p);
 }
 
 static size_t span_of(size_t size)
 {
 	return (size + GRAN) & ~(size_t)(GRAN - 1); /* > size, whole granules */
-}
-
-void *rtl_heap_rw(const void *p)
-{
-	size_t view = views_len / 3;
-	return (char *)p + (2 - ((uintptr_t)p - views_lo) / view) * view;
 }
 
 /* RW memory rw, in the view of protection prot. */
@@ -64,36 +60,73 @@ static void *in_view(void *rw, int prot)
 
 /* Make [rw, rw + size) a region as c says; the pointer to hand out, or NULL
  * with errno. */
-static void *define(void *rw, size_t size, const struct rtl_choice *c)
+static void *define(void *rw, size_t size, const struct rtl_choice *c,
+                    struct rtl_rec *rec)
 {
 	if (!region_define(rw, size, NULL))
 		return NULL;
 	if (c->handler)
 		region_handler(rw, c->handler);
-	if (c->data)
-		region_set_data(rw, c->data);
-	if (c->prot != (PROT_READ | PROT_WRITE)) {
+	region_set_data(rw, rec);
+	if (c->prot != (PROT_READ | PROT_WRITE))
 		region_protect(rw, c->prot);
-		return in_view(rw, c->prot);
-	}
-	return rw;
+	/* region_track takes rtl's define lock: here, never in a handler. */
+	if (c->track)
+		region_track(rw, 1);
+	return in_view(rw, c->prot);
 }
 
-static void count_new(size_t size, const struct rtl_choice *c)
+static void count_new(size_t size, const struct rtl_choice *c, uint32_t site)
 {
-	atomic_fetch_add_explicit(&rtl_heap_stats.selected, 1,
-	                          memory_order_relaxed);
-	atomic_fetch_add_explicit(&rtl_heap_stats.bytes, size,
-	                          memory_order_relaxed);
-	atomic_fetch_add_explicit(&rtl_heap_stats.live, 1, memory_order_relaxed);
+	struct rtl_rule_rt *rt = &rtl_engine.rules[c->rule];
+	struct rtl_site_stats *s = rtl_site_stats(site, NULL, NULL);
+	uint64_t live, peak;
+
+	atomic_fetch_add_explicit(&rtl_heap_stats.selected, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&rtl_heap_stats.bytes, size, memory_order_relaxed);
+	live = atomic_fetch_add_explicit(&rtl_heap_stats.live, 1,
+	                                 memory_order_relaxed) + 1;
+	peak = atomic_load_explicit(&rtl_totals.peak, memory_order_relaxed);
+	while (live > peak &&
+	       !atomic_compare_exchange_weak(&rtl_totals.peak, &peak, live))
+		;
 	atomic_fetch_add_explicit(&((struct rtl_choice *)c)->allocs, 1,
 	                          memory_order_relaxed);
+	atomic_fetch_add_explicit(&rt->bytes, size, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->regions, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->bytes, size, memory_order_relaxed);
+}
+
+static void *alloc_alias(struct rtl_rec *rec, size_t size, size_t align,
+                         int zero, const struct rtl_choice *c, void **rw_out)
+{
+	void *rw, *p;
+
+	rw = rtl_arena_alloc((size + 15) & ~(size_t)15, align < 16 ? 16 : align,
+	                     zero);
+	if (!rw)
+		return NULL;
+	rec->rw = rw;
+	if (c->track && !(rec->twin = rtl_next()->malloc(size))) {
+		rtl_arena_free(rw);
+		return NULL;
+	}
+	p = rtl_alias_map(rec, c->prot);
+	if (!p) {
+		rtl_next()->free(rec->twin);
+		rtl_arena_free(rw);
+		return NULL;
+	}
+	*rw_out = rw;
+	return p;
 }
 
 void *rtl_heap_alloc(size_t size, size_t align, int zero,
-                     const struct rtl_choice *c)
+                     const struct rtl_choice *c, uint32_t site, void **rw_out)
 {
+	struct rtl_rec *rec;
 	void *rw, *p;
+	int why = RTL_FALLBACK_FULL;
 
 	if (size == 0)
 		size = 1; /* a unique pointer, as malloc(0) gives */
@@ -103,62 +136,116 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 	}
 	if (atomic_load_explicit(&rtl_heap_stats.live, memory_order_relaxed) >=
 	    max_live) {
+		rtl_select_fallback(c, RTL_FALLBACK_MAX_REGIONS);
 		errno = ENOSPC;
 		return NULL;
 	}
-	rw = rtl_arena_alloc(span_of(size), align < GRAN ? GRAN : align, zero);
-	if (!rw) {
-		errno = ENOMEM;
-		return NULL;
+	if (!(rec = rtl_rec_new()))
+		goto fail;
+	rec->rule = (uint16_t)c->rule;
+	rec->site = site;
+	rec->size = size;
+	rec->mech = (uint8_t)c->mechanism;
+	if (c->mechanism == RTL_MECH_ALIAS) {
+		why = RTL_FALLBACK_MAPS;
+		if (!(p = alloc_alias(rec, size, align, zero, c, &rw)))
+			goto fail_rec;
+	} else {
+		rw = rtl_arena_alloc(span_of(size), align < GRAN ? GRAN : align, zero);
+		if (!rw)
+			goto fail_rec;
+		rec->rw = rw;
+		if (!(p = define(rw, size, c, rec))) {
+			rtl_arena_free(rw);
+			goto fail_rec;
+		}
 	}
-	p = define(rw, size, c);
-	if (!p) {
-		int e = errno;
-		rtl_arena_free(rw);
-		errno = e;
-		return NULL;
-	}
-	count_new(size, c);
+	atomic_store_explicit(&rec->live, 1, memory_order_release);
+	count_new(size, c, site);
+	if (rw_out)
+		*rw_out = rw;
 	return p;
+fail_rec:
+	rtl_rec_free(rec);
+fail:
+	rtl_select_fallback(c, why);
+	errno = ENOMEM;
+	return NULL;
 }
 
-int rtl_heap_find(const void *p, void **rw, size_t *size)
+int rtl_heap_find(const void *p, struct rtl_obj *o)
 {
 	struct rtl_ext_region r;
+	struct rtl_rec *rec;
 
+	if (rtl_alias_owns(p)) {
+		rec = rtl_alias_find(p);
+		if (!rec || (uintptr_t)p != rec->alias +
+		                                ((uintptr_t)rec->rw & 4095))
+			return -1;
+		o->rw = rec->rw;
+		o->size = rec->size;
+		o->rec = rec;
+		return 0;
+	}
 	if (rtl_ext_region_find(p, &r) < 0 || r.offset != 0 ||
 	    !rtl_arena_owns(r.start))
 		return -1;
-	*rw = r.start;
-	*size = r.size;
+	o->rw = r.start;
+	o->size = r.size;
+	o->rec = r.data;
 	return 0;
 }
 
-int rtl_heap_free(void *rw)
+int rtl_heap_free(const struct rtl_obj *o)
 {
-	if (region_free(rw) < 0)
-		return -1;
+	struct rtl_rec *rec = o->rec;
+
+	if (rec && rec->mech == RTL_MECH_ALIAS) {
+		if (!atomic_exchange(&rec->live, 0))
+			return -1; /* freed twice, racing */
+		rtl_alias_unmap(rec);
+		rtl_epoch_freeing(rec);
+		if (rec->twin)
+			rtl_next()->free(rec->twin);
+	} else {
+		if (rec)
+			rtl_epoch_freeing(rec);
+		if (region_free(o->rw) < 0)
+			return -1;
+	}
+	if (rec)
+		rtl_rec_free(rec);
 	atomic_fetch_sub_explicit(&rtl_heap_stats.live, 1, memory_order_relaxed);
-	rtl_arena_free(rw);
+	rtl_arena_free(o->rw);
 	return 0;
 }
 
-void *rtl_heap_resize(void *rw, size_t size, const struct rtl_choice *c)
+void *rtl_heap_resize(const struct rtl_obj *o, size_t size,
+                      const struct rtl_choice *c)
 {
-	size_t have = rtl_arena_usable(rw), want;
+	struct rtl_rec *rec = o->rec;
+	size_t have, want;
 	void *p;
 
+	/* In place: a swizzle region staying with its rule, when jemalloc
+	 * would give this very size class. */
+	if (!rec || rec->mech != RTL_MECH_SWIZZLE || c->mechanism != RTL_MECH_SWIZZLE ||
+	    rec->rule != c->rule)
+		return NULL;
 	if (size == 0)
 		size = 1;
 	if (size > ((size_t)1 << 40))
 		return NULL;
+	have = rtl_arena_usable(o->rw);
 	want = span_of(size);
-	/* In place only if jemalloc would give this very size class. */
 	if (want > have || rtl_arena_good_size(want, GRAN) != have)
 		return NULL;
-	if (region_free(rw) < 0)
+	rtl_epoch_freeing(rec);
+	if (region_free(o->rw) < 0)
 		return NULL;
-	p = define(rw, size, c);
+	rec->size = size;
+	p = define(o->rw, size, c, rec);
 	if (!p) {
 		/* rtl's metadata is out of memory: the old region is gone and
 		 * the program's pointer may be in a view that now traps with

@@ -1,21 +1,34 @@
 /* Start and end of the preload: read the policy, and only if it can select
- * something start rtl and the arenas; write the report at exit if asked.
- * A program that selects nothing pays for a policy read and nothing more:
- * rtl's views are not even mapped. Prints nothing unless something fails
- * or the policy asks for a report. */
+ * something start rtl, the arenas and the engine; write the report at exit
+ * (with the exit status: main is wrapped so that an on_exit handler runs
+ * before the libraries' destructors) or on a fatal signal. A program that
+ * selects nothing pays for a policy read and nothing more: rtl's views are
+ * not even mapped. Prints nothing unless something fails or the policy
+ * sends the report to stderr. */
 #include "preload.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "engine.h"
 #include "rtl/ext.h"
 #include "select.h"
 
+#define API __attribute__((visibility("default")))
+
 _Atomic int rtl_preload_on;
 
-static void forked_child(void)
+static void mprotect_child(void)
 {
 	rtl_mprotect_fork_done();
+}
+
+/* Registered last, so that in a child rtl's views and the aliases are the
+ * child's own before the engine starts its threads again. */
+static void engine_child(void)
+{
 	rtl_select_forked();
 }
 
@@ -31,10 +44,14 @@ static void start(void)
 	/* The mprotect table's flag is taken with nothing else held and holds
 	 * nothing: any order against rtl's and jemalloc's handlers is safe. */
 	pthread_atfork(rtl_mprotect_fork_prepare, rtl_mprotect_fork_done,
-	               forked_child);
+	               mprotect_child);
 	sel = rtl_select_init();
 	if (sel <= 0)
 		return;
+	/* Before rtl starts: its handler then keeps ours as the action for
+	 * SIGSEGVs that are not its own. */
+	if (rtl_engine.report[0] && rtl_fatal_init() < 0)
+		perror("rtl: preload: no report on fatal signals");
 	/* rtl first, jemalloc second (jemalloc starts on its first mallctl):
 	 * at fork, jemalloc's prepare then runs before rtl's. Not required (the
 	 * extent hooks take no lock, so the two never nest), but natural. */
@@ -44,6 +61,11 @@ static void start(void)
 		perror("rtl: preload: cannot set up the arenas; nothing selected");
 		return;
 	}
+	if (rtl_select_start() < 0) {
+		perror("rtl: preload: cannot start the policy engine; nothing selected");
+		return;
+	}
+	pthread_atfork(NULL, NULL, engine_child);
 	atomic_store_explicit(&rtl_preload_on, 1, memory_order_release);
 }
 
@@ -55,9 +77,44 @@ __attribute__((constructor)) static void preload_start(void)
 	rtl_preload_busy--;
 }
 
+/* ---- the exit status ---- */
+
+typedef int (*main_fn)(int, char **, char **);
+static main_fn real_main;
+
+static void at_exit(int status, void *arg)
+{
+	(void)arg;
+	rtl_preload_busy++;
+	rtl_select_report(status);
+	rtl_preload_busy--;
+}
+
+static int wrapped_main(int argc, char **argv, char **envp)
+{
+	/* Registered now, after the loader's own exit handler: it runs before
+	 * the libraries' destructors, and learns the status. */
+	on_exit(at_exit, NULL);
+	return real_main(argc, argv, envp);
+}
+
+API int __libc_start_main(main_fn main, int argc, char **argv,
+                          void (*init)(void), void (*fini)(void),
+                          void (*rtld_fini)(void), void *stack_end)
+{
+	int (*next)(main_fn, int, char **, void (*)(void), void (*)(void),
+	            void (*)(void), void *);
+
+	*(void **)&next = dlsym(RTLD_NEXT, "__libc_start_main");
+	real_main = main;
+	return next(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+/* If main was never wrapped (a program that does not start through
+ * __libc_start_main): the report without the status. */
 __attribute__((destructor)) static void preload_stop(void)
 {
 	rtl_preload_busy++;
-	rtl_select_report();
+	rtl_select_report(RTL_STATUS_UNKNOWN);
 	rtl_preload_busy--;
 }

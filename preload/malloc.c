@@ -27,30 +27,27 @@ static int power_of_two(size_t a)
 /* The choice for this allocation, or NULL: not while the preload runs its
  * own code, not before it started, not for alignments rtl cannot keep. */
 static const struct rtl_choice *wanted(size_t size, size_t align,
-                                       const void *caller)
+                                       const void *caller, uint32_t *site)
 {
 	if (rtl_preload_busy ||
 	    !atomic_load_explicit(&rtl_preload_on, memory_order_acquire))
 		return NULL;
 	if (align > 4096 || !power_of_two(align))
 		return NULL;
-	return rtl_select(size, caller);
+	return rtl_select(size, caller, site);
 }
 
 /* A region for this allocation, or NULL (counted: the next allocator
- * serves it instead). */
+ * serves it instead). rw: its first byte in the RW view. */
 static void *selected(size_t size, size_t align, int zero,
-                      const struct rtl_choice *c)
+                      const struct rtl_choice *c, uint32_t site, void **rw)
 {
 	int saved = errno; /* a fallback is no error of the program's */
-	void *p;
+	void *p, *unused;
 
 	rtl_preload_busy++;
-	p = rtl_heap_alloc(size, align, zero, c);
+	p = rtl_heap_alloc(size, align, zero, c, site, rw ? rw : &unused);
 	rtl_preload_busy--;
-	if (!p)
-		atomic_fetch_add_explicit(&rtl_heap_stats.fallback, 1,
-		                          memory_order_relaxed);
 	errno = saved;
 	return p;
 }
@@ -64,12 +61,11 @@ static void invalid(const char *what, const void *p)
 	abort();
 }
 
-/* p lies in rtl's views: its region's RW start and size, or die as glibc
+/* p lies in rtl's views or aliases: the object it starts, or die as glibc
  * does for a pointer it never handed out. */
-static void find_or_die(const char *what, const void *p, void **rw,
-                        size_t *size)
+static void find_or_die(const char *what, const void *p, struct rtl_obj *o)
 {
-	if (rtl_heap_find(p, rw, size) < 0)
+	if (rtl_heap_find(p, o) < 0)
 		invalid(what, p);
 }
 
@@ -77,29 +73,34 @@ static void find_or_die(const char *what, const void *p, void **rw,
 static void free_ours(const char *what, void *p)
 {
 	int saved = errno;
-	void *rw;
-	size_t size;
+	struct rtl_obj o;
 
 	rtl_preload_busy++;
-	find_or_die(what, p, &rw, &size);
-	if (rtl_heap_free(rw) < 0)
+	find_or_die(what, p, &o);
+	if (rtl_heap_free(&o) < 0)
 		invalid(what, p);
 	rtl_preload_busy--;
 	errno = saved;
 }
 
-API void *malloc(size_t size)
+static void *do_malloc(size_t size, const void *caller)
 {
 	const struct rtl_next *n = rtl_next();
 	const struct rtl_choice *c;
+	uint32_t site;
 	void *p;
 
 	if (!n)
 		return rtl_boot_alloc(size, MIN_ALIGN);
-	c = wanted(size, MIN_ALIGN, __builtin_return_address(0));
-	if (c && (p = selected(size, MIN_ALIGN, 0, c)))
+	c = wanted(size, MIN_ALIGN, caller, &site);
+	if (c && (p = selected(size, MIN_ALIGN, 0, c, site, NULL)))
 		return p;
 	return n->malloc(size);
+}
+
+API void *malloc(size_t size)
+{
+	return do_malloc(size, __builtin_return_address(0));
 }
 
 API void free(void *p)
@@ -121,6 +122,7 @@ API void *calloc(size_t nmemb, size_t size)
 {
 	const struct rtl_next *n = rtl_next();
 	const struct rtl_choice *c;
+	uint32_t site;
 	size_t total;
 	void *p;
 
@@ -130,58 +132,60 @@ API void *calloc(size_t nmemb, size_t size)
 	}
 	if (!n)
 		return rtl_boot_alloc(total, MIN_ALIGN); /* static: zero */
-	c = wanted(total, MIN_ALIGN, __builtin_return_address(0));
-	if (c && (p = selected(total, MIN_ALIGN, 1, c)))
+	c = wanted(total, MIN_ALIGN, __builtin_return_address(0), &site);
+	if (c && (p = selected(total, MIN_ALIGN, 1, c, site, NULL)))
 		return p;
 	return n->calloc(nmemb, size);
 }
 
-/* realloc of a region: in place when its memory already fits, else a new
- * allocation (a region or not, as the policy says for the new size) and a
- * copy through the RW view. */
+/* realloc of one of ours: in place when its memory already fits, else a
+ * new allocation (selected or not, as the policy says for the new size) and
+ * a copy through the RW view. */
 static void *realloc_ours(void *p, size_t size, const struct rtl_choice *c,
-                          const struct rtl_next *n)
+                          uint32_t site, const struct rtl_next *n)
 {
-	void *rw, *q = NULL, *qrw = NULL;
-	size_t old;
+	struct rtl_obj o;
+	void *q = NULL, *qrw = NULL;
 	int saved = errno;
 
 	rtl_preload_busy++;
-	find_or_die("realloc", p, &rw, &old);
-	if (c && (q = rtl_heap_resize(rw, size, c))) {
+	find_or_die("realloc", p, &o);
+	if (c && (q = rtl_heap_resize(&o, size, c))) {
 		rtl_preload_busy--;
 		return q;
 	}
-	if (c && (q = rtl_heap_alloc(size, MIN_ALIGN, 0, c)))
-		qrw = rtl_heap_rw(q);
+	if (c)
+		q = rtl_heap_alloc(size, MIN_ALIGN, 0, c, site, &qrw);
 	errno = saved;
-	if (!q) {
-		if (c)
-			atomic_fetch_add_explicit(&rtl_heap_stats.fallback, 1,
-			                          memory_order_relaxed);
+	if (!q)
 		q = qrw = n->malloc(size);
-	}
 	if (q) {
-		memcpy(qrw, rw, old < size ? old : size);
-		rtl_heap_free(rw);
+		memcpy(qrw, o.rw, o.size < size ? o.size : size);
+		rtl_heap_free(&o);
 	}
 	rtl_preload_busy--;
 	return q;
 }
 
-API void *realloc(void *p, size_t size)
+static void *do_realloc(void *p, size_t size, const void *caller)
 {
 	const struct rtl_next *n = rtl_next();
 	const struct rtl_choice *c;
-	void *q;
+	uint32_t site = 0;
+	void *q, *qrw;
 
 	if (!p)
-		return malloc(size);
+		return do_malloc(size, caller);
 	if (rtl_boot_owns(p)) {
 		size_t old = rtl_boot_size(p);
-		q = n ? malloc(size) : rtl_boot_alloc(size, MIN_ALIGN);
-		if (q)
-			memcpy(q, p, old < size ? old : size);
+		q = n ? do_malloc(size, caller) : rtl_boot_alloc(size, MIN_ALIGN);
+		if (q) {
+			void *dst = q;
+			struct rtl_obj o;
+			if (rtl_heap_owns(q) && rtl_heap_find(q, &o) == 0)
+				dst = o.rw;
+			memcpy(dst, p, old < size ? old : size);
+		}
 		return q;
 	}
 	if (!n) { /* dlsym is running for us and p is not ours to move */
@@ -193,18 +197,23 @@ API void *realloc(void *p, size_t size)
 			free_ours("realloc", p);
 			return NULL;
 		}
-		c = wanted(size, MIN_ALIGN, __builtin_return_address(0));
-		return realloc_ours(p, size, c, n);
+		c = wanted(size, MIN_ALIGN, caller, &site);
+		return realloc_ours(p, size, c, site, n);
 	}
-	c = size ? wanted(size, MIN_ALIGN, __builtin_return_address(0)) : NULL;
-	if (c && (q = selected(size, MIN_ALIGN, 0, c))) {
+	c = size ? wanted(size, MIN_ALIGN, caller, &site) : NULL;
+	if (c && (q = selected(size, MIN_ALIGN, 0, c, site, &qrw))) {
 		size_t old = n->malloc_usable_size(p);
 
-		memcpy(rtl_heap_rw(q), p, old < size ? old : size);
+		memcpy(qrw, p, old < size ? old : size);
 		n->free(p);
 		return q;
 	}
 	return n->realloc(p, size);
+}
+
+API void *realloc(void *p, size_t size)
+{
+	return do_realloc(p, size, __builtin_return_address(0));
 }
 
 API void *reallocarray(void *p, size_t nmemb, size_t size)
@@ -215,7 +224,7 @@ API void *reallocarray(void *p, size_t nmemb, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return realloc(p, total);
+	return do_realloc(p, total, __builtin_return_address(0));
 }
 
 /* The aligned family: selected alike when the alignment is one rtl keeps
@@ -226,12 +235,13 @@ static void *aligned(size_t align, size_t size, const void *caller,
 {
 	const struct rtl_next *n = rtl_next();
 	const struct rtl_choice *c;
+	uint32_t site;
 	void *p;
 
 	if (!n)
 		return power_of_two(align) ? rtl_boot_alloc(size, align) : NULL;
-	c = wanted(size, align, caller);
-	if (c && (p = selected(size, align, 0, c)))
+	c = wanted(size, align, caller, &site);
+	if (c && (p = selected(size, align, 0, c, site, NULL)))
 		return p;
 	return next_fn(align, size);
 }
@@ -254,6 +264,7 @@ API int posix_memalign(void **out, size_t align, size_t size)
 {
 	const struct rtl_next *n = rtl_next();
 	const struct rtl_choice *c;
+	uint32_t site;
 	void *p;
 
 	if (!power_of_two(align) || align % sizeof(void *))
@@ -265,8 +276,8 @@ API int posix_memalign(void **out, size_t align, size_t size)
 		*out = p;
 		return 0;
 	}
-	c = wanted(size, align, __builtin_return_address(0));
-	if (c && (p = selected(size, align, 0, c))) {
+	c = wanted(size, align, __builtin_return_address(0), &site);
+	if (c && (p = selected(size, align, 0, c, site, NULL))) {
 		*out = p;
 		return 0;
 	}
@@ -285,12 +296,13 @@ API void *valloc(size_t size)
 {
 	const struct rtl_next *n = rtl_next();
 	const struct rtl_choice *c;
+	uint32_t site;
 	void *p;
 
 	if (!n)
 		return rtl_boot_alloc(size, page_size());
-	c = wanted(size, page_size(), __builtin_return_address(0));
-	if (c && (p = selected(size, page_size(), 0, c)))
+	c = wanted(size, page_size(), __builtin_return_address(0), &site);
+	if (c && (p = selected(size, page_size(), 0, c, site, NULL)))
 		return p;
 	return n->valloc(size);
 }
@@ -299,6 +311,7 @@ API void *pvalloc(size_t size)
 {
 	const struct rtl_next *n = rtl_next();
 	const struct rtl_choice *c;
+	uint32_t site;
 	size_t rounded;
 	void *p;
 
@@ -309,8 +322,8 @@ API void *pvalloc(size_t size)
 	rounded &= ~(page_size() - 1);
 	if (!n)
 		return rtl_boot_alloc(rounded, page_size());
-	c = wanted(rounded, page_size(), __builtin_return_address(0));
-	if (c && (p = selected(rounded, page_size(), 0, c)))
+	c = wanted(rounded, page_size(), __builtin_return_address(0), &site);
+	if (c && (p = selected(rounded, page_size(), 0, c, site, NULL)))
 		return p;
 	return n->pvalloc(size);
 }
@@ -318,16 +331,15 @@ API void *pvalloc(size_t size)
 API size_t malloc_usable_size(void *p)
 {
 	const struct rtl_next *n;
-	void *rw;
-	size_t size;
+	struct rtl_obj o;
 
 	if (!p)
 		return 0;
 	if (rtl_boot_owns(p))
 		return rtl_boot_size(p);
 	if (rtl_heap_owns(p)) {
-		find_or_die("malloc_usable_size", p, &rw, &size);
-		return size;
+		find_or_die("malloc_usable_size", p, &o);
+		return o.size;
 	}
 	n = rtl_next();
 	return n ? n->malloc_usable_size(p) : 0;

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "rtl/ext.h"
 
 #define API __attribute__((visibility("default")))
@@ -181,6 +182,9 @@ API int mprotect(void *addr, size_t len, int prot)
 	uintptr_t base, lo = (uintptr_t)addr, hi, end;
 	size_t view;
 
+	if (rtl_engine.policy.mprotect_log)
+		atomic_fetch_add_explicit(&rtl_totals.mprotect_calls, 1,
+		                          memory_order_relaxed);
 	if (!len || !rtl_ext_started())
 		return real_mprotect(lo, lo + len, prot);
 	rtl_ext_views(&base, &view);

@@ -12,6 +12,7 @@
 #define RTL_TLS __thread __attribute__((tls_model("initial-exec")))
 
 struct rtl_choice;
+struct rtl_rec;
 
 /* ---- re-entrancy guard ----
  * Set while this thread runs the preload's own code (policy loading, rtl's
@@ -66,41 +67,44 @@ size_t rtl_arena_good_size(size_t size, size_t align);
 /* Extents the hooks handed jemalloc, for the report and the tests. */
 extern _Atomic uint64_t rtl_arena_extents;
 
-/* ---- the selected heap: arena memory defined as regions (heap.c) ---- */
+/* ---- the selected heap: arena memory with a record each (heap.c) ---- */
 
 /* Start: rtl's views known, arenas ready, at most max_regions live. */
 int rtl_heap_init(uint64_t max_regions);
 
-/* Whether p lies in rtl's views (then only the heap may free it). */
+/* Whether p lies in rtl's views or the aliases (then only the heap may
+ * free it). */
 int rtl_heap_owns(const void *p);
 
-/* The same address in the RW view (p in the views). */
-void *rtl_heap_rw(const void *p);
-
-/* A new region of size bytes aligned to align, in the view of c's
- * protection; NULL with errno if rtl cannot take it (the caller falls back
- * to the next allocator). */
+/* A new selected object of size bytes aligned to align, as c says (its
+ * mechanism and protection), from site (a stats slot): the pointer to hand
+ * out, and its first byte in the RW view in *rw. NULL with errno if rtl
+ * cannot take it (counted; the caller falls back to the next allocator). */
 void *rtl_heap_alloc(size_t size, size_t align, int zero,
-                     const struct rtl_choice *c);
+                     const struct rtl_choice *c, uint32_t site, void **rw);
 
-/* The region p starts (p in any view): its RW start and size; -1 if p is
- * not the start of a live region the heap made. */
-int rtl_heap_find(const void *p, void **rw, size_t *size);
+/* A live object the heap made, found by the pointer it handed out. */
+struct rtl_obj {
+	void *rw;           /* first byte in the RW view */
+	size_t size;
+	struct rtl_rec *rec;
+};
+int rtl_heap_find(const void *p, struct rtl_obj *o); /* -1: not one */
 
-/* End the region at rw (its RW start) and give its memory back. -1 if it
- * was not live (a double free racing). */
-int rtl_heap_free(void *rw);
+/* End it and give its memory back. -1 if it was not live (a double free
+ * racing). */
+int rtl_heap_free(const struct rtl_obj *o);
 
-/* Resize the region at rw in place when its memory already holds size
- * bytes: the new pointer (view of c), or NULL to do it by copying. */
-void *rtl_heap_resize(void *rw, size_t size, const struct rtl_choice *c);
+/* Resize in place when its memory already holds size bytes and it stays
+ * with c: the new pointer, or NULL to do it by copying. */
+void *rtl_heap_resize(const struct rtl_obj *o, size_t size,
+                      const struct rtl_choice *c);
 
 /* Counters for the report (relaxed atomics). */
 struct rtl_heap_stats {
 	_Atomic uint64_t selected; /* regions made */
 	_Atomic uint64_t bytes;    /* bytes asked for by them */
 	_Atomic uint64_t live;     /* regions not yet freed */
-	_Atomic uint64_t fallback; /* selected, but served by the next allocator */
 };
 extern struct rtl_heap_stats rtl_heap_stats;
 

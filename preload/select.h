@@ -1,7 +1,7 @@
 /* Which allocations become regions, and what a trap on them does: the
- * interface between the preload's allocator shim and the policy. policy.c
- * is a minimal reader of the policy file (size and protect); the policy
- * engine replaces it behind this same header. */
+ * interface between the preload's allocator shim (malloc.c, heap.c) and the
+ * policy engine (engine.c and the files it names). Nothing here may be
+ * called from a signal handler unless it says so. */
 #ifndef RTL_SELECT_H
 #define RTL_SELECT_H
 
@@ -11,30 +11,46 @@
 
 #include "rtl/region.h"
 
-/* What to do with one selected allocation. Lives as long as the process. */
+/* What to do with one selected allocation: one per rule, for the life of the
+ * process. */
 struct rtl_choice {
-	int prot;                 /* PROT_NONE, PROT_READ or PROT_READ|PROT_WRITE */
-	region_handler_t handler; /* for traps on the region (NULL: none) */
-	void *data;               /* the region's user data (the rule) */
-	_Atomic uint64_t allocs;  /* regions made for it (the shim counts) */
+	int prot;                 /* at allocation: PROT_NONE, PROT_READ, RW */
+	int mechanism;            /* RTL_MECH_SWIZZLE or RTL_MECH_ALIAS */
+	int rule;                 /* index in the policy */
+	int track;                /* dirty: track writes */
+	region_handler_t handler; /* swizzle: the trap handler (NULL: none) */
+	_Atomic uint64_t allocs;  /* regions made for it */
 };
 
-/* Read the policy named by RTL_CONFIG (no variable, or an empty one: nothing
- * is selected). Returns 1 if some allocation may be selected, 0 if none can
- * be, -1 if the policy is bad (reported on stderr as FILE:LINE: message;
+/* Read the policy: the file RTL_CONFIG names, or the built-in one when it is
+ * unset or empty. Returns 1 if some allocation may be selected, 0 if none
+ * can be, -1 if the policy is bad (reported on stderr as FILE:LINE: message;
  * nothing is selected then). Runs once, in the constructor. */
 int rtl_select_init(void);
+
+/* After rtl and the arenas started: the engine's own start (records, alias
+ * space, threads). -1 if it cannot; nothing is selected then. */
+int rtl_select_start(void);
 
 /* The most regions the preload may keep live at once. */
 uint64_t rtl_select_max_regions(void);
 
-/* The choice for an allocation of size bytes requested from caller (the
- * return address of malloc), or NULL to leave it to the next allocator.
- * Called on every allocation: no malloc, no locks. */
-const struct rtl_choice *rtl_select(size_t size, const void *caller);
+/* The choice for an allocation of size bytes whose malloc-family call
+ * returns to caller, or NULL to leave it to the next allocator; *site is the
+ * allocating site's handle for the records. Called on every allocation once
+ * the preload runs, outside the re-entrancy guard: no locks, and anything
+ * that may allocate is done under the guard. */
+const struct rtl_choice *rtl_select(size_t size, const void *caller,
+                                    uint32_t *site);
 
-/* At exit: the report, if the policy asks for one. */
-void rtl_select_report(void);
+/* The allocation was selected but the next allocator served it (views
+ * full, max_regions): for the report. */
+void rtl_select_fallback(const struct rtl_choice *c, int why);
+enum { RTL_FALLBACK_FULL, RTL_FALLBACK_MAX_REGIONS, RTL_FALLBACK_MAPS };
+
+/* At exit: the report, if the policy asks for one. status: the exit
+ * status, or -1 if unknown. */
+void rtl_select_report(int status);
 
 /* In a forked child: counts start again from zero. */
 void rtl_select_forked(void);

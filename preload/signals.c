@@ -1,8 +1,10 @@
 /* sigaction and the signal() family, interposed so that a program that sets
  * its own SIGSEGV action is chained behind rtl's handler instead of
  * replacing it: rtl keeps the kernel's action and passes the faults that are
- * not its own to the program's. Every other signal, and SIGSEGV before the
- * constructor has handed rtl the real sigaction, go straight to the kernel.
+ * not its own to the program's. The preload's fatal-signal handlers (the
+ * report on a fatal signal) read as SIG_DFL and give way to the program's.
+ * Every other signal, and SIGSEGV before the constructor has handed rtl the
+ * real sigaction, go straight to the kernel.
  * SIGBUS passes through too: rtl installs no SIGBUS handler (its views are
  * a memfd no shorter than its mappings), so the program's is the only one. */
 #include "preload.h"
@@ -11,6 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "engine.h"
 #include "rtl/ext.h"
 
 #define API __attribute__((visibility("default")))
@@ -25,18 +28,42 @@ void rtl_signals_ready(void)
 	atomic_store(&chained, 1);
 }
 
+/* The preload's fatal-signal handler (fatal.c) is not the program's to
+ * see: it reads as the default action. */
+static void hide(struct sigaction *old)
+{
+	if (!rtl_fatal_owns(0, (const void *)old->sa_sigaction))
+		return;
+	memset(old, 0, sizeof(*old));
+	old->sa_handler = SIG_DFL;
+	sigemptyset(&old->sa_mask);
+}
+
 API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	const struct rtl_next *n;
+	struct sigaction prev;
+	int r;
 
-	if (sig == SIGSEGV && atomic_load(&chained))
-		return rtl_ext_sigaction(sig, act, old);
-	n = rtl_next();
-	if (!n) {
-		errno = EAGAIN; /* only while dlsym runs for the preload */
-		return -1;
+	if (sig == SIGSEGV && atomic_load(&chained)) {
+		r = rtl_ext_sigaction(sig, act, old ? &prev : NULL);
+	} else {
+		n = rtl_next();
+		if (!n) {
+			errno = EAGAIN; /* only while dlsym runs for the preload */
+			return -1;
+		}
+		if (!rtl_fatal_owns(sig, NULL))
+			return n->sigaction(sig, act, old);
+		r = n->sigaction(sig, act, old ? &prev : NULL);
 	}
-	return n->sigaction(sig, act, old);
+	if (r == 0 && old) {
+		hide(&prev);
+		*old = prev;
+	}
+	if (r == 0 && act)
+		rtl_fatal_disown(sig);
+	return r;
 }
 
 API int __sigaction(int, const struct sigaction *, struct sigaction *)
@@ -77,7 +104,7 @@ static sighandler_t set_handler(int sig, sighandler_t h, int flags,
 	sigemptyset(&sa.sa_mask);
 	if (block_self)
 		sigaddset(&sa.sa_mask, sig);
-	if (rtl_ext_sigaction(sig, &sa, &old) < 0)
+	if (sigaction(sig, &sa, &old) < 0)
 		return SIG_ERR;
 	return old.sa_handler;
 }
@@ -86,7 +113,7 @@ API sighandler_t signal(int sig, sighandler_t h)
 {
 	static _Atomic(void *) next_signal;
 
-	if (sig == SIGSEGV && atomic_load(&chained))
+	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig, NULL))
 		return set_handler(sig, h, SA_RESTART, 1);
 	return next_variant(&next_signal, "signal", sig, h);
 }
@@ -98,7 +125,7 @@ API sighandler_t sysv_signal(int sig, sighandler_t h)
 {
 	static _Atomic(void *) next_sysv;
 
-	if (sig == SIGSEGV && atomic_load(&chained))
+	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig, NULL))
 		return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, 0);
 	return next_variant(&next_sysv, "sysv_signal", sig, h);
 }

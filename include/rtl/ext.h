@@ -24,6 +24,8 @@ struct rtl_ext_stats {
 	uint64_t foreign;       /* SIGSEGVs passed to the previous handler */
 	uint64_t decode_hits;   /* decode cache */
 	uint64_t decode_misses;
+	uint64_t trap_ns;       /* time spent in rtl's SIGSEGV handler on
+	                         * faults in the views (outermost traps) */
 };
 
 /* Counters since start; -1 if rtl could not start. */
@@ -65,6 +67,7 @@ struct rtl_ext_region {
 	size_t size;   /* bytes, as defined */
 	size_t offset; /* addr - start, in addr's view */
 	int prot;      /* protection of the view addr lies in */
+	void *data;    /* its user data (region_set_data) */
 };
 
 /* Lock-free and async-signal-safe. 0, or -1 with errno ENOENT (none; also
@@ -94,6 +97,29 @@ RTL_API int rtl_ext_sigaction(int sig, const struct sigaction *act,
  * Runs in a signal handler: no malloc, no locks. NULL: no filter. */
 typedef int (*rtl_ext_fault_filter_fn)(void *addr, int write);
 RTL_API void rtl_ext_set_fault_filter(rtl_ext_fault_filter_fn fn);
+
+/* The memfd behind the views, for a part of rtl that maps the same memory
+ * elsewhere (the preload's aliases). It changes in a forked child, in rtl's
+ * own fork handler: read it again there (from a handler registered after rtl
+ * started). -1 if rtl has not started. */
+RTL_API int rtl_ext_views_fd(void);
+
+/* Called in the SIGSEGV handler for a fault outside the views (a real fault,
+ * not a sent signal), before the program's own action; non-zero if it
+ * handled the fault and the instruction may run again. uc is the
+ * interrupted context. Runs in a signal handler: no malloc, no locks the
+ * interrupted code may hold. NULL: none. */
+typedef int (*rtl_ext_foreign_hook_fn)(void *addr, int write, void *uc);
+RTL_API void rtl_ext_set_foreign_hook(rtl_ext_foreign_hook_fn fn);
+
+/* One more range of memory for the system-call wrappers to resolve, besides
+ * the views (the preload's aliases): a buffer wholly inside [lo, lo + len)
+ * goes to fn, which returns the address to hand the kernel or NULL with
+ * errno EFAULT to refuse the call. May run in a signal handler (read and
+ * write are async-signal-safe). Set once, before any such buffer exists. */
+typedef void *(*rtl_ext_access_fn)(const void *p, size_t len, int write);
+RTL_API void rtl_ext_set_access_range(void *lo, size_t len,
+                                      rtl_ext_access_fn fn);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,405 @@
+/* The alias mechanism (MultiView's): a selected object lives in rtl's RW
+ * view like any other, and gets virtual pages of its own that map the same
+ * physical memory (the views' memfd at the object's page offset, shared);
+ * malloc returns the alias address plus the in-page offset, and protection
+ * is mprotect on the alias. No pointer needs to be known.
+ *
+ * Aliases are placed in one PROT_NONE reservation; a page table indexed by
+ * alias page gives the record, lock-free, for the fault handler, free and
+ * the system-call wrappers. A fault on an alias is outside rtl's views, so
+ * it reaches the core's foreign hook (alias_fault, in the SIGSEGV handler:
+ * no malloc, the record's spin lock only). Each alias costs a mapping, so
+ * selection stops before vm.max_map_count. */
+#include "engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload.h"
+#include "rtl/ext.h"
+
+#define PAGE 4096u
+#define SMALL 32 /* free lists by exact page count up to this */
+
+static _Atomic uintptr_t base;        /* the reservation; 0 until made */
+static size_t span;
+static _Atomic uint32_t *pagemap;     /* per alias page: record index + 1 */
+static uintptr_t rw_base;             /* the RW view; file offset 0 */
+
+/* Virtual space for aliases: a bump pointer, then free lists (under a
+ * spin flag: only the allocation path and fork take it). */
+static atomic_flag va_lock = ATOMIC_FLAG_INIT;
+static uintptr_t bump;
+static uintptr_t *small_free[SMALL + 1];
+static uint32_t nsmall[SMALL + 1], small_cap;
+static struct { uintptr_t va; uint32_t pages; } *big_free;
+static uint32_t nbig;
+
+_Atomic uint64_t rtl_alias_live;
+static uint64_t budget;  /* most live aliases under vm.max_map_count */
+static long max_maps, maps_at_start;
+static _Atomic int limit_hit;
+
+/* ---- the mapping count ---- */
+
+static long read_long(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+static long count_maps(void)
+{
+	char buf[4096];
+	long lines = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			lines += buf[i] == '\n';
+	close(fd);
+	return lines;
+}
+
+/* Each alias is one mapping and may split the reservation once more: two.
+ * A quarter of the limit stays for the program. RTL_MAX_MAP_COUNT may lower
+ * the limit (for tests), never raise it. */
+static void set_budget(void)
+{
+	const char *env = getenv("RTL_MAX_MAP_COUNT");
+	long lim;
+
+	max_maps = read_long("/proc/sys/vm/max_map_count");
+	if (max_maps <= 0)
+		max_maps = 65530;
+	if (env && (lim = strtol(env, NULL, 10)) > 0 && lim < max_maps)
+		max_maps = lim;
+	maps_at_start = count_maps();
+	lim = max_maps * 3 / 4 - maps_at_start;
+	budget = lim > 0 ? (uint64_t)lim / 2 : 0;
+}
+
+int rtl_alias_room(void)
+{
+	if (atomic_load_explicit(&rtl_alias_live, memory_order_relaxed) < budget)
+		return 1;
+	atomic_store_explicit(&limit_hit, 1, memory_order_relaxed);
+	return 0;
+}
+
+void rtl_alias_note(char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (atomic_load(&limit_hit))
+		snprintf(buf, len,
+		         "stopped selecting alias objects at %llu live "
+		         "(vm.max_map_count = %ld, %ld mappings at start)",
+		         (unsigned long long)budget, max_maps, maps_at_start);
+}
+
+/* ---- virtual space ---- */
+
+static void va_lock_take(void)
+{
+	while (atomic_flag_test_and_set_explicit(&va_lock, memory_order_acquire))
+		__builtin_ia32_pause();
+}
+
+static void va_lock_drop(void)
+{
+	atomic_flag_clear_explicit(&va_lock, memory_order_release);
+}
+
+static uintptr_t va_alloc(uint32_t pages)
+{
+	uintptr_t va = 0;
+
+	va_lock_take();
+	if (pages <= SMALL && nsmall[pages]) {
+		va = small_free[pages][--nsmall[pages]];
+	} else if (pages > SMALL) {
+		for (uint32_t i = 0; i < nbig; i++) {
+			if (big_free[i].pages < pages)
+				continue;
+			va = big_free[i].va;
+			big_free[i].va += (uintptr_t)pages * PAGE;
+			big_free[i].pages -= pages;
+			if (!big_free[i].pages)
+				big_free[i] = big_free[--nbig];
+			break;
+		}
+	}
+	if (!va && (uintptr_t)pages * PAGE <= base + span - bump) {
+		va = bump;
+		bump += (uintptr_t)pages * PAGE;
+	}
+	va_lock_drop();
+	return va;
+}
+
+/* Back into the reservation (a hole would let the kernel put someone
+ * else's mapping where the next alias goes), then onto a free list. */
+static void va_free(uintptr_t va, uint32_t pages)
+{
+	mmap((void *)va, (size_t)pages * PAGE, PROT_NONE,
+	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	va_lock_take();
+	if (pages <= SMALL && nsmall[pages] < small_cap)
+		small_free[pages][nsmall[pages]++] = va;
+	else if (pages > SMALL && nbig < small_cap)
+		big_free[nbig++] = (typeof(*big_free)){ va, pages };
+	/* else: leaked virtual space, never reused */
+	va_lock_drop();
+}
+
+/* ---- mapping ---- */
+
+int rtl_alias_owns(const void *p)
+{
+	uintptr_t b = atomic_load_explicit(&base, memory_order_relaxed);
+	return b && (uintptr_t)p - b < span;
+}
+
+struct rtl_rec *rtl_alias_find(const void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+	uint32_t idx;
+	struct rtl_rec *rec;
+
+	if (!rtl_alias_owns(p))
+		return NULL;
+	idx = atomic_load_explicit(&pagemap[(a - base) / PAGE], memory_order_acquire);
+	if (!idx || !(rec = rtl_rec_at(idx - 1)))
+		return NULL;
+	if (!atomic_load_explicit(&rec->live, memory_order_acquire) ||
+	    a - rec->alias >= (uintptr_t)rec->pages * PAGE)
+		return NULL;
+	return rec;
+}
+
+static int raw_mprotect(uintptr_t va, size_t len, int prot)
+{
+	return (int)syscall(SYS_mprotect, (void *)va, len, prot);
+}
+
+int rtl_alias_protect(struct rtl_rec *rec, int prot)
+{
+	if (raw_mprotect(rec->alias, (size_t)rec->pages * PAGE, prot) < 0)
+		return -1;
+	atomic_store_explicit(&rec->prot, prot, memory_order_release);
+	return 0;
+}
+
+void *rtl_alias_map(struct rtl_rec *rec, int prot)
+{
+	uintptr_t rw = (uintptr_t)rec->rw, first = rw & ~(uintptr_t)(PAGE - 1);
+	uintptr_t last = (rw + (rec->size ? rec->size : 1) - 1) & ~(uintptr_t)(PAGE - 1);
+	uint32_t pages = (uint32_t)((last - first) / PAGE + 1);
+	uint32_t idx = rtl_rec_index(rec) + 1;
+	uintptr_t va = va_alloc(pages);
+
+	if (!va) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (mmap((void *)va, (size_t)pages * PAGE, prot, MAP_SHARED | MAP_FIXED,
+	         rtl_ext_views_fd(), (off_t)(first - rw_base)) == MAP_FAILED) {
+		int e = errno;
+		va_free(va, pages);
+		errno = e;
+		return NULL;
+	}
+	rec->alias = va;
+	rec->pages = pages;
+	atomic_store(&rec->prot, prot);
+	for (uint32_t k = 0; k < pages; k++)
+		atomic_store_explicit(&pagemap[(va - base) / PAGE + k], idx,
+		                      memory_order_release);
+	atomic_fetch_add_explicit(&rtl_alias_live, 1, memory_order_relaxed);
+	return (void *)(va + (rw & (PAGE - 1)));
+}
+
+/* The record is no longer live (the caller cleared it): forget its pages,
+ * wait out a handler or an epoch holding it, give the space back. */
+void rtl_alias_unmap(struct rtl_rec *rec)
+{
+	uintptr_t va = rec->alias;
+
+	for (uint32_t k = 0; k < rec->pages; k++)
+		atomic_store_explicit(&pagemap[(va - base) / PAGE + k], 0,
+		                      memory_order_release);
+	rtl_rec_lock(rec);
+	rtl_rec_unlock(rec);
+	va_free(va, rec->pages);
+	atomic_fetch_sub_explicit(&rtl_alias_live, 1, memory_order_relaxed);
+}
+
+/* ---- traps: a fault on an alias, or a system call's access to one ---- */
+
+static int allows(int prot, int write)
+{
+	return write ? (prot & PROT_WRITE) != 0 : (prot & PROT_READ) != 0;
+}
+
+/* An access to rec at a (rec locked): the rule's actions; whether it may
+ * proceed now. */
+static int access_locked(struct rtl_rec *rec, uintptr_t a, int write)
+{
+	uintptr_t obj = rec->alias + ((uintptr_t)rec->rw & (PAGE - 1));
+	size_t offset = a < obj ? 0 : a - obj;
+	int prot;
+
+	if (offset >= rec->size && rec->size)
+		offset = rec->size - 1; /* a neighbour's bytes on its pages */
+	if (write && rtl_engine.rules[rec->rule].choice.track &&
+	    !atomic_load_explicit(&rec->written, memory_order_relaxed) && rec->twin)
+		memcpy(rec->twin, rec->rw, rec->size); /* before the write */
+	prot = rtl_act_trap(rec, offset, write);
+	if (prot >= 0 && allows(prot, write))
+		rtl_alias_protect(rec, prot);
+	return allows(atomic_load(&rec->prot), write);
+}
+
+/* The core's foreign hook. Signal handler. */
+static int alias_fault(void *addr, int write, void *uc)
+{
+	uintptr_t a = (uintptr_t)addr;
+	struct rtl_rec *rec;
+	uint64_t t0;
+	int ok;
+
+	(void)uc;
+	if (!(rec = rtl_alias_find(addr)))
+		return 0; /* not an alias, or a freed one: the program's */
+	t0 = rtl_now_ns();
+	rtl_rec_lock(rec);
+	if (!atomic_load(&rec->live)) {
+		ok = 0;
+	} else if (allows(atomic_load(&rec->prot), write)) {
+		atomic_fetch_add_explicit(&rtl_totals.alias_stale, 1,
+		                          memory_order_relaxed);
+		ok = 1; /* another thread granted it meanwhile */
+	} else {
+		ok = access_locked(rec, a, write);
+	}
+	rtl_rec_unlock(rec);
+	atomic_fetch_add_explicit(&rtl_totals.alias_ns, rtl_now_ns() - t0,
+	                          memory_order_relaxed);
+	return ok;
+}
+
+/* The system-call wrappers' resolver: p is the buffer, in an alias. */
+static void *alias_access(const void *p, size_t len, int write)
+{
+	struct rtl_rec *rec = rtl_alias_find(p);
+	int ok;
+
+	(void)len;
+	if (!rec) {
+		errno = EFAULT;
+		return NULL;
+	}
+	if (allows(atomic_load_explicit(&rec->prot, memory_order_acquire), write))
+		return (void *)p;
+	rtl_rec_lock(rec);
+	ok = atomic_load(&rec->live) &&
+	     (allows(atomic_load(&rec->prot), write) ||
+	      access_locked(rec, (uintptr_t)p, write));
+	rtl_rec_unlock(rec);
+	if (!ok) {
+		errno = EFAULT;
+		return NULL;
+	}
+	return (void *)p;
+}
+
+/* ---- fork: the child's views are a new memfd; so must its aliases be ---- */
+
+static void fork_prepare(void)
+{
+	va_lock_take();
+}
+
+static void fork_parent(void)
+{
+	va_lock_drop();
+}
+
+static void fork_child(void)
+{
+	int fd = rtl_ext_views_fd();
+
+	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
+		struct rtl_rec *rec = rtl_rec_at(i);
+		uintptr_t first;
+
+		if (!atomic_load(&rec->live) || rec->mech != RTL_MECH_ALIAS ||
+		    !rec->alias)
+			continue;
+		first = (uintptr_t)rec->rw & ~(uintptr_t)(PAGE - 1);
+		if (mmap((void *)rec->alias, (size_t)rec->pages * PAGE,
+		         atomic_load(&rec->prot), MAP_SHARED | MAP_FIXED, fd,
+		         (off_t)(first - rw_base)) == MAP_FAILED) {
+			static const char msg[] = "rtl: fork: cannot remap an "
+			                          "alias in the child; aborting it\n";
+			write(2, msg, sizeof(msg) - 1);
+			abort();
+		}
+	}
+	va_lock_drop();
+}
+
+static void *map_anon(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int rtl_alias_init(void)
+{
+	uintptr_t vb;
+	size_t vs;
+	void *res;
+
+	rtl_ext_views(&vb, &vs);
+	rw_base = vb + 2 * vs;
+	set_budget();
+	span = vs;
+	res = mmap(NULL, span, PROT_NONE,
+	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (res == MAP_FAILED)
+		return -1;
+	pagemap = map_anon(span / PAGE * sizeof(*pagemap));
+	small_cap = (uint32_t)(budget + 1024);
+	big_free = map_anon(small_cap * sizeof(*big_free));
+	for (int i = 1; i <= SMALL; i++)
+		small_free[i] = map_anon(small_cap * sizeof(uintptr_t));
+	if (!pagemap || !big_free || !small_free[SMALL])
+		return -1;
+	bump = (uintptr_t)res;
+	atomic_store(&base, (uintptr_t)res); /* rtl_alias_owns works from here */
+	rtl_ext_set_foreign_hook(alias_fault);
+	rtl_ext_set_access_range(res, span, alias_access);
+	/* After rtl's own (it started before us): in the child, rtl's
+	 * handler has made the new memfd when ours runs. */
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	return 0;
+}

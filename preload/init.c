@@ -69,9 +69,12 @@ static void start(void)
 	atomic_store_explicit(&rtl_preload_on, 1, memory_order_release);
 }
 
+void rtl_syscalls_resolve(void); /* syscalls.c */
+
 __attribute__((constructor)) static void preload_start(void)
 {
 	rtl_preload_busy++;
+	rtl_syscalls_resolve();
 	if (rtl_next())
 		start();
 	rtl_preload_busy--;

@@ -5,7 +5,8 @@
  *
  * rtl_trace_backtrace and rtl_trace_event run in the SIGSEGV handler: no
  * malloc, no locks; libunwind's local unwinding (unw_init_local, unw_step)
- * is documented async-signal-safe. */
+ * is documented async-signal-safe. (unw_is_signal_frame is true for the
+ * interrupted frame, not the trampoline: the code check below is used.) */
 #define UNW_LOCAL_ONLY
 #include "engine.h"
 
@@ -56,6 +57,16 @@ static uint64_t hash_of(const uintptr_t *ip, int n, int rule, int write)
 	return h | 1; /* never 0: 0 marks a free slot */
 }
 
+/* The kernel's signal return trampoline (glibc's __restore_rt on x86-64:
+ * mov $15, %rax; syscall): the frame between rtl's handler and the
+ * faulting code. Reading code bytes is safe. */
+static int trampoline(uintptr_t pc)
+{
+	static const unsigned char code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
+		                              0x00, 0x00, 0x0f, 0x05 };
+	return pc && !memcmp((const void *)pc, code, sizeof(code));
+}
+
 void rtl_trace_backtrace(int rule, int write)
 {
 	unw_context_t ctx;
@@ -73,7 +84,7 @@ void rtl_trace_backtrace(int rule, int write)
 
 		unw_get_reg(&cur, UNW_REG_IP, &pc);
 		if (skipping) {
-			if (unw_is_signal_frame(&cur) > 0 || rtl_site_in_rtl(pc))
+			if (rtl_site_in_rtl(pc) || trampoline(pc))
 				continue;
 			skipping = 0;
 		}

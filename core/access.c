@@ -74,6 +74,7 @@ void *rtl_access_resolve(const void *p, size_t len, int write)
 		errno = EFAULT; /* straddles the views' edge: no kernel address */
 		return NULL;
 	}
+	RTL_COUNT(syscall_buffers);
 	off = a - rtl_view_base(view);
 	stop = off + len;
 	while (off < stop) {

@@ -36,6 +36,7 @@ struct rtl_stats {
 	_Atomic uint64_t regions;       /* live regions */
 	_Atomic uint64_t foreign;       /* SIGSEGVs passed on */
 	_Atomic uint64_t trap_ns;       /* in the handler, outermost traps */
+	_Atomic uint64_t syscall_buffers; /* resolved for a system call */
 };
 extern struct rtl_stats rtl_stats;
 

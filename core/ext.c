@@ -27,6 +27,7 @@ int rtl_ext_stats(struct rtl_ext_stats *out)
 	out->foreign = atomic_load(&rtl_stats.foreign);
 	rtl_decode_cache_stats(&out->decode_hits, &out->decode_misses);
 	out->trap_ns = atomic_load(&rtl_stats.trap_ns);
+	out->syscall_buffers = atomic_load(&rtl_stats.syscall_buffers);
 	return 0;
 }
 

@@ -34,7 +34,8 @@ __attribute__((constructor)) void rtl_sys_resolve(void)
 	RESOLVE(fstatat); RESOLVE(statx); RESOLVE(getrandom); RESOLVE(clock_gettime);
 	RESOLVE(gettimeofday); RESOLVE(pipe); RESOLVE(pipe2); RESOLVE(socketpair);
 	RESOLVE(poll); RESOLVE(ppoll); RESOLVE(select); RESOLVE(pselect); RESOLVE(epoll_wait);
-	RESOLVE(epoll_pwait);
+	RESOLVE(epoll_pwait); RESOLVE(fread); RESOLVE(fread_unlocked); RESOLVE(fwrite);
+	RESOLVE(fwrite_unlocked); RESOLVE(getcwd); RESOLVE(readlink); RESOLVE(readlinkat);
 	RESOLVE(read); /* last: marks the table complete */
 #undef RESOLVE
 }

@@ -5,6 +5,7 @@
 #define RTL_SYSCALLS_H
 
 #include <poll.h>
+#include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -56,6 +57,13 @@ struct rtl_sys_next {
 	int (*pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *);
 	int (*epoll_wait)(int, struct epoll_event *, int, int);
 	int (*epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
+	size_t (*fread)(void *, size_t, size_t, FILE *);
+	size_t (*fread_unlocked)(void *, size_t, size_t, FILE *);
+	size_t (*fwrite)(const void *, size_t, size_t, FILE *);
+	size_t (*fwrite_unlocked)(const void *, size_t, size_t, FILE *);
+	char *(*getcwd)(char *, size_t);
+	ssize_t (*readlink)(const char *, char *, size_t);
+	ssize_t (*readlinkat)(int, const char *, char *, size_t);
 };
 extern struct rtl_sys_next rtl_sys_next;
 

@@ -316,6 +316,8 @@ static void *alias_access(const void *p, size_t len, int write)
 		errno = EFAULT;
 		return NULL;
 	}
+	atomic_fetch_add_explicit(&rtl_totals.alias_syscalls, 1,
+	                          memory_order_relaxed);
 	if (allows(atomic_load_explicit(&rec->prot, memory_order_acquire), write))
 		return (void *)p;
 	rtl_rec_lock(rec);

@@ -47,6 +47,7 @@ struct rtl_totals {
 	_Atomic uint64_t mprotect_calls;          /* with mprotect = log */
 	_Atomic uint64_t fallbacks[3];            /* RTL_FALLBACK_* */
 	_Atomic uint64_t libc_skipped;            /* callers inside libc or ld.so */
+	_Atomic uint64_t alias_syscalls;          /* alias buffers resolved for a call */
 };
 extern struct rtl_totals rtl_totals;
 uint64_t rtl_allocations(void); /* seen by the shim since start */

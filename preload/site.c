@@ -143,11 +143,16 @@ void rtl_site_symbolise(uintptr_t ip, int with_offset, char *out, size_t len)
 	char buf[128];
 	Dl_info di;
 
-	if (dladdr((void *)at, &di)) {
+	const ElfW(Sym) *sym = NULL;
+
+	if (dladdr1((void *)at, &di, (void **)&sym, RTLD_DL_SYMENT)) {
 		mod = di.dli_fname && *di.dli_fname ? base_name(di.dli_fname)
 		                                    : program_invocation_short_name;
 		base = (uintptr_t)di.dli_fbase;
-		if (di.dli_sname) {
+		/* dladdr names the nearest exported symbol below: only if ip
+		 * lies inside it (static functions lie between them). */
+		if (di.dli_sname && sym &&
+		    (sym->st_size == 0 || at - (uintptr_t)di.dli_saddr < sym->st_size)) {
 			fn = di.dli_sname;
 			off = at - (uintptr_t)di.dli_saddr;
 		}

@@ -9,6 +9,7 @@
  * call it forwards once resolved (the constructor resolves them all). */
 #include <dlfcn.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <sys/epoll.h>
 #include <sys/random.h>
@@ -140,6 +141,14 @@ FWD6(int, pselect, int, fd_set *__restrict, fd_set *__restrict,
      const sigset_t *__restrict)
 FWD4(int, epoll_wait, int, struct epoll_event *, int, int)
 FWD5(int, epoll_pwait, int, struct epoll_event *, int, int, const sigset_t *)
+FWD4(size_t, fread, void *__restrict, size_t, size_t, FILE *__restrict)
+FWD4(size_t, fread_unlocked, void *__restrict, size_t, size_t, FILE *__restrict)
+FWD4(size_t, fwrite, const void *__restrict, size_t, size_t, FILE *__restrict)
+FWD4(size_t, fwrite_unlocked, const void *__restrict, size_t, size_t,
+     FILE *__restrict)
+FWD2(char *, getcwd, char *, size_t)
+FWD3(ssize_t, readlink, const char *__restrict, char *__restrict, size_t)
+FWD4(ssize_t, readlinkat, int, const char *__restrict, char *__restrict, size_t)
 
 /* All of them now, in the constructor: none is then resolved in a signal
  * handler or while the program holds the loader's lock. */
@@ -153,5 +162,7 @@ void rtl_syscalls_resolve(void)
 	get_lstat(); get_lstat64(); get_fstatat(); get_fstatat64(); get_statx();
 	get_getrandom(); get_clock_gettime(); get_gettimeofday(); get_pipe();
 	get_pipe2(); get_socketpair(); get_poll(); get_ppoll(); get_select();
-	get_pselect(); get_epoll_wait(); get_epoll_pwait();
+	get_pselect(); get_epoll_wait(); get_epoll_pwait(); get_fread();
+	get_fread_unlocked(); get_fwrite(); get_fwrite_unlocked(); get_getcwd();
+	get_readlink(); get_readlinkat();
 }

@@ -26,6 +26,8 @@ struct rtl_ext_stats {
 	uint64_t decode_misses;
 	uint64_t trap_ns;       /* time spent in rtl's SIGSEGV handler on
 	                         * faults in the views (outermost traps) */
+	uint64_t syscall_buffers; /* buffers in the views that a wrapped call
+	                           * resolved before the kernel saw them */
 };
 
 /* Counters since start; -1 if rtl could not start. */

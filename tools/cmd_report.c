@@ -72,6 +72,10 @@ static void print_run(json_t *r, FILE *out)
 		fprintf(out, ", %.3f ms in traps (%.0f ns each)", (double)trap_ns / 1e6,
 		        (double)trap_ns / (double)traps);
 	fprintf(out, "\n");
+	if (num(t, "syscall_buffers"))
+		fprintf(out, "syscalls  %" JSON_INTEGER_FORMAT
+		             " buffers in regions resolved before the kernel saw them\n",
+		        num(t, "syscall_buffers"));
 }
 
 static void print_rules(json_t *r, FILE *out)
@@ -172,6 +176,26 @@ static void print_epochs(json_t *r, FILE *out)
 	}
 }
 
+/* The most frequent trapping call stacks (the backtrace action). */
+static void print_backtraces(json_t *r, FILE *out)
+{
+	json_t *bts = json_object_get(r, "backtraces"), *e, *f;
+	size_t i, k;
+
+	if (!json_array_size(bts))
+		return;
+	fprintf(out, "\ntop trapping stacks\n");
+	json_array_foreach(bts, i, e) {
+		if (i == 10)
+			break;
+		fprintf(out, "%10" JSON_INTEGER_FORMAT " %s traps (%s)\n", num(e, "count"),
+		        str(e, "kind", "?"), str(e, "rule", "?"));
+		json_array_foreach(json_object_get(e, "frames"), k, f)
+			if (json_is_string(f) && k < 8)
+				fprintf(out, "%12s%s\n", "", json_string_value(f));
+	}
+}
+
 static void print_notes(json_t *r, FILE *out)
 {
 	json_t *notes = json_object_get(r, "notes"), *e;
@@ -218,6 +242,7 @@ int cmd_report(int argc, char **argv)
 		print_sites(r, stdout);
 		print_regions(r, stdout);
 		print_epochs(r, stdout);
+		print_backtraces(r, stdout);
 		print_notes(r, stdout);
 	}
 	json_decref(r);

@@ -83,8 +83,14 @@ static void set_env(const char *preload, const char *config, const char *report)
 		setenv("RTL_CONFIG", config, 1);
 	else
 		unsetenv("RTL_CONFIG");
-	if (report)
+	if (report) {
+		char pid[24];
 		setenv("RTL_REPORT", report, 1);
+		/* The program writes REPORT; a child of it (another pid) writes
+		 * REPORT.PID rather than overwrite it (unless REPORT has %p). */
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		setenv("RTL_REPORT_PID", pid, 1);
+	}
 }
 
 static int pass_status(int status)

@@ -8,7 +8,9 @@ static json_t *check(json_t *r, const char *name, char *why, size_t len)
 {
 	static const char *const objects[] = { "run", "totals" };
 	static const char *const arrays[] = { "rules", "sites", "top_regions",
-		                              "epochs", "events", "notes" };
+		                              "epochs", "events", "backtraces",
+		                              "notes" };
+	const size_t notes = sizeof(arrays) / sizeof(arrays[0]) - 1;
 	json_t *v;
 
 	if (!json_is_object(r) || !json_is_integer(v = json_object_get(r, "rtl_report")) ||
@@ -32,9 +34,9 @@ static json_t *check(json_t *r, const char *name, char *why, size_t len)
 			goto bad;
 		}
 		json_array_foreach(a, k, e)
-			if (!json_is_object(e) && !(i == 5 && json_is_string(e))) {
+			if (!json_is_object(e) && !(i == notes && json_is_string(e))) {
 				snprintf(why, len, "%s: \"%s\"[%zu] is not an %s", name,
-				         arrays[i], k, i == 5 ? "object or string" : "object");
+				         arrays[i], k, i == notes ? "object or string" : "object");
 				goto bad;
 			}
 	}

@@ -1,0 +1,220 @@
+#!/usr/bin/env bats
+# The policy engine in the preload: one policy per action and per mechanism
+# on tests/progs/access, whose accesses are known, with the trap counts of
+# the report asserted exactly (docs/policy.md). access NA NB MODE allocates
+# NA objects of 100 bytes from alloc_a (calloc) and NB of 200 from alloc_b.
+
+bats_require_minimum_version 1.5.0
+load preload_helpers
+
+setup() {
+  preload_setup
+  ACCESS=$PROGS/access
+}
+
+# rep MODE EXPR: a Python expression over MODE's one report r, printed.
+rep() {
+  local files=("$REP/$1"/*.json)
+  [[ ${#files[@]} -eq 1 && -e ${files[0]} ]] || {
+    echo "want one report in $REP/$1, have: ${files[*]}" >&2
+    return 1
+  }
+  report_get "${files[0]}" "$2"
+}
+
+# run_access MODE ARGS...: access under policy MODE; compare with a run
+# without the preload (stdout and exit status).
+run_access() {
+  local mode=$1
+  shift
+  run_mode none "$ACCESS" "$@"
+  run_mode "$mode" "$ACCESS" "$@"
+  cmp "$BATS_TEST_TMPDIR/runs/none.out" "$BATS_TEST_TMPDIR/runs/$mode.out"
+  cmp "$BATS_TEST_TMPDIR/runs/none.rc" "$BATS_TEST_TMPDIR/runs/$mode.rc"
+}
+
+@test "swizzle, protect none: a read and a write trap per object, stale copies healed" {
+  policy sw-none '[rule a]' 'size = 100' 'protect = none'
+  run_access sw-none 10 7 rw
+  # Pass 1 reads (grant-read), pass 2 writes (grant-rw); passes 3 and 4
+  # go through the pointers malloc returned, now stale: healed by swizzling.
+  assert_equal "$(rep sw-none 'r["totals"]["read_traps"]')" 10
+  assert_equal "$(rep sw-none 'r["totals"]["write_traps"]')" 10
+  assert_equal "$(rep sw-none 'r["totals"]["stale_traps"]')" 20
+  assert_equal "$(rep sw-none 'r["totals"]["traps"]')" 40
+  assert_equal "$(rep sw-none 'r["totals"]["selected"]')" 10
+  assert_equal "$(rep sw-none '[(x["name"], x["mechanism"], x["selected"], x["bytes"], x["read_traps"], x["write_traps"]) for x in r["rules"]]')" \
+    "[('a', 'swizzle', 10, 1000, 10, 10)]"
+  assert_equal "$(rep sw-none '[(s["site"], s["rule"], s["regions"], s["read_traps"], s["write_traps"]) for s in r["sites"]]')" \
+    "[('access!alloc_a', 'a', 10, 10, 10)]"
+  assert_equal "$(rep sw-none 'sorted(set((t["site"], t["size"], t["read_traps"], t["write_traps"]) for t in r["top_regions"]))')" \
+    "[('access!alloc_a', 100, 1, 1)]"
+  assert_equal "$(rep sw-none 'len(r["top_regions"])')" 10
+}
+
+@test "swizzle, protect read: writes trap once, later writes through old copies are stale" {
+  policy sw-read '[rule a]' 'size = 100' 'protect = read'
+  run_access sw-read 10 7 rw
+  assert_equal "$(rep sw-read '(r["totals"]["read_traps"], r["totals"]["write_traps"], r["totals"]["stale_traps"])')" \
+    "(0, 10, 10)"
+}
+
+@test "alias, protect none and read: one trap per access kind, never a stale one" {
+  policy al-none 'mechanism = alias' '[rule a]' 'size = 100' 'protect = none'
+  policy al-read '[rule a]' 'size = 100' 'mechanism = alias' 'protect = read'
+  run_access al-none 10 7 rw
+  run_access al-read 10 7 rw
+  assert_equal "$(rep al-none '(r["totals"]["read_traps"], r["totals"]["write_traps"], r["totals"]["stale_traps"])')" \
+    "(10, 10, 0)"
+  assert_equal "$(rep al-none 'r["rules"][0]["mechanism"]')" alias
+  assert_equal "$(rep al-read '(r["totals"]["read_traps"], r["totals"]["write_traps"], r["totals"]["stale_traps"])')" \
+    "(0, 10, 0)"
+}
+
+@test "grant-rw on a read: the write that follows does not trap" {
+  policy grant '[rule a]' 'size = 100' 'protect = none' 'on_read = count, grant-rw'
+  run_access grant 10 7 rw
+  assert_equal "$(rep grant '(r["totals"]["read_traps"], r["totals"]["write_traps"], r["totals"]["stale_traps"])')" \
+    "(10, 0, 30)"
+}
+
+@test "site globs: a function name, and module!function" {
+  policy by-fn '[rule b]' 'site = *alloc_b' 'protect = none'
+  policy by-mod '[rule a]' 'site = access!alloc_*' 'size = ..150' 'protect = none'
+  run_access by-fn 10 7 rw
+  run_access by-mod 10 7 rw
+  assert_equal "$(rep by-fn '[(s["site"], s["regions"], s["bytes"]) for s in r["sites"]]')" \
+    "[('access!alloc_b', 7, 1400)]"
+  # alloc_b's memset is the first access to each: one write trap each.
+  assert_equal "$(rep by-fn '(r["totals"]["read_traps"], r["totals"]["write_traps"])')" "(0, 7)"
+  assert_equal "$(rep by-mod '[(s["site"], s["regions"]) for s in r["sites"]]')" \
+    "[('access!alloc_a', 10)]"
+}
+
+@test "sample and max_regions limit the selection, and the report says so" {
+  policy third '[rule a]' 'size = 100' 'sample = 3'
+  policy four 'max_regions = 4' '[rule a]' 'size = 100'
+  run_access third 10 7 rw
+  run_access four 10 7 rw
+  assert_equal "$(rep third 'r["totals"]["selected"]')" 4 # the 1st, 4th, 7th, 10th
+  assert_equal "$(rep four '(r["totals"]["selected"], r["totals"]["fallbacks"], r["totals"]["regions_peak"])')" \
+    "(4, 6, 4)"
+  assert_equal "$(rep four 'r["notes"]')" \
+    "['stopped selecting at max_regions = 4 (6 allocations left to the system allocator)']"
+}
+
+@test "log: one line per trap on stderr; without count the rule counts nothing" {
+  policy logged '[rule a]' 'size = 100' 'protect = none' 'on_read = log, grant-read'
+  run_access logged 3 7 rw
+  run cat "$BATS_TEST_TMPDIR/runs/logged.err"
+  assert_equal "${#lines[@]}" 3
+  assert_line --index 0 'rtl: read trap: read at offset 0 of a 100-byte region from access!alloc_a (rule a)'
+  assert_equal "$(rep logged '(r["totals"]["read_traps"], r["rules"][0]["read_traps"], r["rules"][0]["write_traps"])')" \
+    "(3, 0, 3)"
+}
+
+@test "backtrace: the trapping stacks, aggregated, named after the run" {
+  policy bt '[rule a]' 'size = 100' 'protect = none' 'on_read = count, backtrace, grant-read'
+  run_access bt 10 7 rw
+  assert_equal "$(rep bt '[(b["rule"], b["kind"], b["count"]) for b in r["backtraces"]]')" \
+    "[('a', 'read', 10)]"
+  # The first frame is the reading instruction in access's main (the read
+  # pass is inlined there), then libc's start-up.
+  assert_equal "$(rep bt 'r["backtraces"][0]["frames"][0].split("+")[0]')" 'access!main'
+  [[ $(rep bt 'len(r["backtraces"][0]["frames"])') -ge 2 ]]
+  run "$RTL_BUILD/tools/rtlctl" report "$REP"/bt/*.json
+  assert_success
+  assert_line --partial '10 read traps (a)'
+}
+
+@test "events = traps: every trap, in order, with its site, offset and size" {
+  policy ev 'events = traps' '[rule a]' 'size = 100' 'mechanism = alias' 'protect = none'
+  run_access ev 5 7 rw
+  assert_equal "$(rep ev 'len(r["events"])')" 10
+  assert_equal "$(rep ev '[(e["kind"], e["site"], e["offset"], e["size"]) for e in r["events"]][4:6]')" \
+    "[('read', 'access!alloc_a', 0, 100), ('write', 'access!alloc_a', 8, 100)]"
+  assert_equal "$(rep ev 'all(a["t_ns"] <= b["t_ns"] for a, b in zip(r["events"], r["events"][1:]))')" True
+}
+
+@test "dirty (swizzle): diff bytes against the pages the writes touched, at exit" {
+  policy dirty-sw '[rule a]' 'size = 100' 'protect = read' 'on_write = count, dirty, grant-rw'
+  run_access dirty-sw 10 7 rw
+  # Each object: bytes 8 and 24 changed from 0 (calloc) to 1 and 2.
+  assert_equal "$(rep dirty-sw '[(e["dirty_regions"], e["diff_bytes"]) for e in r["epochs"]]')" "[(10, 20)]"
+  assert_equal "$(rep dirty-sw 'r["epochs"][0]["page_bytes"] % 4096, 4096 <= r["epochs"][0]["page_bytes"] <= 10 * 4096')" \
+    "(0, True)"
+}
+
+@test "dirty with alias and an epoch: re-protected each epoch, diffs per epoch" {
+  policy dirty-al '[rule a]' 'size = 100' 'mechanism = alias' 'protect = read' \
+    'on_write = count, dirty, grant-rw' 'epoch = 20ms'
+  # access writes byte 8 of each object, waits until the last object's
+  # mapping is read-only again (an epoch passed), writes byte 24.
+  run_access dirty-al 10 7 epoch
+  assert_equal "$(rep dirty-al 'r["totals"]["write_traps"]')" 20
+  assert_equal "$(rep dirty-al '(sum(e["dirty_regions"] for e in r["epochs"]), sum(e["diff_bytes"] for e in r["epochs"]))')" \
+    "(20, 20)"
+  [[ $(rep dirty-al 'len(r["epochs"])') -ge 2 ]]
+}
+
+@test "abort: the access named, the report written, death by SIGABRT" {
+  policy abort '[rule a]' 'size = 100' 'protect = read' 'on_write = abort'
+  run_mode abort "$ACCESS" 10 7 rw
+  assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/abort.rc")" 134
+  run cat "$BATS_TEST_TMPDIR/runs/abort.err"
+  assert_line --index 0 'rtl: abort: write at offset 8 of a 100-byte region from access!alloc_a (rule a)'
+  assert_equal "$(rep abort '(r["run"]["signal"], "exit_status" in r["run"], r["totals"]["write_traps"])')" \
+    "(6, False, 1)"
+}
+
+@test "mprotect = log counts the program's own mprotect calls" {
+  policy mp 'mprotect = log' '[rule a]' 'size = 100'
+  policy mp-pass '[rule a]' 'size = 100'
+  run_access mp 3 1 mprotect 5
+  run_access mp-pass 3 1 mprotect 5
+  assert_equal "$(rep mp 'r["totals"]["mprotect_calls"]')" 5
+  assert_equal "$(rep mp-pass 'r["totals"]["mprotect_calls"]')" 0
+}
+
+@test "system calls on region buffers are traps, for both mechanisms" {
+  for mech in swizzle alias; do
+    policy "sys-$mech" '[rule ab]' 'size = 100..200' "mechanism = $mech" 'protect = read'
+    run_access "sys-$mech" 5 7 syscall
+    # read(2) into each of the 5 objects: a write access each; alloc_b's
+    # memset: 7 more. Each read(2) and write(2) buffer resolved: 12.
+    assert_equal "$(rep "sys-$mech" '(r["totals"]["write_traps"], r["totals"]["syscall_buffers"])')" "(12, 12)"
+  done
+}
+
+@test "a fatal signal still writes the report, and the status stays the signal's" {
+  policy crash '[rule a]' 'size = 100'
+  run_mode crash "$ACCESS" 4 1 crash
+  assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/crash.rc")" 143
+  assert_equal "$(rep crash '(r["run"]["signal"], r["totals"]["selected"])')" "(15, 4)"
+}
+
+@test "alias objects stop before vm.max_map_count, and the report says so" {
+  policy maps '[rule a]' 'size = 100' 'mechanism = alias' 'protect = read'
+  RTL_MAX_MAP_COUNT=1000 run_access maps 2000 1 rw
+  selected=$(rep maps 'r["totals"]["selected"]')
+  [[ $selected -gt 100 && $selected -lt 500 ]]
+  assert_equal "$(rep maps 'r["totals"]["write_traps"] == r["totals"]["selected"]')" True
+  assert_equal "$(rep maps 'r["totals"]["fallbacks"] + r["totals"]["selected"]')" 2000
+  assert_equal "$(rep maps 'r["notes"][0].startswith("stopped selecting alias objects at ")')" True
+}
+
+@test "alias: fork gives the child its own copy, threads share one" {
+  policy fork-al '[rule all]' 'mechanism = alias' 'protect = read'
+  policy stress-al '[rule all]' 'mechanism = alias' 'protect = none' 'on_read = count, grant-rw'
+  run_mode none "$PROGS/fork_iso"
+  run_mode fork-al "$PROGS/fork_iso"
+  same_as_without fork-al
+  run cat "$BATS_TEST_TMPDIR/runs/fork-al.out"
+  assert_line 'first fork: isolated'
+  assert_line 'second fork: isolated'
+  run_mode none "$PROGS/stress"
+  run_mode stress-al "$PROGS/stress"
+  same_as_without stress-al
+  [[ $(report_sum stress-al selected) -gt 50000 ]]
+  [[ $(report_sum stress-al traps) -gt 50000 ]]
+}

@@ -186,3 +186,109 @@ teardown() {
   assert_equal "$status" 127
   assert_output --partial "cannot find librtlpreload.so"
 }
+
+# ---- rtlctl run: the preload, the policy, the report ----
+
+# A policy in $tmp whose report goes to $tmp/reports.
+run_policy() {
+  mkdir -p "$tmp/reports"
+  {
+    printf '[rtl]\nreport = %s/reports/%%e.%%p.json\n' "$tmp"
+    printf '%s\n' "$@"
+  } >"$tmp/p.ini"
+}
+
+@test "run passes the exit status through and prints the summary and the report path" {
+  run_policy '[rule all]'
+  # bash ends with exit(3) (dash would _exit: no report at all).
+  run --separate-stderr "$rtlctl" run -c "$tmp/p.ini" -- bash -c 'echo out; exit 3'
+  assert_equal "$status" 3
+  assert_output out
+  [[ ${stderr_lines[0]} =~ ^rtl:\ [0-9]+\ of\ [0-9]+\ allocations\ became\ regions\;\ [0-9]+\ traps ]]
+  [[ ${stderr_lines[1]} == "rtl: report: $tmp/reports/bash."*".json (see: rtlctl report $tmp/reports/bash."*".json)" ]]
+  assert_equal "$(ls "$tmp/reports" | wc -l)" 1
+}
+
+@test "run passes a death by signal on as the same signal, with the report" {
+  run_policy '[rule a]' 'size = 100'
+  run "$rtlctl" run -c "$tmp/p.ini" -- "$build/tests/progs/access" 4 1 crash
+  assert_equal "$status" 143 # SIGTERM, re-raised by rtlctl itself
+  run python3 -c 'import glob, json, sys; r = json.load(open(glob.glob(sys.argv[1])[0])); print(r["run"]["signal"], r["totals"]["selected"])' "$tmp/reports/access.*.json"
+  assert_output "15 4"
+  run "$rtlctl" run -c "$tmp/p.ini" -- "$build/tests/progs/null_crash"
+  assert_equal "$status" 139
+}
+
+@test "run -o names the report; the program's children write REPORT.PID" {
+  run_policy '[rule all]'
+  run --separate-stderr "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/r.json" -- \
+    bash -c "$build/examples/objects 50 5 >/dev/null; true"
+  assert_success
+  assert_file_exist "$tmp/r.json"
+  assert_equal "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["run"]["program"])' "$tmp/r.json")" bash
+  run ls "$tmp"
+  assert_line --regexp '^r\.json\.[0-9]+$'
+  assert_equal "$(ls "$tmp/reports" 2>/dev/null | wc -l)" 0
+}
+
+@test "run without -c uses the built-in policy, reports in the working directory" {
+  cd "$tmp"
+  run --separate-stderr "$rtlctl" run -- "$build/examples/objects" 300 30
+  assert_success
+  assert_output "$("$build/examples/objects" 300 30)"
+  assert_equal "${stderr_lines[0]}" "rtl: 300 of $(python3 -c 'import glob, json; print(json.load(open(glob.glob("rtl-report.objects.*.json")[0]))["totals"]["allocations"])') allocations became regions; 330 traps (0 read, 300 write, 30 stale)"
+  report=$(ls rtl-report.objects.*.json)
+  assert_equal "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["policy"]["source"])' "$report")" "(built-in)"
+}
+
+@test "run: a program that cannot be run is 127 or 126" {
+  run -127 "$rtlctl" run -- "$tmp/no-such-program"
+  assert_equal "$status" 127
+  assert_output --partial "no-such-program"
+  touch "$tmp/not-executable"
+  run "$rtlctl" run -- "$tmp/not-executable"
+  assert_equal "$status" 126
+}
+
+@test "run finds the preload through RTL_PRELOAD, else beside itself" {
+  RTL_PRELOAD=$build/preload/./librtlpreload.so run "$rtlctl" run -o "" -- \
+    sh -c 'echo "$LD_PRELOAD"'
+  assert_success
+  assert_output "$build/preload/./librtlpreload.so"
+  run env -u RTL_PRELOAD "$rtlctl" run -o "" -- sh -c 'echo "$LD_PRELOAD"'
+  assert_output "$build/tools/../preload/librtlpreload.so"
+}
+
+@test "a report from a run has every documented field, and rtlctl report reads it" {
+  run_policy 'events = traps' 'mprotect = log' \
+    '[rule a]' 'size = 100' 'protect = none' 'on_read = count, backtrace, grant-read' \
+    'on_write = count, dirty, grant-rw' \
+    '[rule b]' 'size = 200' 'mechanism = alias' 'protect = read'
+  run "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/r.json" -- "$build/tests/progs/access" 20 5 rw
+  assert_success
+  run "$top/tests/reports/validate.py" "$tmp/r.json"
+  assert_success
+  assert_output ""
+  # Every list is filled in this run, so every row's fields were checked.
+  run python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print([k for k in ("rules", "sites", "top_regions", "epochs", "events", "backtraces") if not r[k]])' "$tmp/r.json"
+  assert_output "[]"
+  run "$rtlctl" report "$tmp/r.json"
+  assert_success
+  assert_line --partial "traps     85 (read 20, write 25, stale 40)"
+  assert_output --regexp "a +20 +2000 +20 +20"
+  assert_output --partial "dirty tracking: 1 epochs, 40 bytes in diffs"
+  run "$rtlctl" report --json "$tmp/r.json"
+  assert_success
+  run "$top/tests/reports/validate.py" "$tmp/r.json"
+  assert_success
+}
+
+@test "the validator refuses a report with a missing or mistyped field" {
+  run_policy '[rule all]'
+  "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/r.json" -- true 2>/dev/null
+  python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); del r["totals"]["trap_ns"]; r["run"]["pid"] = "x"; json.dump(r, open(sys.argv[2], "w"))' "$tmp/r.json" "$tmp/bad.json"
+  run "$top/tests/reports/validate.py" "$tmp/bad.json"
+  assert_failure
+  assert_line --partial "totals has"
+  assert_line --partial "run.pid is not int"
+}

@@ -2,6 +2,7 @@
  * mprotect (the preload) asks of the core: the program's SIGSEGV action set
  * while rtl runs, a fault the view's own mapping allows, the fault filter;
  * and the lookup and release calls of the preload's heap. */
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -153,4 +154,101 @@ TEST(region_find_and_release)
 	CHECK_EQ(peek(ext + 4096), 0);
 	CHECK_EQ(peek(ext + 4096 + 8191), 0);
 	CHECK_EQ(rtl_ext_release((void *)&r, 10), -1);
+}
+
+/* ---- the hooks the preload's alias mechanism uses ---- */
+
+static char *hook_page;
+static _Atomic int hook_calls, hook_writes;
+
+/* Owns faults on hook_page only: opens it and says it handled them. */
+static int hook(void *addr, int write, void *uc)
+{
+	(void)uc;
+	if ((char *)addr < hook_page || (char *)addr >= hook_page + 4096)
+		return 0;
+	hook_calls++;
+	hook_writes += write != 0;
+	mprotect(hook_page, 4096, PROT_READ | PROT_WRITE);
+	return 1;
+}
+
+/* A fault outside the views goes to the hook before the program's action;
+ * one the hook declines still reaches the program. */
+TEST(foreign_hook_before_program_action)
+{
+	struct sigaction sa;
+	char *x = region_alloc(64, &x); /* rtl starts */
+
+	(void)x;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = prog_handler;
+	sa.sa_flags = SA_SIGINFO;
+	CHECK_EQ(rtl_ext_sigaction(SIGSEGV, &sa, NULL), 0);
+	hook_page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	prog_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	rtl_ext_set_foreign_hook(hook);
+	poke(hook_page + 10, 7);
+	CHECK_EQ(hook_calls, 1);
+	CHECK_EQ(hook_writes, 1);
+	CHECK_EQ(peek(hook_page + 10), 7);
+	poke(prog_page, 1); /* declined: the program's */
+	CHECK_EQ(prog_calls, 1);
+	CHECK_EQ(hook_calls, 1);
+	rtl_ext_set_foreign_hook(NULL);
+}
+
+static char *range;
+static _Atomic int resolves;
+
+/* The extra range's resolver: grants by mprotect, refuses the last page. */
+static void *resolve(const void *p, size_t len, int write)
+{
+	(void)len;
+	resolves++;
+	if ((const char *)p >= range + 4096) {
+		errno = EFAULT;
+		return NULL;
+	}
+	mprotect(range, 4096, write ? PROT_READ | PROT_WRITE : PROT_READ);
+	return (void *)p;
+}
+
+/* read(2) into the extra range goes through its resolver first; a refusal
+ * is EFAULT with the pipe's data left in it. */
+TEST(access_range_resolves_system_call_buffers)
+{
+	struct rtl_ext_stats st;
+	int fd[2];
+	char *x = region_alloc(64, &x);
+
+	range = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	rtl_ext_set_access_range(range, 8192, resolve);
+	CHECK_EQ(pipe(fd), 0);
+	CHECK_EQ(write(fd[1], "abcdef", 6), 6);
+	CHECK_EQ(read(fd[0], range + 100, 3), 3);
+	CHECK_EQ(resolves, 1);
+	CHECK_EQ(peek(range + 101), 'b');
+	errno = 0;
+	CHECK_EQ(read(fd[0], range + 4096, 3), -1);
+	CHECK_EQ(errno, EFAULT);
+	CHECK_EQ(resolves, 2);
+	CHECK_EQ(read(fd[0], range + 200, 3), 3); /* still there */
+	CHECK_EQ(peek(range + 200), 'd');
+	CHECK(rtl_ext_views_fd() >= 0);
+	/* Buffers in the views are counted; the time in traps adds up. */
+	rtl_ext_stats(&st);
+	CHECK_EQ(st.syscall_buffers, 0);
+	CHECK_EQ(st.trap_ns, 0);
+	region_handler(x, grant_handler);
+	region_protect(x, PROT_READ);
+	CHECK_EQ(write(fd[1], "gh", 2), 2);
+	CHECK_EQ(read(fd[0], x, 2), 2); /* a write access: the handler grants */
+	poke(x + 8, 1);                  /* no trap: granted */
+	region_protect(x, PROT_NONE);
+	poke(x + 9, 1);                  /* a trap */
+	rtl_ext_stats(&st);
+	CHECK_EQ(st.syscall_buffers, 1);
+	CHECK_EQ(h_calls, 2);
+	CHECK(st.trap_ns > 0);
 }

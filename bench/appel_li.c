@@ -28,9 +28,11 @@ static const char *const seq_name[NSEQ] = { "prot1", "protN" };
 static struct figure figs[MAXFIG];
 static int nfigs;
 
-static void add(const char *name, bench_fn fn, void *ctx, long unit)
+static void add(const char *name, bench_op begin, bench_op op, bench_op end,
+                void *ctx, long unit)
 {
-	figs[nfigs++] = (struct figure){ .name = strdup(name), .fn = fn,
+	figs[nfigs++] = (struct figure){ .name = strdup(name), .op = op,
+		                         .begin = begin, .end = end,
 		                         .ctx = ctx, .unit = unit };
 }
 
@@ -65,23 +67,33 @@ static struct cell seq_cell(int m, int s, size_t size)
 	return cell_of(name);
 }
 
+/* begin, op, end of each mechanism's prot1 and protN */
+static const bench_op seq_ops[NMECH][NSEQ][3] = {
+	[VM] = { { vm_prot1_begin, vm_prot1, segv_end },
+	         { vm_protn_begin, vm_protn, segv_end } },
+	[RTB] = { { rt_prot1_begin, rt_prot1, NULL },
+	          { rt_protn_begin, rt_protn, NULL } },
+	[RTU] = { { rt_prot1_begin, rt_prot1, NULL },
+	          { rt_protn_begin, rt_protn, NULL } },
+	[MV] = { { mv_prot1_begin, mv_prot1, segv_end },
+	         { mv_protn_begin, mv_protn, segv_end } },
+};
+
 static void build(void)
 {
-	bench_fn fn[NMECH][NSEQ] = { { vm_prot1, vm_protn },
-		                     { rt_prot1, rt_protn },
-		                     { rt_prot1, rt_protn },
-		                     { mv_prot1, mv_protn } };
 	char name[64];
 
-	add("vm.trap", vm_trap, vm_trap_new(), 1);
-	add("rt_basic.trap_raw", rt_trap, rt_trap_new(0), 1);
-	add("rt_basic.protect", rt_protect, rt_trap_new(0), 2);
-	add("rt_update.trap_raw", rt_trap, rt_trap_new(1), 1);
-	add("rt_update.protect", rt_protect, rt_trap_new(1), 2);
-	add("multiview.trap", mv_trap, mv_trap_new(), 1);
+	add("vm.trap", vm_trap_begin, vm_trap, segv_end, vm_trap_new(), 1);
+	add("rt_basic.trap_raw", NULL, rt_trap, NULL, rt_trap_new(0), 1);
+	add("rt_basic.protect", NULL, rt_protect, NULL, rt_trap_new(0), 2);
+	add("rt_update.trap_raw", NULL, rt_trap, NULL, rt_trap_new(1), 1);
+	add("rt_update.protect", NULL, rt_protect, NULL, rt_trap_new(1), 2);
+	add("multiview.trap", mv_trap_begin, mv_trap, segv_end, mv_trap_new(),
+	    1);
 	for (size_t z = 0; z < NSIZES; z++)
 		for (int m = 0; m < NMECH; m++)
 			for (int s = 0; s < NSEQ; s++) {
+				const bench_op *f = seq_ops[m][s];
 				void *ctx;
 				if (m == VM && sizes[z] < PAGE)
 					continue; /* a page is VM's smallest object */
@@ -90,7 +102,8 @@ static void build(void)
 				                : rt_seq_new(sizes[z], NOBJ, m == RTU);
 				snprintf(name, sizeof(name), "%s.%s.%zu",
 				         mech_key[m], seq_name[s], sizes[z]);
-				add(name, fn[m][s], ctx, s == PROTN ? NOBJ : 1);
+				add(name, f[0], f[1], f[2], ctx,
+				    s == PROTN ? NOBJ : 1);
 			}
 }
 
@@ -125,8 +138,8 @@ static void print_table4(json_t *root, int rounds)
 		              seq_cell(VM, PROTN, PAGE) };
 
 	printf("\nTable 4 - Appel-Li sequences on 1-page objects (100 of them)\n"
-	       "us per sequence: min (median) over %d rounds; ratio = min over "
-	       "the VM min of this run\n\n",
+	       "us per sequence: median (min) of every call over %d rounds; "
+	       "ratio = median\nover the VM median of this run\n\n",
 	       rounds);
 	printf("%-12s %-17s %-17s %-17s\n", "", "trap", "prot1", "protN");
 	for (int m = 0; m < NMECH; m++) {
@@ -136,8 +149,8 @@ static void print_table4(json_t *root, int rounds)
 		printf("%-12s", mech_name[m]);
 		for (int k = 0; k < 3; k++) {
 			char buf[32];
-			snprintf(buf, sizeof(buf), "%.2f (%.2f)", c[k].min / 1e3,
-			         c[k].med / 1e3);
+			snprintf(buf, sizeof(buf), "%.2f (%.2f)", c[k].med / 1e3,
+			         c[k].min / 1e3);
 			printf(" %-17s", buf);
 			json_object_set_new(row, k ? seq_name[k - 1] : "trap",
 			                    cell_json(c[k], vm[k]));
@@ -146,7 +159,7 @@ static void print_table4(json_t *root, int rounds)
 		if (m != VM) {
 			printf("%-12s", "  ratio");
 			for (int k = 0; k < 3; k++)
-				printf(" %-17.2f", ratio(c[k].min, vm[k].min));
+				printf(" %-17.2f", ratio(c[k].med, vm[k].med));
 			printf("\n");
 		}
 		json_object_set_new(t4, mech_name[m], row);
@@ -167,8 +180,8 @@ static void print_table5(json_t *root, int s)
 	char lab[32], buf[32];
 
 	printf("\nTable 5 - %s by object size; VM takes K page sequences per "
-	       "object\nus per object: min (ratio = min over the VM min of this "
-	       "run; at 64 B, over VM's 1 page)\n\n",
+	       "object\nus per object, median (ratio to the VM median of this "
+	       "run; at 64 B, to VM's 1 page)\n\n",
 	       seq_name[s]);
 	printf("%-8s %3s  %-10s %-10s", "size", "K", "VM", "VM x K");
 	for (int m = 1; m < NMECH; m++)
@@ -188,15 +201,15 @@ static void print_table5(json_t *root, int s)
 		if (size < PAGE)
 			printf("%-10s %-10s", "-", "-");
 		else
-			printf("%-10.2f %-10.2f", vm.min / 1e3, vmk.min / 1e3);
+			printf("%-10.2f %-10.2f", vm.med / 1e3, vmk.med / 1e3);
 		for (int m = 1; m < NMECH; m++) {
 			struct cell c = seq_cell(m, s, size);
-			snprintf(buf, sizeof(buf), "%.2f (%.2f)", c.min / 1e3,
-			         ratio(c.min, vm.min));
+			snprintf(buf, sizeof(buf), "%.2f (%.2f)", c.med / 1e3,
+			         ratio(c.med, vm.med));
 			printf(" %-16s", buf);
 		}
-		printf(" %.3f\n", ratio(seq_cell(RTU, s, size).min,
-		                        seq_cell(RTB, s, size).min));
+		printf(" %.3f\n", ratio(seq_cell(RTU, s, size).med,
+		                        seq_cell(RTB, s, size).med));
 		for (int m = 0; m < NMECH; m++) {
 			json_t *e = m == VM && size < PAGE
 			                    ? json_null()
@@ -234,8 +247,8 @@ static void update_over_basic(json_t *root)
 				worst_med = ratio(u.med, b.med);
 		}
 	printf("\nRT-update / RT-basic, worst over trap and every size of prot1 "
-	       "and protN: %.3f (medians: %.3f)\n",
-	       worst, worst_med);
+	       "and protN: %.3f (minima: %.3f)\n",
+	       worst_med, worst);
 	json_object_set_new(root, "rt_update_over_basic_max",
 	                    json_pack("{s:o, s:o}", "min", bench_num(worst),
 	                              "median", bench_num(worst_med)));

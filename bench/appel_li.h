@@ -1,13 +1,13 @@
 /* The Appel-Li sequences (paper Section 4.1) for each mechanism: VM (page
  * protection), RT (rtl regions, basic and update) and MultiView (an alias
  * mapping per object). Every mechanism offers the same three figures, each
- * a bench_fn over a context of its own:
+ * an operation (bench_op) over a context of its own:
  *   trap   one trap and return, resolved without a protection change
  *          (VM: the floor, a handler that only rewrites a register);
  *   prot1  reference a protected object; the handler unprotects it and
  *          protects the next one (one operation = one object);
  *   protN  protect N objects, reference each; each trap unprotects the one
- *          that faulted (one operation = one object; batches of N).
+ *          that faulted (one call = the N objects, unit N).
  * An object of size S is referenced at every page it spans (one access per
  * 4 KiB), so that VM takes S/4096 traps where a region takes one. */
 #ifndef RTL_BENCH_APPEL_LI_H
@@ -26,35 +26,44 @@ static inline long touches(size_t size)
 
 /* VM: anonymous pages, mprotect, SIGSEGV. trap is the floor. */
 void *vm_trap_new(void);
-double vm_trap(void *ctx, long n);
+void vm_trap_begin(void *ctx);
+void vm_trap(void *ctx);
 void *vm_seq_new(size_t size, int nobj);
-double vm_prot1(void *ctx, long n);
-double vm_protn(void *ctx, long n);
+void vm_prot1_begin(void *ctx);
+void vm_prot1(void *ctx);
+void vm_protn_begin(void *ctx);
+void vm_protn(void *ctx);
 
 /* MultiView: objects in a memfd, each seen through an alias mapping of its
  * own pages (guard page between aliases), protected with mprotect; a
  * privileged read-write mapping of the whole memfd beside them. */
 void *mv_trap_new(void);
-double mv_trap(void *ctx, long n);
+void mv_trap_begin(void *ctx);
+void mv_trap(void *ctx);
 void *mv_seq_new(size_t size, int nobj);
-double mv_prot1(void *ctx, long n);
-double mv_protn(void *ctx, long n);
+void mv_prot1_begin(void *ctx);
+void mv_prot1(void *ctx);
+void mv_protn_begin(void *ctx);
+void mv_protn(void *ctx);
 
 /* RT: rtl regions with a bound pointer each. Basic protects to PROT_NONE and
  * traps on reads; update protects read-write regions to PROT_READ (the
  * transition that made the paper copy the region and mprotect its read-only
  * copy twice) and traps on writes. rt_trap times a protect plus the trap;
- * rt_protect times one protect (pairs low/read-write), to be subtracted. */
+ * rt_protect one protect (a pair, low then read-write: unit 2), to be
+ * subtracted. The begin functions set the regions' handlers. */
 void *rt_trap_new(int update);
-double rt_trap(void *ctx, long n);
-double rt_protect(void *ctx, long n);
+void rt_trap(void *ctx);
+void rt_protect(void *ctx);
 void *rt_seq_new(size_t size, int nobj, int update);
-double rt_prot1(void *ctx, long n);
-double rt_protn(void *ctx, long n);
+void rt_prot1_begin(void *ctx);
+void rt_prot1(void *ctx);
+void rt_protn_begin(void *ctx);
+void rt_protn(void *ctx);
 
-/* Installs h as the SIGSEGV action (SA_SIGINFO | SA_NODEFER | SA_ONSTACK,
- * the flags rtl uses) and saves the previous one in *old. */
-void segv_install(void (*h)(int, siginfo_t *, void *), struct sigaction *old);
-void segv_restore(const struct sigaction *old);
+/* Install h as the SIGSEGV action (SA_SIGINFO | SA_NODEFER | SA_ONSTACK,
+ * the flags rtl uses), saving the one in place; segv_end puts it back. */
+void segv_install(void (*h)(int, siginfo_t *, void *));
+void segv_end(void *ctx);
 
 #endif

@@ -1,8 +1,9 @@
-/* The benchmark harness: calibration, interleaved rounds, min and median,
- * pinning, JSON. See bench.h. */
+/* The benchmark harness: TSC timing of each call, calibration, interleaved
+ * rounds, min and median, pinning, JSON. See bench.h. */
 #include "bench.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,13 +11,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <time.h>
-
-double bench_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
+#include <x86intrin.h>
 
 static void usage(const char *prog)
 {
@@ -85,47 +80,109 @@ int bench_pin(int cpu)
 	return cpu;
 }
 
-/* ---- running figures ---- */
+/* ---- timing ---- */
 
-static long round_up(long n, long unit)
+static double ns_per_tick; /* TSC period, calibrated against the clock */
+static uint64_t overhead;  /* ticks of timing an empty call */
+
+static double now_ns(void)
 {
-	return n < unit ? unit : (n + unit - 1) / unit * unit;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-/* Choose a batch whose sample lasts about sample_ns. */
+static inline uint64_t ticks(void)
+{
+	uint64_t t;
+	_mm_lfence();
+	t = __rdtsc();
+	_mm_lfence();
+	return t;
+}
+
+static void nothing(void *ctx)
+{
+	(void)ctx;
+}
+
+static void calibrate_clock(void)
+{
+	double t0 = now_ns(), t1;
+	uint64_t k0 = ticks(), k1;
+	bench_op op = nothing;
+
+	while ((t1 = now_ns()) - t0 < 20e6)
+		;
+	k1 = ticks();
+	ns_per_tick = (t1 - t0) / (double)(k1 - k0);
+	overhead = UINT64_MAX;
+	for (int i = 0; i < 10000; i++) {
+		uint64_t a = ticks();
+		op(NULL);
+		a = ticks() - a;
+		if (a < overhead)
+			overhead = a;
+	}
+}
+
+/* Time one call of f->op: ns per operation. */
+static double time_call(const struct figure *f)
+{
+	uint64_t a = ticks(), b;
+	f->op(f->ctx);
+	b = ticks() - a;
+	b = b > overhead ? b - overhead : 0;
+	return (double)b * ns_per_tick / (double)f->unit;
+}
+
+static void sample(struct figure *f, long calls, int keep)
+{
+	if (f->begin)
+		f->begin(f->ctx);
+	for (long i = 0; i < calls; i++) {
+		double t = time_call(f);
+		if (keep)
+			f->t[f->nt++] = (float)t;
+	}
+	if (f->end)
+		f->end(f->ctx);
+}
+
+/* Choose how many calls make a sample of about sample_ns. */
 static void calibrate(struct figure *f, double sample_ns, int quick)
 {
-	long n = f->unit;
-	double t;
+	double t = 0;
 
-	if (quick) {
-		f->batch = f->unit;
+	f->calls = 1;
+	if (quick)
 		return;
-	}
-	for (;;) {
-		t = f->fn(f->ctx, n);
-		if (t >= sample_ns / 8 || n >= (1L << 30))
-			break;
-		n *= 2;
-	}
-	f->batch = round_up((long)ceil(sample_ns / (t / n)), f->unit);
+	if (f->begin)
+		f->begin(f->ctx);
+	for (int i = 0; i < 3; i++)
+		t += time_call(f) * (double)f->unit / 3;
+	if (f->end)
+		f->end(f->ctx);
+	if (t > 0 && sample_ns / t > 1)
+		f->calls = (long)(sample_ns / t);
 }
 
-static int cmp_double(const void *a, const void *b)
+static int cmp_float(const void *a, const void *b)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	float x = *(const float *)a, y = *(const float *)b;
 	return (x > y) - (x < y);
 }
 
 static void summarise(struct figure *f)
 {
-	double *s = malloc(sizeof(double) * f->nsamples);
-	int n = f->nsamples;
+	float *s = malloc(sizeof(float) * f->nt);
+	long n = f->nt;
 
-	memcpy(s, f->samples, sizeof(double) * n);
-	qsort(s, n, sizeof(double), cmp_double);
+	memcpy(s, f->t, sizeof(float) * n);
+	qsort(s, n, sizeof(float), cmp_float);
 	f->min = s[0];
 	f->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	f->reps = n * f->unit;
 	free(s);
 }
 
@@ -133,21 +190,17 @@ void bench_run(struct figure *figs, int n, const struct bench_opts *o)
 {
 	double sample_ns = o->sample_ms * 1e6;
 
+	calibrate_clock();
 	for (int i = 0; i < n; i++) {
 		struct figure *f = &figs[i];
 		calibrate(f, sample_ns, o->quick);
-		f->fn(f->ctx, f->batch); /* warm-up */
-		f->samples = calloc(o->rounds, sizeof(double));
-		f->nsamples = 0;
-		f->reps = 0;
+		sample(f, f->calls, 0); /* warm-up */
+		f->t = malloc(sizeof(float) * f->calls * o->rounds);
+		f->nt = 0;
 	}
 	for (int r = 0; r < o->rounds; r++)
-		for (int i = 0; i < n; i++) {
-			struct figure *f = &figs[i];
-			double t = f->fn(f->ctx, f->batch);
-			f->samples[f->nsamples++] = t / f->batch;
-			f->reps += f->batch;
-		}
+		for (int i = 0; i < n; i++)
+			sample(&figs[i], figs[i].calls, 1);
 	for (int i = 0; i < n; i++)
 		summarise(&figs[i]);
 }
@@ -171,7 +224,7 @@ json_t *bench_figure_json(const struct figure *f)
 {
 	return json_pack("{s:o, s:o, s:I, s:I}", "min_ns", bench_num(f->min),
 	                 "median_ns", bench_num(f->median), "reps",
-	                 (json_int_t)f->reps, "batch", (json_int_t)f->batch);
+	                 (json_int_t)f->reps, "unit", (json_int_t)f->unit);
 }
 
 static char *cpu_model(char *buf, size_t len)
@@ -202,12 +255,13 @@ json_t *bench_machine_json(const struct bench_opts *o, int pinned_cpu)
 
 	uname(&u);
 	getloadavg(load, 3);
-	return json_pack("{s:s, s:s, s:i, s:[f,f,f], s:i, s:i, s:f, s:b}",
+	return json_pack("{s:s, s:s, s:i, s:[f,f,f], s:i, s:i, s:f, s:b, s:f}",
 	                 "cpu", cpu_model(model, sizeof(model)), "kernel",
 	                 u.release, "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN),
 	                 "loadavg", load[0], load[1], load[2], "pinned_cpu",
 	                 pinned_cpu, "rounds", o->rounds, "sample_ms",
-	                 o->sample_ms, "quick", o->quick);
+	                 o->sample_ms, "quick", o->quick, "tsc_ghz",
+	                 ns_per_tick > 0 ? 1 / ns_per_tick : 0.0);
 }
 
 int bench_write_json(const struct bench_opts *o, json_t *root)

@@ -1,7 +1,8 @@
-/* The benchmark harness: figures timed in batches, interleaved in rounds so
- * that a change of load on the machine hits every figure alike; min and
- * median per figure; CPU pinning; JSON output (jansson). Never linked into
- * librtl. */
+/* The benchmark harness. A figure is an operation timed call by call with
+ * the TSC; the figures are interleaved in rounds so that a change of load on
+ * the machine hits every figure alike; each figure reports the minimum and
+ * the median over all its calls (a call cut by preemption only moves the
+ * tail). CPU pinning; JSON output (jansson). Never linked into librtl. */
 #ifndef RTL_BENCH_H
 #define RTL_BENCH_H
 
@@ -9,8 +10,8 @@
 #include <stddef.h>
 
 struct bench_opts {
-	int rounds;       /* samples per figure */
-	double sample_ms; /* target length of one sample */
+	int rounds;       /* rounds; each samples every figure once */
+	double sample_ms; /* length of one figure's sample in a round */
 	int quick;        /* smoke test: tiny counts, timings meaningless */
 	int cpu;          /* pin to this CPU; -1: the one we start on; -2: no */
 	const char *json; /* write results here */
@@ -23,37 +24,35 @@ int bench_args(int argc, char **argv, struct bench_opts *o);
 /* Pin the process to one CPU (see opts.cpu); returns the CPU or -1. */
 int bench_pin(int cpu);
 
-double bench_now_ns(void);
-
-/* One figure: fn performs n operations (n a multiple of unit) and returns
- * the nanoseconds they took. The harness chooses the batch size. */
-typedef double (*bench_fn)(void *ctx, long n);
+typedef void (*bench_op)(void *ctx);
 
 struct figure {
 	const char *name;
-	bench_fn fn;
+	bench_op op;     /* performs unit operations; timed */
+	bench_op begin;  /* optional, before each sample: not timed */
+	bench_op end;    /* optional, after each sample: not timed */
 	void *ctx;
-	long unit; /* batches are multiples of this */
+	long unit;       /* operations per call of op */
 	/* Filled by bench_run. */
-	long batch;
-	long reps; /* operations timed, warm-up excluded */
-	double min, median; /* ns per operation */
-	double *samples;
-	int nsamples;
+	long calls;      /* calls per sample */
+	long reps;       /* operations timed, warm-up excluded */
+	double min, median; /* ns per operation, over calls */
+	float *t;        /* ns per operation of each call */
+	long nt;
 };
 
 /* Calibrate every figure, warm it up, then run o->rounds rounds, each
- * taking one sample of every figure in turn. */
+ * taking one sample (calls timed one by one) of every figure in turn. */
 void bench_run(struct figure *figs, int n, const struct bench_opts *o);
 
 /* The figure called name, or NULL. */
 struct figure *bench_find(struct figure *figs, int n, const char *name);
 
-/* {"min_ns", "median_ns", "reps", "batch"} for one figure. */
+/* {"min_ns", "median_ns", "reps", "unit"} for one figure. */
 json_t *bench_figure_json(const struct figure *f);
 
 /* Machine and run description: CPU model, kernel, load average, pinning,
- * rounds, sample length. */
+ * rounds, sample length, TSC frequency. */
 json_t *bench_machine_json(const struct bench_opts *o, int pinned_cpu);
 
 /* Write root to o->json (if set); -1 on error. Steals the reference. */

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "appel_li.h"
-#include "bench.h"
 
 struct mv {
 	int fd;
@@ -101,22 +100,16 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 	uc->uc_mcontext.gregs[REG_RDI] = (greg_t)(m->priv + obj_off(m, i) + in);
 }
 
-double mv_trap(void *ctx, long n)
+void mv_trap_begin(void *ctx)
 {
-	struct mv *m = ctx;
-	struct sigaction old;
-	double t0, t;
+	cur = ctx;
+	segv_install(trap_handler);
+}
 
-	cur = m;
-	segv_install(trap_handler, &old);
-	t0 = bench_now_ns();
-	for (long i = 0; i < n; i++) {
-		char *p = obj(m, 0);
-		__asm__ volatile("movb (%0), %%al" : "+D"(p) : : "rax", "memory");
-	}
-	t = bench_now_ns() - t0;
-	segv_restore(&old);
-	return t;
+void mv_trap(void *ctx)
+{
+	char *p = obj(ctx, 0);
+	__asm__ volatile("movb (%0), %%al" : "+D"(p) : : "rax", "memory");
 }
 
 /* ---- prot1 and protN ---- */
@@ -138,27 +131,25 @@ static void touch(const struct mv *m, long i)
 		(void)*(volatile char *)(o + j * PAGE);
 }
 
-double mv_prot1(void *ctx, long n)
+void mv_prot1_begin(void *ctx)
 {
 	struct mv *m = ctx;
-	struct sigaction old;
-	double t0, t;
 
 	if (!m->armed) {
 		protect(m, m->i, PROT_NONE);
 		m->armed = 1;
 	}
 	cur = m;
-	segv_install(prot1_handler, &old);
-	t0 = bench_now_ns();
-	for (long op = 0; op < n; op++) {
-		touch(m, m->i);
-		if (++m->i == m->nobj)
-			m->i = 0;
-	}
-	t = bench_now_ns() - t0;
-	segv_restore(&old);
-	return t;
+	segv_install(prot1_handler);
+}
+
+void mv_prot1(void *ctx)
+{
+	struct mv *m = ctx;
+
+	touch(m, m->i);
+	if (++m->i == m->nobj)
+		m->i = 0;
 }
 
 static void protn_handler(int sig, siginfo_t *si, void *uc)
@@ -167,23 +158,19 @@ static void protn_handler(int sig, siginfo_t *si, void *uc)
 	protect(cur, index_of(cur, si->si_addr), PROT_READ | PROT_WRITE);
 }
 
+void mv_protn_begin(void *ctx)
+{
+	cur = ctx;
+	segv_install(protn_handler);
+}
+
 /* One mprotect over all the aliases (guard pages included, they stay
  * PROT_NONE): MultiView's best case, as for VM. */
-double mv_protn(void *ctx, long n)
+void mv_protn(void *ctx)
 {
 	struct mv *m = ctx;
-	struct sigaction old;
-	double t0, t;
 
-	cur = m;
-	segv_install(protn_handler, &old);
-	t0 = bench_now_ns();
-	for (long c = 0; c < n / m->nobj; c++) {
-		mprotect(m->area, m->slot * m->nobj, PROT_NONE);
-		for (long i = 0; i < m->nobj; i++)
-			touch(m, i);
-	}
-	t = bench_now_ns() - t0;
-	segv_restore(&old);
-	return t;
+	mprotect(m->area, m->slot * m->nobj, PROT_NONE);
+	for (long i = 0; i < m->nobj; i++)
+		touch(m, i);
 }

@@ -36,7 +36,7 @@ unset xtics
 set xtics
 set xrange [500:2000000]
 set format x "10^{%L}"
-set title "rtl region lookup (random regions of 64 B), minimum over rounds"
+set title "rtl region lookup (random regions of 64 B), median"
 set xlabel "regions"
 set ylabel "ns per lookup"
 chase = real(system("cat ".out."/chase.dat"))

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 
 #include "appel_li.h"
-#include "bench.h"
 
 struct rt {
 	int update;
@@ -81,36 +80,25 @@ void *rt_trap_new(int update)
 
 /* Protect, then trap on the same instruction as the floor; the handler
  * unprotects (swizzling the bound pointer and the register). */
-double rt_trap(void *ctx, long n)
+void rt_trap(void *ctx)
 {
 	struct rt *c = ctx;
-	double t0 = bench_now_ns();
+	char *p;
 
-	for (long i = 0; i < n; i++) {
-		char *p;
-		region_protect(c->p[0], c->low);
-		p = *(char *volatile *)&c->p[0];
-		if (c->update)
-			__asm__ volatile("movb $1, (%0)" : "+D"(p) : : "memory");
-		else
-			__asm__ volatile("movb (%0), %%al"
-			                 : "+D"(p)
-			                 :
-			                 : "rax", "memory");
-	}
-	return bench_now_ns() - t0;
+	region_protect(c->p[0], c->low);
+	p = *(char *volatile *)&c->p[0];
+	if (c->update)
+		__asm__ volatile("movb $1, (%0)" : "+D"(p) : : "memory");
+	else
+		__asm__ volatile("movb (%0), %%al" : "+D"(p) : : "rax", "memory");
 }
 
-double rt_protect(void *ctx, long n)
+void rt_protect(void *ctx)
 {
 	struct rt *c = ctx;
-	double t0 = bench_now_ns();
 
-	for (long i = 0; i < n / 2; i++) {
-		region_protect(c->p[0], c->low);
-		region_protect(c->p[0], PROT_READ | PROT_WRITE);
-	}
-	return bench_now_ns() - t0;
+	region_protect(c->p[0], c->low);
+	region_protect(c->p[0], PROT_READ | PROT_WRITE);
 }
 
 /* ---- prot1 and protN ---- */
@@ -130,23 +118,24 @@ static void prot1_handler(rtl_trap_t *t)
 	region_protect(c->p[next], c->low);
 }
 
-double rt_prot1(void *ctx, long n)
+void rt_prot1_begin(void *ctx)
 {
 	struct rt *c = ctx;
-	double t0;
 
-	if (!c->armed) {
-		set_handlers(c, prot1_handler);
-		region_protect(c->p[c->i], c->low);
-		c->armed = 1;
-	}
-	t0 = bench_now_ns();
-	for (long op = 0; op < n; op++) {
-		touch(c, &c->p[c->i], op);
-		if (++c->i == c->nobj)
-			c->i = 0;
-	}
-	return bench_now_ns() - t0;
+	if (c->armed)
+		return;
+	set_handlers(c, prot1_handler);
+	region_protect(c->p[c->i], c->low);
+	c->armed = 1;
+}
+
+void rt_prot1(void *ctx)
+{
+	struct rt *c = ctx;
+
+	touch(c, &c->p[c->i], c->i);
+	if (++c->i == c->nobj)
+		c->i = 0;
 }
 
 static void protn_handler(rtl_trap_t *t)
@@ -154,21 +143,22 @@ static void protn_handler(rtl_trap_t *t)
 	region_protect(t->addr, PROT_READ | PROT_WRITE);
 }
 
-double rt_protn(void *ctx, long n)
+void rt_protn_begin(void *ctx)
 {
 	struct rt *c = ctx;
-	double t0;
 
-	if (!c->armed) {
-		set_handlers(c, protn_handler);
-		c->armed = 1;
-	}
-	t0 = bench_now_ns();
-	for (long cyc = 0; cyc < n / c->nobj; cyc++) {
-		for (int i = 0; i < c->nobj; i++)
-			region_protect(c->p[i], c->low);
-		for (int i = 0; i < c->nobj; i++)
-			touch(c, &c->p[i], cyc);
-	}
-	return bench_now_ns() - t0;
+	if (c->armed)
+		return;
+	set_handlers(c, protn_handler);
+	c->armed = 1;
+}
+
+void rt_protn(void *ctx)
+{
+	struct rt *c = ctx;
+
+	for (int i = 0; i < c->nobj; i++)
+		region_protect(c->p[i], c->low);
+	for (int i = 0; i < c->nobj; i++)
+		touch(c, &c->p[i], i);
 }

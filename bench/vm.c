@@ -8,9 +8,10 @@
 #include <ucontext.h>
 
 #include "appel_li.h"
-#include "bench.h"
 
-void segv_install(void (*h)(int, siginfo_t *, void *), struct sigaction *old)
+static struct sigaction saved;
+
+void segv_install(void (*h)(int, siginfo_t *, void *))
 {
 	struct sigaction sa;
 
@@ -18,12 +19,13 @@ void segv_install(void (*h)(int, siginfo_t *, void *), struct sigaction *old)
 	sa.sa_sigaction = h;
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, old);
+	sigaction(SIGSEGV, &sa, &saved);
 }
 
-void segv_restore(const struct sigaction *old)
+void segv_end(void *ctx)
 {
-	sigaction(SIGSEGV, old, NULL);
+	(void)ctx;
+	sigaction(SIGSEGV, &saved, NULL);
 }
 
 static void *map_anon(size_t len, int prot)
@@ -58,22 +60,16 @@ void *vm_trap_new(void)
 	return c;
 }
 
-double vm_trap(void *ctx, long n)
+void vm_trap_begin(void *ctx)
 {
-	struct vm_trap *c = ctx;
-	struct sigaction old;
-	double t0, t;
+	floor_cur = ctx;
+	segv_install(floor_handler);
+}
 
-	floor_cur = c;
-	segv_install(floor_handler, &old);
-	t0 = bench_now_ns();
-	for (long i = 0; i < n; i++) {
-		char *p = c->none;
-		__asm__ volatile("movb (%0), %%al" : "+D"(p) : : "rax", "memory");
-	}
-	t = bench_now_ns() - t0;
-	segv_restore(&old);
-	return t;
+void vm_trap(void *ctx)
+{
+	char *p = ((struct vm_trap *)ctx)->none;
+	__asm__ volatile("movb (%0), %%al" : "+D"(p) : : "rax", "memory");
 }
 
 /* ---- prot1 and protN ---- */
@@ -116,29 +112,27 @@ static void prot1_handler(int sig, siginfo_t *si, void *uc)
 	mprotect(v->area + next * PAGE, PAGE, PROT_NONE);
 }
 
-double vm_prot1(void *ctx, long n)
+void vm_prot1_begin(void *ctx)
 {
 	struct vm_seq *v = ctx;
-	struct sigaction old;
-	double t0, t;
 
 	if (!v->armed) {
 		mprotect(v->area + v->i * v->k * PAGE, v->k * PAGE, PROT_NONE);
 		v->armed = 1;
 	}
 	seq_cur = v;
-	segv_install(prot1_handler, &old);
-	t0 = bench_now_ns();
-	for (long op = 0; op < n; op++) {
-		char *o = v->area + v->i * v->k * PAGE;
-		for (size_t j = 0; j < v->k; j++)
-			(void)*(volatile char *)(o + j * PAGE);
-		if (++v->i == v->nobj)
-			v->i = 0;
-	}
-	t = bench_now_ns() - t0;
-	segv_restore(&old);
-	return t;
+	segv_install(prot1_handler);
+}
+
+void vm_prot1(void *ctx)
+{
+	struct vm_seq *v = ctx;
+	char *o = v->area + v->i * v->k * PAGE;
+
+	for (size_t j = 0; j < v->k; j++)
+		(void)*(volatile char *)(o + j * PAGE);
+	if (++v->i == v->nobj)
+		v->i = 0;
 }
 
 static void protn_handler(int sig, siginfo_t *si, void *uc)
@@ -150,23 +144,19 @@ static void protn_handler(int sig, siginfo_t *si, void *uc)
 	mprotect(v->area + pg * PAGE, PAGE, PROT_READ | PROT_WRITE);
 }
 
+void vm_protn_begin(void *ctx)
+{
+	seq_cur = ctx;
+	segv_install(protn_handler);
+}
+
 /* Protect all N objects with one mprotect (cheaper than N calls, as the
  * paper notes), then reference every page. */
-double vm_protn(void *ctx, long n)
+void vm_protn(void *ctx)
 {
 	struct vm_seq *v = ctx;
-	struct sigaction old;
-	double t0, t;
 
-	seq_cur = v;
-	segv_install(protn_handler, &old);
-	t0 = bench_now_ns();
-	for (long c = 0; c < n / v->nobj; c++) {
-		mprotect(v->area, v->npages * PAGE, PROT_NONE);
-		for (size_t p = 0; p < v->npages; p++)
-			(void)*(volatile char *)(v->area + p * PAGE);
-	}
-	t = bench_now_ns() - t0;
-	segv_restore(&old);
-	return t;
+	mprotect(v->area, v->npages * PAGE, PROT_NONE);
+	for (size_t p = 0; p < v->npages; p++)
+		(void)*(volatile char *)(v->area + p * PAGE);
 }

@@ -16,9 +16,9 @@
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-	        "usage: %s [--rounds N] [--sample-ms X] [--quick] "
-	        "[--cpu N|none] [--json FILE]\n",
-	        prog);
+		"usage: %s [--rounds N] [--sample-ms X] [--quick] "
+		"[--cpu N|none] [--json FILE] [--only PREFIX,...]\n",
+		prog);
 }
 
 int bench_args(int argc, char **argv, struct bench_opts *o)
@@ -28,6 +28,7 @@ int bench_args(int argc, char **argv, struct bench_opts *o)
 	o->quick = 0;
 	o->cpu = -1;
 	o->json = NULL;
+	o->only = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--quick")) {
@@ -47,6 +48,8 @@ int bench_args(int argc, char **argv, struct bench_opts *o)
 			o->cpu = strcmp(v, "none") ? atoi(v) : -2;
 		else if (!strcmp(a, "--json"))
 			o->json = v;
+		else if (!strcmp(a, "--only"))
+			o->only = v;
 		else {
 			usage(argv[0]);
 			return -1;
@@ -182,13 +185,40 @@ static void summarise(struct figure *f)
 	qsort(s, n, sizeof(float), cmp_float);
 	f->min = s[0];
 	f->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	f->p10 = s[n / 10];
+	f->p90 = s[n * 9 / 10];
 	f->reps = n * f->unit;
 	free(s);
 }
 
-void bench_run(struct figure *figs, int n, const struct bench_opts *o)
+/* Does name start with one of the comma-separated prefixes in only? */
+static int selected(const char *name, const char *only)
+{
+	while (only && *only) {
+		size_t len = strcspn(only, ",");
+		if (len && !strncmp(name, only, len))
+			return 1;
+		only += len + (only[len] == ',');
+	}
+	return !only;
+}
+
+/* Drop the figures --only excludes; returns how many are left. */
+static int select_figures(struct figure *figs, int n, const char *only)
+{
+	int kept = 0;
+
+	for (int i = 0; i < n; i++)
+		if (selected(figs[i].name, only))
+			figs[kept++] = figs[i];
+	return kept;
+}
+
+int bench_run(struct figure *figs, int n, const struct bench_opts *o)
 {
 	double sample_ns = o->sample_ms * 1e6;
+
+	n = select_figures(figs, n, o->only);
 
 	calibrate_clock();
 	for (int i = 0; i < n; i++) {
@@ -203,6 +233,7 @@ void bench_run(struct figure *figs, int n, const struct bench_opts *o)
 			sample(&figs[i], figs[i].calls, 1);
 	for (int i = 0; i < n; i++)
 		summarise(&figs[i]);
+	return n;
 }
 
 struct figure *bench_find(struct figure *figs, int n, const char *name)
@@ -222,9 +253,11 @@ json_t *bench_num(double v)
 
 json_t *bench_figure_json(const struct figure *f)
 {
-	return json_pack("{s:o, s:o, s:I, s:I}", "min_ns", bench_num(f->min),
-	                 "median_ns", bench_num(f->median), "reps",
-	                 (json_int_t)f->reps, "unit", (json_int_t)f->unit);
+	return json_pack("{s:o, s:o, s:o, s:o, s:I, s:I}", "min_ns",
+			 bench_num(f->min), "p10_ns", bench_num(f->p10),
+			 "median_ns", bench_num(f->median), "p90_ns",
+			 bench_num(f->p90), "reps", (json_int_t)f->reps, "unit",
+			 (json_int_t)f->unit);
 }
 
 static char *cpu_model(char *buf, size_t len)
@@ -251,17 +284,17 @@ json_t *bench_machine_json(const struct bench_opts *o, int pinned_cpu)
 {
 	struct utsname u;
 	char model[128];
-	double load[3] = { 0, 0, 0 };
+	double load[3] = {0, 0, 0};
 
 	uname(&u);
 	getloadavg(load, 3);
 	return json_pack("{s:s, s:s, s:i, s:[f,f,f], s:i, s:i, s:f, s:b, s:f}",
-	                 "cpu", cpu_model(model, sizeof(model)), "kernel",
-	                 u.release, "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN),
-	                 "loadavg", load[0], load[1], load[2], "pinned_cpu",
-	                 pinned_cpu, "rounds", o->rounds, "sample_ms",
-	                 o->sample_ms, "quick", o->quick, "tsc_ghz",
-	                 ns_per_tick > 0 ? 1 / ns_per_tick : 0.0);
+			 "cpu", cpu_model(model, sizeof(model)), "kernel",
+			 u.release, "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN),
+			 "loadavg", load[0], load[1], load[2], "pinned_cpu",
+			 pinned_cpu, "rounds", o->rounds, "sample_ms",
+			 o->sample_ms, "quick", o->quick, "tsc_ghz",
+			 ns_per_tick > 0 ? 1 / ns_per_tick : 0.0);
 }
 
 int bench_write_json(const struct bench_opts *o, json_t *root)
@@ -269,7 +302,8 @@ int bench_write_json(const struct bench_opts *o, json_t *root)
 	int rc = 0;
 
 	if (o->json &&
-	    json_dump_file(root, o->json, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) < 0) {
+	    json_dump_file(root, o->json,
+			   JSON_INDENT(2) | JSON_REAL_PRECISION(6)) < 0) {
 		fprintf(stderr, "cannot write %s\n", o->json);
 		rc = -1;
 	}

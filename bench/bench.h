@@ -10,14 +10,17 @@
 #include <stddef.h>
 
 struct bench_opts {
-	int rounds;       /* rounds; each samples every figure once */
+	int rounds;	  /* rounds; each samples every figure once */
 	double sample_ms; /* length of one figure's sample in a round */
-	int quick;        /* smoke test: tiny counts, timings meaningless */
-	int cpu;          /* pin to this CPU; -1: the one we start on; -2: no */
+	int quick;	  /* smoke test: tiny counts, timings meaningless */
+	int cpu;	  /* pin to this CPU; -1: the one we start on; -2: no */
 	const char *json; /* write results here */
+	const char *only; /* run only figures whose name starts with one of
+			     these comma-separated prefixes */
 };
 
-/* Parse --rounds N, --sample-ms X, --quick, --cpu N|none, --json FILE.
+/* Parse --rounds N, --sample-ms X, --quick, --cpu N|none, --json FILE,
+ * --only PREFIX[,PREFIX...].
  * Prints usage and returns -1 on bad arguments. */
 int bench_args(int argc, char **argv, struct bench_opts *o);
 
@@ -28,27 +31,29 @@ typedef void (*bench_op)(void *ctx);
 
 struct figure {
 	const char *name;
-	bench_op op;     /* performs unit operations; timed */
-	bench_op begin;  /* optional, before each sample: not timed */
-	bench_op end;    /* optional, after each sample: not timed */
+	bench_op op;	/* performs unit operations; timed */
+	bench_op begin; /* optional, before each sample: not timed */
+	bench_op end;	/* optional, after each sample: not timed */
 	void *ctx;
-	long unit;       /* operations per call of op */
+	long unit; /* operations per call of op */
 	/* Filled by bench_run. */
-	long calls;      /* calls per sample */
-	long reps;       /* operations timed, warm-up excluded */
-	double min, median; /* ns per operation, over calls */
-	float *t;        /* ns per operation of each call */
+	long calls;		      /* calls per sample */
+	long reps;		      /* operations timed, warm-up excluded */
+	double min, p10, median, p90; /* ns per operation, over calls */
+	float *t;		      /* ns per operation of each call */
 	long nt;
 };
 
-/* Calibrate every figure, warm it up, then run o->rounds rounds, each
- * taking one sample (calls timed one by one) of every figure in turn. */
-void bench_run(struct figure *figs, int n, const struct bench_opts *o);
+/* Keep the figures o->only selects (moving them to the front), calibrate
+ * each, warm it up, then run o->rounds rounds, each taking one sample (calls
+ * timed one by one) of every figure in turn. Returns how many ran. */
+int bench_run(struct figure *figs, int n, const struct bench_opts *o);
 
 /* The figure called name, or NULL. */
 struct figure *bench_find(struct figure *figs, int n, const char *name);
 
-/* {"min_ns", "median_ns", "reps", "unit"} for one figure. */
+/* {"min_ns", "p10_ns", "median_ns", "p90_ns", "reps", "unit"} for one
+ * figure. */
 json_t *bench_figure_json(const struct figure *f);
 
 /* Machine and run description: CPU model, kernel, load average, pinning,

@@ -13,13 +13,13 @@
 
 struct mv {
 	int fd;
-	char *priv;   /* the whole memfd, read-write */
-	char *area;   /* the aliases, one slot each */
-	size_t k;     /* pages per alias */
-	size_t slot;  /* k pages and a guard page */
-	size_t size;  /* object size */
+	char *priv;  /* the whole memfd, read-write */
+	char *area;  /* the aliases, one slot each */
+	size_t k;    /* pages per alias */
+	size_t slot; /* k pages and a guard page */
+	size_t size; /* object size */
 	int nobj;
-	long i;    /* prot1: the object that is protected now */
+	long i;	   /* prot1: the object that is protected now */
 	int armed; /* prot1: object i protected */
 };
 
@@ -52,9 +52,10 @@ void *mv_seq_new(size_t size, int nobj)
 	m->fd = memfd_create("rtl-bench-multiview", 0);
 	if (m->fd < 0 || ftruncate(m->fd, (off_t)bytes) < 0)
 		abort();
-	m->priv = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+	m->priv =
+		mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
 	m->area = mmap(NULL, m->slot * nobj, PROT_NONE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m->priv == MAP_FAILED || m->area == MAP_FAILED)
 		abort();
 	for (size_t p = 0; p < bytes; p += PAGE)
@@ -62,7 +63,8 @@ void *mv_seq_new(size_t size, int nobj)
 	for (long i = 0; i < nobj; i++) {
 		size_t page = obj_off(m, i) / PAGE * PAGE;
 		if (mmap(alias(m, i), m->k * PAGE, PROT_READ | PROT_WRITE,
-		         MAP_SHARED | MAP_FIXED, m->fd, (off_t)page) == MAP_FAILED)
+			 MAP_SHARED | MAP_FIXED, m->fd,
+			 (off_t)page) == MAP_FAILED)
 			abort();
 		for (size_t j = 0; j < m->k; j++) /* populate the alias */
 			(void)*(volatile char *)(alias(m, i) + j * PAGE);

@@ -13,9 +13,9 @@
 
 #include "bench.h"
 
-#define MAXFIG 32
+#define MAXFIG	   32
 #define MAXREGIONS 1000000
-#define NADDR (1u << 20) /* lookup addresses, read in order */
+#define NADDR	   (1u << 20) /* lookup addresses, read in order */
 
 static struct figure figs[MAXFIG];
 static int nfigs;
@@ -23,8 +23,8 @@ static volatile uintptr_t sink;
 
 static void add(const char *name, bench_op op, void *ctx, long unit)
 {
-	figs[nfigs++] = (struct figure){ .name = strdup(name), .op = op,
-		                         .ctx = ctx, .unit = unit };
+	figs[nfigs++] = (struct figure){
+		.name = strdup(name), .op = op, .ctx = ctx, .unit = unit};
 }
 
 #define BATCH 256 /* operations per timed call, for the cheap ones */
@@ -129,7 +129,7 @@ static void *chase_new(size_t bytes)
 	uint64_t *perm = malloc(sizeof(uint64_t) * lines);
 
 	c->next = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	madvise(c->next, bytes, MADV_HUGEPAGE);
 	for (size_t i = 0; i < lines; i++)
 		perm[i] = i;
@@ -159,8 +159,8 @@ static void chase_run(void *ctx)
 #define NSTUBS 65536 /* 16 per cache slot: every visit misses */
 
 struct decode {
-	char *x;               /* a region, bound pointer */
-	unsigned char *stubs;  /* movzbl (%rdi),%eax; ret */
+	char *x;	      /* a region, bound pointer */
+	unsigned char *stubs; /* movzbl (%rdi),%eax; ret */
 	long nstubs, k;
 	uint64_t traps, misses;
 	struct rtl_ext_stats s0;
@@ -173,12 +173,12 @@ static void grant(rtl_trap_t *t)
 
 static void *decode_new(long nstubs)
 {
-	static const unsigned char stub[4] = { 0x0f, 0xb6, 0x07, 0xc3 };
+	static const unsigned char stub[4] = {0x0f, 0xb6, 0x07, 0xc3};
 	struct decode *d = calloc(1, sizeof(*d));
 
 	d->nstubs = nstubs;
 	d->stubs = mmap(NULL, NSTUBS * 4, PROT_READ | PROT_WRITE,
-	                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	for (long i = 0; i < nstubs; i++)
 		memcpy(d->stubs + 4 * i, stub, 4);
 	mprotect(d->stubs, NSTUBS * 4, PROT_READ | PROT_EXEC);
@@ -218,7 +218,7 @@ static void decode_end(void *ctx)
 
 /* ---- main ---- */
 
-static const long counts[] = { 1000, 10000, 100000, 1000000 };
+static const long counts[] = {1000, 10000, 100000, 1000000};
 #define NCOUNTS (sizeof(counts) / sizeof(counts[0]))
 
 static struct cell {
@@ -226,13 +226,13 @@ static struct cell {
 } cell_of(const char *name)
 {
 	struct figure *f = bench_find(figs, nfigs, name);
-	return f ? (struct cell){ f->min, f->median } : (struct cell){ 0, 0 };
+	return f ? (struct cell){f->min, f->median} : (struct cell){0, 0};
 }
 
 static json_t *cell_json(struct cell c)
 {
 	return json_pack("{s:o, s:o}", "min_ns", bench_num(c.min), "median_ns",
-	                 bench_num(c.med));
+			 bench_num(c.med));
 }
 
 int main(int argc, char **argv)
@@ -277,16 +277,18 @@ int main(int argc, char **argv)
 		figs[i].begin = decode_begin;
 		figs[i].end = decode_end;
 	}
-	bench_run(figs, nfigs, &o);
+	nfigs = bench_run(figs, nfigs, &o);
 
 	root = json_object();
 	json_object_set_new(root, "machine", bench_machine_json(&o, cpu));
 	fj = json_object();
 	for (int i = 0; i < nfigs; i++)
-		json_object_set_new(fj, figs[i].name, bench_figure_json(&figs[i]));
+		json_object_set_new(fj, figs[i].name,
+				    bench_figure_json(&figs[i]));
 	json_object_set_new(root, "figures", fj);
 
-	printf("\nPieces - ns per operation: median (min) of every call over %d "
+	printf("\nPieces - ns per operation: median (min) of every call over "
+	       "%d "
 	       "rounds\n\n",
 	       o.rounds);
 	j = json_object();
@@ -294,8 +296,8 @@ int main(int argc, char **argv)
 		struct cell c;
 		snprintf(name, sizeof(name), "protect.%d", p);
 		c = cell_of(name);
-		printf("region_protect, %2d bound pointer%s   %8.1f (%.1f)\n", p,
-		       p > 1 ? "s" : " ", c.med, c.min);
+		printf("region_protect, %2d bound pointer%s   %8.1f (%.1f)\n",
+		       p, p > 1 ? "s" : " ", c.med, c.min);
 		snprintf(name, sizeof(name), "%d", p);
 		json_object_set_new(j, name, cell_json(c));
 	}
@@ -313,9 +315,9 @@ int main(int argc, char **argv)
 		       counts[c], a.med, a.min, b.med, b.min);
 		snprintf(name, sizeof(name), "%ld", counts[c]);
 		json_object_set_new(j, name,
-		                    json_pack("{s:o, s:o}", "independent",
-		                              cell_json(a), "dependent",
-		                              cell_json(b)));
+				    json_pack("{s:o, s:o}", "independent",
+					      cell_json(a), "dependent",
+					      cell_json(b)));
 	}
 	json_object_set_new(root, "lookup", j);
 	{
@@ -328,7 +330,8 @@ int main(int argc, char **argv)
 		struct cell h = cell_of("trap.decode_hit");
 		struct cell m = cell_of("trap.decode_miss");
 		double fh = hit->traps ? (double)hit->misses / hit->traps : 0;
-		double fm = miss->traps ? (double)miss->misses / miss->traps : 0;
+		double fm =
+			miss->traps ? (double)miss->misses / miss->traps : 0;
 		printf("protect + trap, decode cache hit     %8.1f (%.1f)   "
 		       "miss rate %.3f\n",
 		       h.med, h.min, fh);
@@ -338,12 +341,14 @@ int main(int argc, char **argv)
 		printf("  a miss costs                       %8.1f (%.1f)\n",
 		       m.med - h.med, m.min - h.min);
 		json_object_set_new(
-		    root, "decode",
-		    json_pack("{s:o, s:o, s:o, s:f, s:f}", "hit", cell_json(h),
-		              "miss", cell_json(m), "miss_extra",
-		              cell_json((struct cell){ m.min - h.min,
-		                                       m.med - h.med }),
-		              "hit_run_miss_rate", fh, "miss_run_miss_rate", fm));
+			root, "decode",
+			json_pack("{s:o, s:o, s:o, s:f, s:f}", "hit",
+				  cell_json(h), "miss", cell_json(m),
+				  "miss_extra",
+				  cell_json((struct cell){m.min - h.min,
+							  m.med - h.med}),
+				  "hit_run_miss_rate", fh, "miss_run_miss_rate",
+				  fm));
 	}
 	return bench_write_json(&o, root) < 0;
 }

@@ -14,7 +14,7 @@ struct rt {
 	size_t size;
 	int nobj;
 	char **p;  /* bound pointers, p[i] to region i */
-	long i;    /* prot1: the region that is protected now */
+	long i;	   /* prot1: the region that is protected now */
 	int armed; /* handlers set (and for prot1, region i protected) */
 	struct slot *slots;
 };
@@ -37,7 +37,7 @@ static struct rt *rt_new(size_t size, int nobj, int update)
 	for (int i = 0; i < nobj; i++) {
 		if (!region_alloc(size, &c->p[i]))
 			abort();
-		c->slots[i] = (struct slot){ c, i };
+		c->slots[i] = (struct slot){c, i};
 		region_set_data(c->p[i], &c->slots[i]);
 		for (long j = 0; j < touches(size); j++)
 			c->p[i][j * PAGE] = 1; /* populated */
@@ -52,8 +52,7 @@ static void set_handlers(struct rt *c, region_handler_t h)
 }
 
 /* The reference that traps: a read (basic) or a write (update). */
-static inline void touch(const struct rt *c, char *const volatile *pp,
-                         long val)
+static inline void touch(const struct rt *c, char *const volatile *pp, long val)
 {
 	for (long j = 0; j < touches(c->size); j++) {
 		char *o = *pp + j * PAGE;
@@ -90,7 +89,10 @@ void rt_trap(void *ctx)
 	if (c->update)
 		__asm__ volatile("movb $1, (%0)" : "+D"(p) : : "memory");
 	else
-		__asm__ volatile("movb (%0), %%al" : "+D"(p) : : "rax", "memory");
+		__asm__ volatile("movb (%0), %%al"
+				 : "+D"(p)
+				 :
+				 : "rax", "memory");
 }
 
 void rt_protect(void *ctx)

@@ -79,7 +79,7 @@ struct vm_seq {
 	size_t k;      /* pages per object */
 	size_t npages; /* k * nobj */
 	int nobj;
-	long i;    /* prot1: the object that is protected now */
+	long i;	   /* prot1: the object that is protected now */
 	int armed; /* prot1: object i protected */
 };
 

@@ -1,7 +1,7 @@
 /* rtl-pieces: what the parts of a trap and a protection change cost.
  * region_protect with 1, 8 and 64 bound pointers; region lookup among 10^3
  * to 10^6 regions (independent lookups, and dependent ones beside a plain
- * memory chase of the same footprint); a trap whose decode hits the cache
+ * memory chase over 1 to 128 MiB); a trap whose decode hits the cache
  * against one that misses it (many distinct instruction addresses). */
 #include <rtl/ext.h>
 #include <rtl/region.h>
@@ -114,9 +114,12 @@ static void lookup_dep_run(void *ctx)
 	sink = k;
 }
 
-/* The memory's own latency: a dependent chase through a random cycle over
- * as many cache lines as a million region records take (128 MiB), in
- * memory advised for huge pages as the records are. */
+/* The memory's own latency: a dependent chase through a random cycle of
+ * cache lines, in memory advised for huge pages as the region records are.
+ * 16 MiB is what the region map's subtables take for a million 64 B
+ * regions, 128 MiB what their records take. */
+static const unsigned chase_mib[] = {1, 8, 16, 128};
+#define NCHASE (sizeof(chase_mib) / sizeof(chase_mib[0]))
 struct chase {
 	uint64_t *next;
 	uint64_t at;
@@ -267,8 +270,11 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), "lookup_dep.%ld", counts[c]);
 		add(name, lookup_dep_run, l, BATCH);
 	}
-	add("memory_chase", chase_run,
-	    chase_new(o.quick ? (1u << 20) : (128u << 20)), BATCH);
+	for (size_t c = 0; c < (o.quick ? 1 : NCHASE); c++) {
+		snprintf(name, sizeof(name), "memory_chase.%u", chase_mib[c]);
+		add(name, chase_run, chase_new((size_t)chase_mib[c] << 20),
+		    BATCH);
+	}
 	hit = decode_new(1);
 	miss = decode_new(NSTUBS);
 	add("trap.decode_hit", decode_run, hit, 1);
@@ -320,12 +326,19 @@ int main(int argc, char **argv)
 					      cell_json(b)));
 	}
 	json_object_set_new(root, "lookup", j);
-	{
-		struct cell m = cell_of("memory_chase");
-		printf("memory chase, 128 MiB (one DRAM miss) %8.1f (%.1f)\n",
-		       m.med, m.min);
-		json_object_set_new(root, "memory_chase", cell_json(m));
+	j = json_object();
+	for (size_t c = 0; c < NCHASE; c++) {
+		struct cell m;
+		snprintf(name, sizeof(name), "memory_chase.%u", chase_mib[c]);
+		if (!bench_find(figs, nfigs, name))
+			continue;
+		m = cell_of(name);
+		printf("dependent memory access, %3u MiB      %8.1f (%.1f)\n",
+		       chase_mib[c], m.med, m.min);
+		snprintf(name, sizeof(name), "%u", chase_mib[c]);
+		json_object_set_new(j, name, cell_json(m));
 	}
+	json_object_set_new(root, "memory_chase_mib", j);
 	{
 		struct cell h = cell_of("trap.decode_hit");
 		struct cell m = cell_of("trap.decode_miss");

@@ -43,4 +43,4 @@ chase = real(system("cat ".out."/chase.dat"))
 plot out."/lookup.dat" using 1:2 with linespoints lw 2 title "independent lookups", \
      "" using 1:4 with linespoints lw 2 title "dependent lookups (latency)", \
      100 with lines lc "red" dt 2 title "target at 10^6: 100 ns", \
-     chase with lines lc "black" dt 3 title "one DRAM miss (128 MiB chase)"
+     chase with lines lc "black" dt 3 title "one memory miss (chase over 128 MiB)"

@@ -97,7 +97,7 @@ def write_dat(out, al, pc):
                  for b in ("median_ns", "min_ns")]
             f.write("%s %s\n" % (n, " ".join(
                 "%.5g" % x if number(x) else "NaN" for x in v)))
-    chase = dig(pc, "memory_chase", "median_ns")
+    chase = dig(pc, "memory_chase_mib", "128", "median_ns")
     with open(os.path.join(out, "chase.dat"), "w") as f:
         f.write("%s\n" % ("%.5g" % chase if number(chase) else "NaN"))
 

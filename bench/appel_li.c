@@ -172,20 +172,40 @@ static void print_table4(json_t *root, int rounds)
 		json_object_set_new(t4, mech_name[m], row);
 	}
 	printf("\nVM trap is the floor: a SIGSEGV whose handler only rewrites "
-	       "a "
-	       "register.\nRT trap = (protect + trap) - protect; the handler's "
-	       "unprotect (swizzle) is included.\n"
+	       "a register.\nRT trap = (protect + trap) - protect; the "
+	       "handler's unprotect (swizzle) is included.\n"
 	       "Paper, Linux 2.0 on a 200 MHz Pentium Pro (us): VM 12 39 30; "
 	       "RT-basic 23 32 28\n(ratios 1.9 0.8 0.9); RT-update 115 198 174 "
 	       "(ratios 9.6 5.1 5.8).\n");
 	json_object_set_new(root, "table4", t4);
 }
 
+/* One printed row of Table 5: size, K, VM, VM x K, then each RT and
+ * MultiView figure with its ratio to VM, then RT-update over RT-basic. */
+static void print_row5(int s, size_t size, struct cell vm, struct cell vmk)
+{
+	char buf[32];
+
+	printf("%-8s ", size_label(size, buf, sizeof(buf)));
+	if (size < PAGE)
+		printf("%3s  %-10s %-10s", "-", "-", "-");
+	else
+		printf("%3ld  %-10.2f %-10.2f", touches(size), vm.med / 1e3,
+		       vmk.med / 1e3);
+	for (int m = 1; m < NMECH; m++) {
+		struct cell c = seq_cell(m, s, size);
+		snprintf(buf, sizeof(buf), "%.2f (%.2f)", c.med / 1e3,
+			 ratio(c.med, vm.med));
+		printf(" %-16s", buf);
+	}
+	printf(" %.3f\n",
+	       ratio(seq_cell(RTU, s, size).med, seq_cell(RTB, s, size).med));
+}
+
 static void print_table5(json_t *root, int s)
 {
-	json_t *t5 = json_object(), *arr;
+	json_t *t5 = json_object(), *arr = json_array();
 	struct cell one = seq_cell(VM, s, PAGE);
-	char lab[32], buf[32];
 
 	printf("\nTable 5 - %s by object size; VM takes K page sequences per "
 	       "object\nus per object, median (ratio to the VM median of this "
@@ -197,29 +217,13 @@ static void print_table5(json_t *root, int s)
 	printf(" %s\n", "update/basic");
 	for (int m = 0; m < NMECH; m++)
 		json_object_set_new(t5, mech_name[m], json_array());
-	arr = json_array();
 	for (size_t z = 0; z < NSIZES; z++) {
 		size_t size = sizes[z];
 		long k = touches(size);
 		struct cell vm = size < PAGE ? one : seq_cell(VM, s, size);
 		struct cell vmk = {one.min * k, one.med * k};
 
-		printf("%-8s %3s  ", size_label(size, lab, sizeof(lab)),
-		       size < PAGE
-			       ? "-"
-			       : (snprintf(buf, sizeof(buf), "%ld", k), buf));
-		if (size < PAGE)
-			printf("%-10s %-10s", "-", "-");
-		else
-			printf("%-10.2f %-10.2f", vm.med / 1e3, vmk.med / 1e3);
-		for (int m = 1; m < NMECH; m++) {
-			struct cell c = seq_cell(m, s, size);
-			snprintf(buf, sizeof(buf), "%.2f (%.2f)", c.med / 1e3,
-				 ratio(c.med, vm.med));
-			printf(" %-16s", buf);
-		}
-		printf(" %.3f\n", ratio(seq_cell(RTU, s, size).med,
-					seq_cell(RTB, s, size).med));
+		print_row5(s, size, vm, vmk);
 		for (int m = 0; m < NMECH; m++) {
 			json_t *e =
 				m == VM && size < PAGE

@@ -114,12 +114,20 @@ def main():
     lib = os.path.abspath(lib)
     cfgs = configs(lib)
     reps = 2 if quick else 5
-    with tempfile.TemporaryDirectory() as cwd:  # reports land here
-        mal = malloc_figures(build, cfgs, reps, 2000 if quick else 1000000,
-                             cwd)
-        prog = program_figures({k: cfgs[k] for k in
-                                ("plain", "preload_none", "preload_all")},
-                               reps, 1000 if quick else ROWS, cwd)
+    try:
+        with tempfile.TemporaryDirectory() as cwd:  # reports land here
+            mal = malloc_figures(build, cfgs, reps,
+                                 2000 if quick else 1000000, cwd)
+            prog = program_figures({k: cfgs[k] for k in
+                                    ("plain", "preload_none", "preload_all")},
+                                   reps, 1000 if quick else ROWS, cwd)
+    except (RuntimeError, OSError) as e:
+        print("\nPreload: FAILED, its keys in summary.json are null:\n%s" % e)
+        with open(dest, "w") as f:
+            json.dump({"library": lib, "error": str(e),
+                       "summary": {"none_over_plain": None,
+                                   "all_over_plain": None}}, f, indent=2)
+        return
     res = {
         "library": lib,
         "malloc_free": mal,

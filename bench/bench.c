@@ -139,35 +139,70 @@ static double time_call(const struct figure *f)
 	return (double)b * ns_per_tick / (double)f->unit;
 }
 
-static void sample(struct figure *f, long calls, int keep)
+/* A burst: calls of one figure back to back, between its begin and end.
+ * The first call of a burst of several warms the caches and is not kept. */
+static void burst(struct figure *f, long calls, int keep)
 {
 	if (f->begin)
 		f->begin(f->ctx);
 	for (long i = 0; i < calls; i++) {
 		double t = time_call(f);
-		if (keep)
+		if (keep && (i > 0 || calls == 1))
 			f->t[f->nt++] = (float)t;
 	}
 	if (f->end)
 		f->end(f->ctx);
 }
 
-/* Choose how many calls make a sample of about sample_ns. */
+/* Calls per round (about sample_ns of them) and per burst (about
+ * BURST_NS: short enough that every figure sees the same state of the
+ * machine, long enough to amortise begin and end). */
+#define BURST_NS 200e3
+
 static void calibrate(struct figure *f, double sample_ns, int quick)
 {
 	double t = 0;
 
-	f->calls = 1;
+	f->calls = f->burst = 1;
 	if (quick)
 		return;
 	if (f->begin)
 		f->begin(f->ctx);
-	for (int i = 0; i < 3; i++)
-		t += time_call(f) * (double)f->unit / 3;
+	for (int i = 0; i < 8; i++) { /* the first calls may be cold */
+		double c = time_call(f) * (double)f->unit;
+		if (i >= 3 && (t == 0 || c < t))
+			t = c;
+	}
 	if (f->end)
 		f->end(f->ctx);
 	if (t > 0 && sample_ns / t > 1)
 		f->calls = (long)(sample_ns / t);
+	if (t > 0 && BURST_NS / t > 1)
+		f->burst = (long)(BURST_NS / t);
+	if (f->burst > f->calls)
+		f->burst = f->calls;
+}
+
+/* One round: bursts of every figure in turn until each has made its calls. */
+static void round_robin(struct figure *figs, int n)
+{
+	long *done = calloc(n, sizeof(long));
+	int busy = 1;
+
+	while (busy) {
+		busy = 0;
+		for (int i = 0; i < n; i++) {
+			struct figure *f = &figs[i];
+			long k = f->calls - done[i];
+			if (k <= 0)
+				continue;
+			k = k < f->burst ? k : f->burst;
+			burst(f, k, 1);
+			done[i] += k;
+			busy = 1;
+		}
+	}
+	free(done);
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -219,18 +254,16 @@ int bench_run(struct figure *figs, int n, const struct bench_opts *o)
 	double sample_ns = o->sample_ms * 1e6;
 
 	n = select_figures(figs, n, o->only);
-
 	calibrate_clock();
 	for (int i = 0; i < n; i++) {
 		struct figure *f = &figs[i];
 		calibrate(f, sample_ns, o->quick);
-		sample(f, f->calls, 0); /* warm-up */
+		burst(f, f->burst, 0); /* warm-up */
 		f->t = malloc(sizeof(float) * f->calls * o->rounds);
 		f->nt = 0;
 	}
 	for (int r = 0; r < o->rounds; r++)
-		for (int i = 0; i < n; i++)
-			sample(&figs[i], figs[i].calls, 1);
+		round_robin(figs, n);
 	for (int i = 0; i < n; i++)
 		summarise(&figs[i]);
 	return n;

@@ -1,8 +1,9 @@
 /* The benchmark harness. A figure is an operation timed call by call with
- * the TSC; the figures are interleaved in rounds so that a change of load on
- * the machine hits every figure alike; each figure reports the minimum and
- * the median over all its calls (a call cut by preemption only moves the
- * tail). CPU pinning; JSON output (jansson). Never linked into librtl. */
+ * the TSC; the figures take turns in short bursts (about 0.2 ms) so that a
+ * change of load on the machine hits every figure alike; each figure
+ * reports the minimum and the median over all its calls (a call cut by
+ * preemption only moves the tail). CPU pinning; JSON output (jansson).
+ * Never linked into librtl. */
 #ifndef RTL_BENCH_H
 #define RTL_BENCH_H
 
@@ -11,7 +12,7 @@
 
 struct bench_opts {
 	int rounds;	  /* rounds; each samples every figure once */
-	double sample_ms; /* length of one figure's sample in a round */
+	double sample_ms; /* time each figure runs in a round */
 	int quick;	  /* smoke test: tiny counts, timings meaningless */
 	int cpu;	  /* pin to this CPU; -1: the one we start on; -2: no */
 	const char *json; /* write results here */
@@ -32,12 +33,13 @@ typedef void (*bench_op)(void *ctx);
 struct figure {
 	const char *name;
 	bench_op op;	/* performs unit operations; timed */
-	bench_op begin; /* optional, before each sample: not timed */
-	bench_op end;	/* optional, after each sample: not timed */
+	bench_op begin; /* optional, before each burst: not timed */
+	bench_op end;	/* optional, after each burst: not timed */
 	void *ctx;
 	long unit; /* operations per call of op */
 	/* Filled by bench_run. */
-	long calls;		      /* calls per sample */
+	long calls;		      /* calls per round */
+	long burst;		      /* calls per burst */
 	long reps;		      /* operations timed, warm-up excluded */
 	double min, p10, median, p90; /* ns per operation, over calls */
 	float *t;		      /* ns per operation of each call */
@@ -45,8 +47,9 @@ struct figure {
 };
 
 /* Keep the figures o->only selects (moving them to the front), calibrate
- * each, warm it up, then run o->rounds rounds, each taking one sample (calls
- * timed one by one) of every figure in turn. Returns how many ran. */
+ * each, warm it up, then run o->rounds rounds; in a round every figure
+ * makes about o->sample_ms of calls, in bursts taken in turn. Returns how
+ * many figures ran. */
 int bench_run(struct figure *figs, int n, const struct bench_opts *o);
 
 /* The figure called name, or NULL. */

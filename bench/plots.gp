@@ -14,6 +14,7 @@ set xlabel "object size (bytes)"
 set ylabel "time / VM time"
 set xtics ("64 B" 64, "4 KiB" 4096, "64 KiB" 65536, "256 KiB" 262144)
 set xrange [40:400000]
+set yrange [0.005:2]
 set title "prot1"
 plot out."/ratio_prot1.dat" using 1:2 with linespoints lw 2 title "RT-basic", \
      "" using 1:3 with linespoints lw 2 dt 2 title "RT-update", \

@@ -17,7 +17,8 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--rounds N] [--sample-ms X] [--quick] "
-		"[--cpu N|none] [--json FILE] [--only PREFIX,...]\n",
+		"[--burst-ms X] [--cpu N|none] [--json FILE] "
+		"[--only PREFIX,...]\n",
 		prog);
 }
 
@@ -29,6 +30,7 @@ int bench_args(int argc, char **argv, struct bench_opts *o)
 	o->cpu = -1;
 	o->json = NULL;
 	o->only = NULL;
+	o->burst_ms = 0.2;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--quick")) {
@@ -50,6 +52,8 @@ int bench_args(int argc, char **argv, struct bench_opts *o)
 			o->json = v;
 		else if (!strcmp(a, "--only"))
 			o->only = v;
+		else if (!strcmp(a, "--burst-ms"))
+			o->burst_ms = atof(v);
 		else {
 			usage(argv[0]);
 			return -1;
@@ -59,7 +63,7 @@ int bench_args(int argc, char **argv, struct bench_opts *o)
 		o->rounds = 3;
 		o->sample_ms = 0.05;
 	}
-	if (o->rounds < 1 || !(o->sample_ms > 0)) {
+	if (o->rounds < 1 || !(o->sample_ms > 0) || !(o->burst_ms > 0)) {
 		usage(argv[0]);
 		return -1;
 	}
@@ -155,11 +159,10 @@ static void burst(struct figure *f, long calls, int keep)
 }
 
 /* Calls per round (about sample_ns of them) and per burst (about
- * BURST_NS: short enough that every figure sees the same state of the
- * machine, long enough to amortise begin and end). */
-#define BURST_NS 200e3
-
-static void calibrate(struct figure *f, double sample_ns, int quick)
+ * burst_ns: short enough that every figure sees the same state of the
+ * machine, long enough to amortise begin and end and warm the caches). */
+static void calibrate(struct figure *f, double sample_ns, double burst_ns,
+		      int quick)
 {
 	double t = 0;
 
@@ -177,8 +180,8 @@ static void calibrate(struct figure *f, double sample_ns, int quick)
 		f->end(f->ctx);
 	if (t > 0 && sample_ns / t > 1)
 		f->calls = (long)(sample_ns / t);
-	if (t > 0 && BURST_NS / t > 1)
-		f->burst = (long)(BURST_NS / t);
+	if (t > 0 && burst_ns / t > 1)
+		f->burst = (long)(burst_ns / t);
 	if (f->burst > f->calls)
 		f->burst = f->calls;
 }
@@ -257,7 +260,7 @@ int bench_run(struct figure *figs, int n, const struct bench_opts *o)
 	calibrate_clock();
 	for (int i = 0; i < n; i++) {
 		struct figure *f = &figs[i];
-		calibrate(f, sample_ns, o->quick);
+		calibrate(f, sample_ns, o->burst_ms * 1e6, o->quick);
 		burst(f, f->burst, 0); /* warm-up */
 		f->t = malloc(sizeof(float) * f->calls * o->rounds);
 		f->nt = 0;

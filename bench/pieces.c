@@ -249,6 +249,9 @@ int main(int argc, char **argv)
 
 	if (bench_args(argc, argv, &o) < 0)
 		return 2;
+	/* Whole samples, not short bursts: a lookup burst that followed a
+	 * 128 MiB chase would spend itself refilling the caches. */
+	o.burst_ms = o.sample_ms;
 	if (rtl_ext_init() < 0) {
 		perror("rtl");
 		return 1;

@@ -17,7 +17,7 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--rounds N] [--sample-ms X] [--quick] "
-		"[--burst-ms X] [--cpu N|none] [--json FILE] "
+		"[--burst-ms X] [--calls N] [--cpu N|none] [--json FILE] "
 		"[--only PREFIX,...]\n",
 		prog);
 }
@@ -31,6 +31,7 @@ int bench_args(int argc, char **argv, struct bench_opts *o)
 	o->json = NULL;
 	o->only = NULL;
 	o->burst_ms = 0.2;
+	o->calls = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--quick")) {
@@ -54,6 +55,8 @@ int bench_args(int argc, char **argv, struct bench_opts *o)
 			o->only = v;
 		else if (!strcmp(a, "--burst-ms"))
 			o->burst_ms = atof(v);
+		else if (!strcmp(a, "--calls"))
+			o->calls = atol(v);
 		else {
 			usage(argv[0]);
 			return -1;
@@ -261,6 +264,8 @@ int bench_run(struct figure *figs, int n, const struct bench_opts *o)
 	for (int i = 0; i < n; i++) {
 		struct figure *f = &figs[i];
 		calibrate(f, sample_ns, o->burst_ms * 1e6, o->quick);
+		if (o->calls > 0)
+			f->calls = f->burst = o->calls;
 		burst(f, f->burst, 0); /* warm-up */
 		f->t = malloc(sizeof(float) * f->calls * o->rounds);
 		f->nt = 0;

@@ -14,6 +14,7 @@ struct bench_opts {
 	int rounds;	  /* rounds; each samples every figure once */
 	double sample_ms; /* time each figure runs in a round */
 	double burst_ms;  /* figures take turns in bursts this long */
+	long calls;	  /* if > 0: calls per round, one burst (profiling) */
 	int quick;	  /* smoke test: tiny counts, timings meaningless */
 	int cpu;	  /* pin to this CPU; -1: the one we start on; -2: no */
 	const char *json; /* write results here */
@@ -21,8 +22,8 @@ struct bench_opts {
 			     these comma-separated prefixes */
 };
 
-/* Parse --rounds N, --sample-ms X, --burst-ms X (default 0.2), --quick,
- * --cpu N|none, --json FILE, --only PREFIX[,PREFIX...].
+/* Parse --rounds N, --sample-ms X, --burst-ms X (default 0.2), --calls N,
+ * --quick, --cpu N|none, --json FILE, --only PREFIX[,PREFIX...].
  * Prints usage and returns -1 on bad arguments. */
 int bench_args(int argc, char **argv, struct bench_opts *o);
 

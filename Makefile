@@ -21,6 +21,12 @@ test: build
 demo: build
 	@examples/demo.sh $(BUILD)
 
+# The benchmark suite (bench/README.md); needs gnuplot for its plots, which
+# make test does not.
+bench: build
+	@RTL_EXTRA_PACKAGES="$$(cat bench/deps.txt)" scripts/deps.sh
+	@bench/run.sh $(BUILD)
+
 clean:
 	rm -rf $(BUILD)
 

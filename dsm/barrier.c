@@ -123,16 +123,26 @@ static void client(void)
 	free(m.buf);
 }
 
-/* DSM_INJECT=exit-at-barrier:N:R: rank R dies entering barrier N (tests). */
+/* DSM_INJECT=exit-at-barrier:N:R or hang-at-barrier:N:R: rank R dies, or
+ * stops answering, entering barrier N (tests). */
 static void maybe_die(void)
 {
 	unsigned n, r;
 
-	if (dsm.inject && sscanf(dsm.inject, "exit-at-barrier:%u:%u", &n, &r) == 2 &&
+	if (!dsm.inject)
+		return;
+	if (sscanf(dsm.inject, "exit-at-barrier:%u:%u", &n, &r) == 2 &&
 	    n == dsm.epoch && r == (unsigned)dsm.rank) {
 		fprintf(stderr, "dsm: rank %d: exiting at barrier %u (DSM_INJECT)\n",
 		        dsm.rank, n);
 		_exit(7);
+	}
+	if (sscanf(dsm.inject, "hang-at-barrier:%u:%u", &n, &r) == 2 &&
+	    n == dsm.epoch && r == (unsigned)dsm.rank) {
+		fprintf(stderr, "dsm: rank %d: hanging at barrier %u (DSM_INJECT)\n",
+		        dsm.rank, n);
+		for (;;)
+			pause();
 	}
 }
 

@@ -205,6 +205,18 @@ static void contract(void)
 		FAIL("a write through an unregistered pointer went unnoticed");
 }
 
+/* A plain bug in a DSM program: the fault is neither the DSM's nor rtl's
+ * and must kill the process with SIGSEGV, as it would without them. */
+static void crash(void)
+{
+	static int *volatile nowhere;
+
+	dsm_barrier();
+	if (rank == nprocs - 1)
+		nowhere[1] = 1;
+	dsm_barrier();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -212,7 +224,8 @@ int main(int argc, char **argv)
 		void (*fn)(void);
 	} tests[] = { { "counter", counter }, { "phases", phases },
 		      { "falseshare", falseshare }, { "multiwriter", multiwriter },
-		      { "order", order }, { "contract", contract } };
+		      { "order", order }, { "contract", contract },
+		      { "crash", crash } };
 	const char *which = argc > 1 ? argv[1] : "";
 
 	if (argc != 3 || (strcmp(argv[2], "vm") && strcmp(argv[2], "rt"))) {

@@ -18,11 +18,14 @@
 void barrier_on_arrival(struct msg *m)
 {
 	if (dsm.rank != 0)
-		dsm_die("barrier arrival from rank %d, but this rank does not manage "
-		        "barriers", m->src);
+		dsm_die("barrier arrival from rank %d, but this rank does not "
+			"manage "
+			"barriers",
+			m->src);
 	pthread_mutex_lock(&dsm.lock);
 	if (dsm.arrivals[m->src].buf)
-		dsm_die("rank %d arrived twice at barrier %u", m->src, dsm.epoch);
+		dsm_die("rank %d arrived twice at barrier %u", m->src,
+			dsm.epoch);
 	dsm.arrivals[m->src] = *m;
 	dsm.narrivals++;
 	pthread_cond_signal(&dsm.arrived);
@@ -36,9 +39,12 @@ static void missing_ranks(void)
 
 	for (int p = 1; p < dsm.nprocs && n < sizeof(list) - 12; p++)
 		if (!dsm.arrivals[p].buf)
-			n += (size_t)snprintf(list + n, sizeof(list) - n, " %d", p);
-	dsm_die("barrier %u: rank(s)%s never arrived after %.0f s: dead or stuck "
-	        "(DSM_TIMEOUT)", dsm.epoch, list, dsm.timeout);
+			n += (size_t)snprintf(list + n, sizeof(list) - n, " %d",
+					      p);
+	dsm_die("barrier %u: rank(s)%s never arrived after %.0f s: dead or "
+		"stuck "
+		"(DSM_TIMEOUT)",
+		dsm.epoch, list, dsm.timeout);
 }
 
 static void wait_arrivals(void)
@@ -48,7 +54,8 @@ static void wait_arrivals(void)
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += (time_t)dsm.timeout;
 	while (dsm.narrivals < dsm.nprocs - 1)
-		if (pthread_cond_timedwait(&dsm.arrived, &dsm.lock, &until) == ETIMEDOUT &&
+		if (pthread_cond_timedwait(&dsm.arrived, &dsm.lock, &until) ==
+			    ETIMEDOUT &&
 		    dsm.narrivals < dsm.nprocs - 1)
 			missing_ranks();
 }
@@ -72,15 +79,22 @@ static void manager(void)
 		nalloc = r_u32(&r);
 		hash = r_u64(&r);
 		if (!r.err && epoch != dsm.epoch)
-			dsm_die("rank %d is at barrier %u, rank 0 at barrier %u: ranks "
-			        "must call dsm_barrier the same number of times", p, epoch,
-			        dsm.epoch);
+			dsm_die("rank %d is at barrier %u, rank 0 at barrier "
+				"%u: ranks "
+				"must call dsm_barrier the same number of "
+				"times",
+				p, epoch, dsm.epoch);
 		if (!r.err && (nalloc != dsm.nalloc || hash != dsm.allochash))
-			dsm_die("rank %d made %u allocations, rank 0 %u%s: dsm_malloc and "
-			        "dsm_region_alloc are collective (same sizes, same order)",
-			        p, nalloc, dsm.nalloc,
-			        nalloc == dsm.nalloc ? " of other sizes or kinds" : "");
-		lrc_incorporate(&r, m, "barrier arrival", their + (size_t)p * dsm.nprocs);
+			dsm_die("rank %d made %u allocations, rank 0 %u%s: "
+				"dsm_malloc and "
+				"dsm_region_alloc are collective (same sizes, "
+				"same order)",
+				p, nalloc, dsm.nalloc,
+				nalloc == dsm.nalloc
+					? " of other sizes or kinds"
+					: "");
+		lrc_incorporate(&r, m, "barrier arrival",
+				their + (size_t)p * dsm.nprocs);
 	}
 	for (int p = 1; p < dsm.nprocs; p++) {
 		w_init(&out[p], T_DEPART);
@@ -133,14 +147,16 @@ static void maybe_die(void)
 		return;
 	if (sscanf(dsm.inject, "exit-at-barrier:%u:%u", &n, &r) == 2 &&
 	    n == dsm.epoch && r == (unsigned)dsm.rank) {
-		fprintf(stderr, "dsm: rank %d: exiting at barrier %u (DSM_INJECT)\n",
-		        dsm.rank, n);
+		fprintf(stderr,
+			"dsm: rank %d: exiting at barrier %u (DSM_INJECT)\n",
+			dsm.rank, n);
 		_exit(7);
 	}
 	if (sscanf(dsm.inject, "hang-at-barrier:%u:%u", &n, &r) == 2 &&
 	    n == dsm.epoch && r == (unsigned)dsm.rank) {
-		fprintf(stderr, "dsm: rank %d: hanging at barrier %u (DSM_INJECT)\n",
-		        dsm.rank, n);
+		fprintf(stderr,
+			"dsm: rank %d: hanging at barrier %u (DSM_INJECT)\n",
+			dsm.rank, n);
 		for (;;)
 			pause();
 	}

@@ -43,10 +43,11 @@ static void miss(struct unit *u)
 
 static void stale_write_sig(void)
 {
-	static const char m[] = "dsm: a region was written through an unregistered "
-	                        "pointer after the DSM write-protected it to serve "
-	                        "another rank; those writes would be lost "
-	                        "(docs/dsm.md, pointer rules)\n";
+	static const char m[] =
+		"dsm: a region was written through an unregistered "
+		"pointer after the DSM write-protected it to serve "
+		"another rank; those writes would be lost "
+		"(docs/dsm.md, pointer rules)\n";
 	ssize_t rc = write(2, m, sizeof(m) - 1);
 	(void)rc;
 	MPI_Abort(MPI_COMM_WORLD, 3);
@@ -92,7 +93,8 @@ void dsm_fault(struct unit *u, int write)
 			STAT(write_traps, 1);
 		if (!u->in_dirty) {
 			u->in_dirty = 1;
-			dsm.dirty[dsm.ndirty++] = u->id; /* sized at allocation */
+			/* sized at allocation: no malloc here */
+			dsm.dirty[dsm.ndirty++] = u->id;
 		}
 	}
 	u->prot = DSM_RW;
@@ -160,16 +162,20 @@ static int plan(struct unit *u, struct want **out, int *targets)
 		/* Two intervals never have the same vector time. */
 		for (int o = 0; o < dsm.nprocs; o++)
 			if (o != q && last[o] &&
-			    vt_le(vt_of((uint32_t)q, last[q]), vt_of((uint32_t)o, last[o])))
+			    vt_le(vt_of((uint32_t)q, last[q]),
+				  vt_of((uint32_t)o, last[o])))
 				targets[q] = 0;
 	}
 	for (int i = 0; i < n; i++)
 		for (int q = 0; q < dsm.nprocs && w[i].target < 0; q++)
-			if (targets[q] && vt_le(vt_of(w[i].proc, w[i].idx), vt_of((uint32_t)q, last[q])))
+			if (targets[q] && vt_le(vt_of(w[i].proc, w[i].idx),
+						vt_of((uint32_t)q, last[q])))
 				w[i].target = q;
 	for (int i = 0; i < n; i++)
 		if (w[i].target < 0)
-			dsm_die("protocol error: no rank to ask for a diff of unit %u", u->id);
+			dsm_die("protocol error: no rank to ask for a diff of "
+				"unit %u",
+				u->id);
 	free(last);
 	*out = w;
 	return n;
@@ -177,8 +183,10 @@ static int plan(struct unit *u, struct want **out, int *targets)
 
 static int by_vt(const void *a, const void *b)
 {
-	const struct notice *x = *(struct notice *const *)a, *y = *(struct notice *const *)b;
-	uint64_t sx = vt_sum(vt_of(x->proc, x->idx)), sy = vt_sum(vt_of(y->proc, y->idx));
+	const struct notice *x = *(struct notice *const *)a,
+			    *y = *(struct notice *const *)b;
+	uint64_t sx = vt_sum(vt_of(x->proc, x->idx)),
+		 sy = vt_sum(vt_of(y->proc, y->idx));
 
 	if (sx != sy)
 		return sx < sy ? -1 : 1;
@@ -233,7 +241,8 @@ static void take_reply(struct unit *u, struct want *w, int n, struct msg *m)
 static void fetch(struct unit *u)
 {
 	struct want *w;
-	int *targets = malloc((size_t)dsm.nprocs * sizeof(int)), ntargets = 0, n;
+	int *targets = malloc((size_t)dsm.nprocs * sizeof(int)), ntargets = 0,
+	    n;
 	struct notice **todo;
 	uint32_t ntodo = 0;
 
@@ -266,7 +275,8 @@ static void fetch(struct unit *u)
 		struct msg m;
 		net_recv(dsm.rep, MPI_ANY_SOURCE, T_DIFF_REP, &m, "diff reply");
 		if (!targets[m.src])
-			dsm_die("diff reply from rank %d, which was not asked", m.src);
+			dsm_die("diff reply from rank %d, which was not asked",
+				m.src);
 		targets[m.src] = 0;
 		pthread_mutex_lock(&dsm.lock);
 		take_reply(u, w, n, &m);
@@ -286,12 +296,14 @@ static void fetch(struct unit *u)
 	for (uint32_t i = 0; i < ntodo; i++) {
 		struct notice *nt = todo[i];
 		if (!nt->diff)
-			dsm_die("protocol error: diff %u:%u of unit %u never came", nt->proc,
-			        nt->idx, u->id);
+			dsm_die("protocol error: diff %u:%u of unit %u never "
+				"came",
+				nt->proc, nt->idx, u->id);
 		if (u->mech->apply(u, nt->diff->bytes, nt->diff->len) < 0)
-			dsm_die("malformed diff (%u bytes) of unit %u, interval %u of rank "
-			        "%u: rejected, not applied", nt->diff->len, u->id, nt->idx,
-			        nt->proc);
+			dsm_die("malformed diff (%u bytes) of unit %u, "
+				"interval %u of rank "
+				"%u: rejected, not applied",
+				nt->diff->len, u->id, nt->idx, nt->proc);
 		nt->applied = 1;
 		STAT(diffs_applied, 1);
 		STAT(diff_bytes, nt->diff->len);

@@ -13,8 +13,8 @@
 
 #include "wire.h"
 
-struct dsm dsm = { .lock = PTHREAD_MUTEX_INITIALIZER,
-	           .arrived = PTHREAD_COND_INITIALIZER };
+struct dsm dsm = {.lock = PTHREAD_MUTEX_INITIALIZER,
+		  .arrived = PTHREAD_COND_INITIALIZER};
 
 void dsm_die(const char *fmt, ...)
 {
@@ -28,7 +28,8 @@ void dsm_die(const char *fmt, ...)
 	va_end(ap);
 	n = (int)strlen(line);
 	line[n++] = '\n';
-	rc = write(2, line, (size_t)n); /* one write: lines from ranks do not mix */
+	rc = write(2, line,
+		   (size_t)n); /* one write: lines from ranks do not mix */
 	(void)rc;
 	MPI_Abort(MPI_COMM_WORLD, 3);
 	_exit(3);
@@ -82,7 +83,8 @@ static double env_num(const char *name, double dflt, double lo, double hi)
 		return dflt;
 	v = strtod(s, &end);
 	if (*end || v < lo || v > hi)
-		dsm_die("%s=%s is not a number between %g and %g", name, s, lo, hi);
+		dsm_die("%s=%s is not a number between %g and %g", name, s, lo,
+			hi);
 	return v;
 }
 
@@ -92,7 +94,8 @@ int dsm_init(int *argc, char ***argv)
 	int provided;
 
 	mpi_defaults();
-	if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) !=
+	    MPI_SUCCESS) {
 		fprintf(stderr, "dsm: MPI_Init_thread failed\n");
 		return -1;
 	}
@@ -100,7 +103,8 @@ int dsm_init(int *argc, char ***argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &dsm.nprocs);
 	if (provided < MPI_THREAD_MULTIPLE)
 		dsm_die("the MPI library gives thread level %d, the DSM needs "
-		        "MPI_THREAD_MULTIPLE (%d)", provided, MPI_THREAD_MULTIPLE);
+			"MPI_THREAD_MULTIPLE (%d)",
+			provided, MPI_THREAD_MULTIPLE);
 	MPI_Comm_create_errhandler(on_mpi_error, &eh);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
 	dsm_check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &dsm.req), "MPI_Comm_dup");
@@ -108,7 +112,8 @@ int dsm_init(int *argc, char ***argv)
 	MPI_Comm_set_errhandler(dsm.req, eh);
 	MPI_Comm_set_errhandler(dsm.rep, eh);
 	dsm.timeout = env_num("DSM_TIMEOUT", 300, 1, 1e6);
-	dsm.poll_max_ns = (long)(env_num("DSM_POLL_MAX_US", 500, 1, 100000) * 1000);
+	dsm.poll_max_ns =
+		(long)(env_num("DSM_POLL_MAX_US", 500, 1, 100000) * 1000);
 	dsm.inject = getenv("DSM_INJECT");
 	/* rtl after MPI: its SIGSEGV handler passes foreign faults on to
 	 * whatever MPI left; the page heap's handler (vm.c) goes on top. */
@@ -196,7 +201,8 @@ int dsm_stats_gather(struct dsm_stats *all)
 
 	dsm_stats(&mine);
 	dsm_check_mpi(MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all,
-	                         (int)sizeof(mine), MPI_BYTE, 0, MPI_COMM_WORLD),
-	              "MPI_Gather");
+				 (int)sizeof(mine), MPI_BYTE, 0,
+				 MPI_COMM_WORLD),
+		      "MPI_Gather");
 	return 0;
 }

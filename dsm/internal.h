@@ -51,17 +51,18 @@ extern const struct mech dsm_mech_page, dsm_mech_region;
 struct unit {
 	uint32_t id;
 	const struct mech *mech;
-	void *addr;  /* page: in the application view; region: for rtl calls only */
-	void *sys;   /* page: in the system view (RW); region: its RO view */
+	void *addr; /* page: in the application view; region: for rtl calls only
+		     */
+	void *sys;  /* page: in the system view (RW); region: its RO view */
 	size_t size;
 	_Atomic int lock;     /* handler vs service thread: the fields below */
-	int prot;             /* DSM_NONE / DSM_READ / DSM_RW */
-	int twinned;          /* local modifications not yet in a diff */
+	int prot;	      /* DSM_NONE / DSM_READ / DSM_RW */
+	int twinned;	      /* local modifications not yet in a diff */
 	uint32_t own_pending; /* own notice whose diff is still to make */
-	int check;            /* region lowered by the service thread: hash */
+	int check;	      /* region lowered by the service thread: hash */
 	uint64_t hash;
-	int in_dirty;         /* main thread only */
-	struct notice *nt;    /* under dsm.lock */
+	int in_dirty;	   /* main thread only */
+	struct notice *nt; /* under dsm.lock */
 	uint32_t nnt, cap;
 };
 
@@ -77,26 +78,27 @@ struct proc {
 };
 
 struct lockst {
-	int mgr_last;  /* manager: the last requester */
-	int token;     /* this rank may grant it */
-	int held;      /* the application holds it */
-	int pending;   /* a request waits for our release */
+	int mgr_last; /* manager: the last requester */
+	int token;    /* this rank may grant it */
+	int held;     /* the application holds it */
+	int pending;  /* a request waits for our release */
 	int pend_rank;
 	uint32_t *pend_vt;
 };
 
 struct stat_ctr {
-	_Atomic uint64_t traps, read_misses, write_misses, write_traps, messages,
-	    bytes, diff_requests, diffs_created, diffs_applied, diff_bytes,
-	    acquires, remote_acquires, barriers, intervals, notices;
+	_Atomic uint64_t traps, read_misses, write_misses, write_traps,
+		messages, bytes, diff_requests, diffs_created, diffs_applied,
+		diff_bytes, acquires, remote_acquires, barriers, intervals,
+		notices;
 };
 
-#define UNIT_CHUNK 4096
+#define UNIT_CHUNK  4096
 #define UNIT_CHUNKS 4096
 
 struct dsm {
 	int rank, nprocs;
-	MPI_Comm req, rep; /* requests (to service threads), replies */
+	MPI_Comm req, rep;    /* requests (to service threads), replies */
 	pthread_mutex_t lock; /* the protocol state below */
 	uint32_t *vt;
 	struct proc *procs;
@@ -112,7 +114,7 @@ struct dsm {
 	int narrivals;
 	pthread_cond_t arrived;
 	struct lockst locks[DSM_MAX_LOCKS];
-	double timeout;      /* seconds: a peer silent this long is dead */
+	double timeout; /* seconds: a peer silent this long is dead */
 	long poll_max_ns;
 	const char *inject;
 	uint64_t stale_base;
@@ -122,10 +124,12 @@ struct dsm {
 
 extern struct dsm dsm;
 
-#define STAT(f, n) atomic_fetch_add_explicit(&dsm.st.f, (n), memory_order_relaxed)
+#define STAT(f, n)                                                             \
+	atomic_fetch_add_explicit(&dsm.st.f, (n), memory_order_relaxed)
 
 /* ---- init.c ---- */
-__attribute__((noreturn, format(printf, 1, 2))) void dsm_die(const char *fmt, ...);
+__attribute__((noreturn, format(printf, 1, 2))) void dsm_die(const char *fmt,
+							     ...);
 void dsm_check_mpi(int rc, const char *call);
 
 /* ---- units.c ---- */
@@ -133,7 +137,8 @@ static inline struct unit *dsm_unit(uint32_t id)
 {
 	return &dsm.chunks[id / UNIT_CHUNK][id % UNIT_CHUNK];
 }
-struct unit *dsm_unit_new(const struct mech *m, void *addr, void *sys, size_t size);
+struct unit *dsm_unit_new(const struct mech *m, void *addr, void *sys,
+			  size_t size);
 void dsm_alloc_note(int kind, size_t size);
 static inline void unit_lock(struct unit *u)
 {
@@ -162,7 +167,7 @@ struct rbuf;
 void lrc_put_intervals(struct wbuf *w, const uint32_t *known);
 struct msg;
 void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
-                     uint32_t *out_vt);
+		     uint32_t *out_vt);
 uint64_t lrc_hash(const void *p, size_t n);
 
 /* ---- fault.c ---- */

@@ -20,7 +20,7 @@ static int bad_lock(int l)
 }
 
 static void put_request(struct wbuf *w, uint32_t l, uint32_t requester,
-                        const uint32_t *vt)
+			const uint32_t *vt)
 {
 	w_init(w, T_LOCK_REQ);
 	w_u32(w, l);
@@ -70,13 +70,16 @@ void lock_on_request(struct rbuf *r, const struct msg *m)
 		r_fail(r, "a request of our own sent back to us");
 	r_end(r, m, "lock request");
 	pthread_mutex_lock(&dsm.lock);
-	if ((int)(l % (uint32_t)dsm.nprocs) == dsm.rank && (uint32_t)m->src == requester) {
+	if ((int)(l % (uint32_t)dsm.nprocs) == dsm.rank &&
+	    (uint32_t)m->src == requester) {
 		struct lockst *L = &dsm.locks[l];
 		int last = L->mgr_last;
 		L->mgr_last = (int)requester;
 		if (last == (int)requester)
-			dsm_die("protocol error: rank %u asked again for lock %u, which it "
-			        "was the last to get", requester, l);
+			dsm_die("protocol error: rank %u asked again for lock "
+				"%u, which it "
+				"was the last to get",
+				requester, l);
 		if (last == dsm.rank) {
 			send = holder(l, (int)requester, vt, &w);
 		} else {
@@ -91,7 +94,7 @@ void lock_on_request(struct rbuf *r, const struct msg *m)
 	pthread_mutex_unlock(&dsm.lock);
 	if (send) {
 		net_send(dest, tag == T_GRANT ? dsm.rep : dsm.req, tag, &w,
-		         tag == T_GRANT ? "lock grant" : "lock forward");
+			 tag == T_GRANT ? "lock grant" : "lock forward");
 		w_free(&w);
 	}
 	free(vt);
@@ -127,11 +130,14 @@ int dsm_lock_acquire(int lock)
 	mgr = lock % dsm.nprocs;
 	put_request(&w, l, (uint32_t)dsm.rank, dsm.vt);
 	dest = mgr;
-	if (mgr == dsm.rank) { /* we manage it: forward straight to the last requester */
+	if (mgr == dsm.rank) { /* we manage it: forward straight to the last
+				  requester */
 		dest = L->mgr_last;
 		L->mgr_last = dsm.rank;
 		if (dest == dsm.rank)
-			dsm_die("protocol error: lock %u managed here without its token", l);
+			dsm_die("protocol error: lock %u managed here without "
+				"its token",
+				l);
 	}
 	pthread_mutex_unlock(&dsm.lock);
 	net_send(dest, dsm.req, T_LOCK_REQ, &w, "lock request");

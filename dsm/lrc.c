@@ -43,7 +43,7 @@ struct notice *lrc_notice(struct unit *u, uint32_t proc, uint32_t idx)
 }
 
 static struct notice *add_notice(struct unit *u, uint32_t proc, uint32_t idx,
-                                 int applied)
+				 int applied)
 {
 	struct notice *n;
 
@@ -62,7 +62,7 @@ static struct notice *add_notice(struct unit *u, uint32_t proc, uint32_t idx,
 }
 
 static struct interval *add_interval(uint32_t p, const uint32_t *vt, uint32_t n,
-                                     const uint32_t *units)
+				     const uint32_t *units)
 {
 	struct proc *pr = &dsm.procs[p];
 	struct interval *iv;
@@ -125,8 +125,9 @@ struct diff *lrc_own_diff(struct unit *u, int async)
 		dsm_die("protocol error: no pending diff for unit %u", u->id);
 	nt = lrc_notice(u, (uint32_t)dsm.rank, u->own_pending);
 	if (!nt)
-		dsm_die("protocol error: no notice for own interval %u of unit %u",
-		        u->own_pending, u->id);
+		dsm_die("protocol error: no notice for own interval %u of unit "
+			"%u",
+			u->own_pending, u->id);
 	if (u->prot == DSM_RW) {
 		u->mech->protect(u, DSM_READ);
 		u->prot = DSM_READ;
@@ -149,8 +150,11 @@ struct diff *lrc_own_diff(struct unit *u, int async)
 		u->hash = lrc_hash(u->mech->contents(u), u->size);
 		u->check = 1;
 		if (dsm.nchecks == dsm.checks_cap) {
-			dsm.checks_cap = dsm.checks_cap ? 2 * dsm.checks_cap : 64;
-			dsm.checks = realloc(dsm.checks, dsm.checks_cap * sizeof(*dsm.checks));
+			dsm.checks_cap =
+				dsm.checks_cap ? 2 * dsm.checks_cap : 64;
+			dsm.checks =
+				realloc(dsm.checks,
+					dsm.checks_cap * sizeof(*dsm.checks));
 			if (!dsm.checks)
 				dsm_die("out of memory");
 		}
@@ -164,11 +168,12 @@ struct diff *lrc_own_diff(struct unit *u, int async)
 static void stale_write(struct unit *u)
 {
 	dsm_die("region %u (%zu bytes) was written through an unregistered "
-	        "pointer after the DSM write-protected it to serve another "
-	        "rank; those writes would be lost. Read region pointers again "
-	        "from registered variables after each acquire and barrier, and "
-	        "do not share one region between a writer and a reader between "
-	        "two synchronisations (docs/dsm.md)", u->id, u->size);
+		"pointer after the DSM write-protected it to serve another "
+		"rank; those writes would be lost. Read region pointers again "
+		"from registered variables after each acquire and barrier, and "
+		"do not share one region between a writer and a reader between "
+		"two synchronisations (docs/dsm.md)",
+		u->id, u->size);
 }
 
 /* At a synchronisation point: regions lowered by the service thread since
@@ -178,7 +183,8 @@ void lrc_check_contract(void)
 	for (uint32_t i = 0; i < dsm.nchecks; i++) {
 		struct unit *u = dsm_unit(dsm.checks[i]);
 		unit_lock(u);
-		if (u->check && lrc_hash(u->mech->contents(u), u->size) != u->hash)
+		if (u->check &&
+		    lrc_hash(u->mech->contents(u), u->size) != u->hash)
 			stale_write(u);
 		u->check = 0;
 		unit_unlock(u);
@@ -243,7 +249,7 @@ static uint32_t le32(const uint8_t *b)
  * intervals we did not know: records, notices, invalidations. The sender's
  * vector time goes to out_vt (may be NULL). Ends the message (r_end). */
 void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
-                     uint32_t *out_vt)
+		     uint32_t *out_vt)
 {
 	size_t vtb = (size_t)dsm.nprocs * 4;
 	uint32_t *vt = malloc(vtb), *tmp = malloc(vtb), *next = malloc(vtb);
@@ -268,12 +274,17 @@ void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
 			break;
 		for (uint32_t k = 0; k < iv[i].n; k++)
 			if (le32(iv[i].units + 4 * k) >= dsm.nunits)
-				r_fail(r, "notice for an unknown unit (were allocations "
-				          "made in the same order on every rank?)");
+				r_fail(r, "notice for an unknown unit (were "
+					  "allocations "
+					  "made in the same order on every "
+					  "rank?)");
 		if (le32(iv[i].vt + 4 * iv[i].p) != iv[i].idx || iv[i].idx == 0)
-			r_fail(r, "interval whose vector time does not name it");
-		else if (iv[i].p == (uint32_t)dsm.rank && iv[i].idx > dsm.vt[dsm.rank])
-			r_fail(r, "an interval of this rank that it never made");
+			r_fail(r,
+			       "interval whose vector time does not name it");
+		else if (iv[i].p == (uint32_t)dsm.rank &&
+			 iv[i].idx > dsm.vt[dsm.rank])
+			r_fail(r,
+			       "an interval of this rank that it never made");
 		else if (iv[i].idx > next[iv[i].p] + 1)
 			r_fail(r, "gap in a rank's intervals");
 		else if (iv[i].idx == next[iv[i].p] + 1)
@@ -281,7 +292,8 @@ void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
 	}
 	for (int p = 0; p < dsm.nprocs && !r->err; p++)
 		if (vt[p] > next[p])
-			r_fail(r, "vector time names intervals it does not carry");
+			r_fail(r,
+			       "vector time names intervals it does not carry");
 	r_end(r, m, what);
 	for (uint32_t i = 0; i < count; i++) {
 		struct parsed *q = &iv[i];

@@ -23,7 +23,7 @@ double net_now(void)
 void net_backoff(unsigned *spins)
 {
 	unsigned s = (*spins)++;
-	struct timespec ts = { 0, 0 };
+	struct timespec ts = {0, 0};
 	long ns;
 
 	if (s < 32) {
@@ -46,10 +46,13 @@ void net_backoff(unsigned *spins)
 static void peer_silent(const char *what, int peer)
 {
 	if (peer == MPI_ANY_SOURCE)
-		dsm_die("no %s from any rank after %.0f s: a rank died or is stuck "
-		        "(DSM_TIMEOUT)", what, dsm.timeout);
+		dsm_die("no %s from any rank after %.0f s: a rank died or is "
+			"stuck "
+			"(DSM_TIMEOUT)",
+			what, dsm.timeout);
 	dsm_die("no %s from rank %d after %.0f s: the rank died or is stuck "
-	        "(DSM_TIMEOUT)", what, peer, dsm.timeout);
+		"(DSM_TIMEOUT)",
+		what, peer, dsm.timeout);
 }
 
 void net_send(int dest, MPI_Comm c, int tag, struct wbuf *w, const char *what)
@@ -62,18 +65,20 @@ void net_send(int dest, MPI_Comm c, int tag, struct wbuf *w, const char *what)
 	if (w->n > INT_MAX)
 		dsm_die("%s message of %zu bytes is too large", what, w->n);
 	dsm_check_mpi(MPI_Isend(w->p, (int)w->n, MPI_BYTE, dest, tag, c, &rq),
-	              "MPI_Isend");
+		      "MPI_Isend");
 	if (dest != dsm.rank) {
 		STAT(messages, 1);
 		STAT(bytes, w->n);
 	}
 	for (;;) {
-		dsm_check_mpi(MPI_Test(&rq, &done, MPI_STATUS_IGNORE), "MPI_Test");
+		dsm_check_mpi(MPI_Test(&rq, &done, MPI_STATUS_IGNORE),
+			      "MPI_Test");
 		if (done)
 			return;
 		if (spins == 48)
 			t0 = net_now();
-		else if (spins > 48 && (spins & 15) == 0 && net_now() - t0 > dsm.timeout)
+		else if (spins > 48 && (spins & 15) == 0 &&
+			 net_now() - t0 > dsm.timeout)
 			peer_silent(what, dest);
 		net_backoff(&spins);
 	}
@@ -102,12 +107,14 @@ void net_recv(MPI_Comm c, int src, int tag, struct msg *m, const char *what)
 	int flag;
 
 	for (;;) {
-		dsm_check_mpi(MPI_Improbe(src, tag, c, &flag, &mm, &st), "MPI_Improbe");
+		dsm_check_mpi(MPI_Improbe(src, tag, c, &flag, &mm, &st),
+			      "MPI_Improbe");
 		if (flag)
 			break;
 		if (spins == 48)
 			t0 = net_now();
-		else if (spins > 48 && (spins & 15) == 0 && net_now() - t0 > dsm.timeout)
+		else if (spins > 48 && (spins & 15) == 0 &&
+			 net_now() - t0 > dsm.timeout)
 			peer_silent(what, src);
 		net_backoff(&spins);
 	}
@@ -120,8 +127,9 @@ int net_poll(struct msg *m)
 	MPI_Status st;
 	int flag;
 
-	dsm_check_mpi(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, dsm.req, &flag, &mm, &st),
-	              "MPI_Improbe");
+	dsm_check_mpi(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, dsm.req, &flag,
+				  &mm, &st),
+		      "MPI_Improbe");
 	if (!flag)
 		return 0;
 	take(&mm, &st, m);

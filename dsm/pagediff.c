@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
-static const uint8_t magic[4] = { 'R', 'T', 'L', 'D' };
-#define FIXED 6   /* magic, version, flags */
+static const uint8_t magic[4] = {'R', 'T', 'L', 'D'};
+#define FIXED	6 /* magic, version, flags */
 #define TRAILER 2 /* the end mark */
 
 static size_t varint_len(uint64_t v)
@@ -59,7 +59,8 @@ static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
 }
 
 /* Length of the run of differing bytes starting at i (cur[i] != twin[i]). */
-static size_t run_len(const uint8_t *cur, const uint8_t *twin, size_t i, size_t size)
+static size_t run_len(const uint8_t *cur, const uint8_t *twin, size_t i,
+		      size_t size)
 {
 	size_t j = i + 1;
 
@@ -69,7 +70,7 @@ static size_t run_len(const uint8_t *cur, const uint8_t *twin, size_t i, size_t 
 }
 
 ssize_t pagediff_encode(const void *curv, const void *twinv, size_t size,
-                        void *bufv, size_t cap)
+			void *bufv, size_t cap)
 {
 	const uint8_t *cur = curv, *twin = twinv;
 	uint8_t *buf = bufv, *p = NULL, *end = NULL;
@@ -124,16 +125,19 @@ static int walk(const uint8_t *buf, size_t len, uint64_t size, uint8_t *dst)
 	const uint8_t *p = buf + FIXED, *end = buf + len;
 	uint64_t pos = 0, got, gap, n;
 
-	if (len < FIXED + 1 + TRAILER || memcmp(buf, magic, 4) || buf[4] != 1 || buf[5])
+	if (len < FIXED + 1 + TRAILER || memcmp(buf, magic, 4) || buf[4] != 1 ||
+	    buf[5])
 		return -1;
 	if (get_varint(&p, end, &got) < 0 || got != size)
 		return -1;
 	for (;;) {
-		if (get_varint(&p, end, &gap) < 0 || get_varint(&p, end, &n) < 0)
+		if (get_varint(&p, end, &gap) < 0 ||
+		    get_varint(&p, end, &n) < 0)
 			return -1;
 		if (n == 0)
 			return gap == 0 && p == end ? 0 : -1;
-		if (gap > size - pos || n > size - pos - gap || n > (uint64_t)(end - p))
+		if (gap > size - pos || n > size - pos - gap ||
+		    n > (uint64_t)(end - p))
 			return -1;
 		pos += gap;
 		if (dst)

@@ -8,7 +8,8 @@
 
 #include "internal.h"
 
-struct unit *dsm_unit_new(const struct mech *m, void *addr, void *sys, size_t size)
+struct unit *dsm_unit_new(const struct mech *m, void *addr, void *sys,
+			  size_t size)
 {
 	struct unit *u;
 	uint32_t id;
@@ -18,7 +19,8 @@ struct unit *dsm_unit_new(const struct mech *m, void *addr, void *sys, size_t si
 	if (id >= (uint32_t)UNIT_CHUNK * UNIT_CHUNKS)
 		goto nomem;
 	if (!dsm.chunks[id / UNIT_CHUNK] &&
-	    !(dsm.chunks[id / UNIT_CHUNK] = calloc(UNIT_CHUNK, sizeof(struct unit))))
+	    !(dsm.chunks[id / UNIT_CHUNK] =
+		      calloc(UNIT_CHUNK, sizeof(struct unit))))
 		goto nomem;
 	if (id >= dsm.dirty_cap) {
 		/* The trap handler appends to this list without allocating. */

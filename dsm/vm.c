@@ -95,17 +95,18 @@ int dsm_vm_init(void)
 	fd = memfd_create("dsm-heap", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)vm.size) < 0)
 		return -1;
-	vm.app = mmap(NULL, vm.size, PROT_READ, MAP_SHARED | MAP_NORESERVE, fd, 0);
-	vm.sys = mmap(NULL, vm.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-	              fd, 0);
+	vm.app = mmap(NULL, vm.size, PROT_READ, MAP_SHARED | MAP_NORESERVE, fd,
+		      0);
+	vm.sys = mmap(NULL, vm.size, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_NORESERVE, fd, 0);
 	vm.twins = mmap(NULL, vm.size, PROT_READ | PROT_WRITE,
-	                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	vm.page_unit = mmap(NULL, vm.size / PAGE * sizeof(uint32_t),
-	                    PROT_READ | PROT_WRITE,
-	                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			    PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	close(fd);
-	if (vm.app == MAP_FAILED || vm.sys == MAP_FAILED || vm.twins == MAP_FAILED ||
-	    vm.page_unit == MAP_FAILED)
+	if (vm.app == MAP_FAILED || vm.sys == MAP_FAILED ||
+	    vm.twins == MAP_FAILED || vm.page_unit == MAP_FAILED)
 		return -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_sigsegv;
@@ -135,8 +136,8 @@ void *dsm_vm_alloc(size_t size)
 		struct unit *u;
 		if (vm.page_unit[pg])
 			continue;
-		u = dsm_unit_new(&dsm_mech_page, vm.app + pg * PAGE, vm.sys + pg * PAGE,
-		                 PAGE);
+		u = dsm_unit_new(&dsm_mech_page, vm.app + pg * PAGE,
+				 vm.sys + pg * PAGE, PAGE);
 		if (!u)
 			return NULL;
 		vm.page_unit[pg] = u->id + 1;
@@ -149,8 +150,9 @@ void *dsm_vm_alloc(size_t size)
 
 static void page_die(const char *what)
 {
-	static const char m[] = "dsm: mprotect of a shared page failed (too many "
-	                        "mappings? raise vm.max_map_count)\n";
+	static const char m[] =
+		"dsm: mprotect of a shared page failed (too many "
+		"mappings? raise vm.max_map_count)\n";
 	ssize_t rc = write(2, m, sizeof(m) - 1);
 	(void)rc;
 	(void)what;
@@ -160,7 +162,7 @@ static void page_die(const char *what)
 
 static void page_protect(struct unit *u, int prot)
 {
-	static const int p[] = { PROT_NONE, PROT_READ, PROT_READ | PROT_WRITE };
+	static const int p[] = {PROT_NONE, PROT_READ, PROT_READ | PROT_WRITE};
 
 	if (mprotect(u->addr, PAGE, p[prot]) < 0)
 		page_die("mprotect");

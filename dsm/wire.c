@@ -127,7 +127,8 @@ uint32_t r_unit(struct rbuf *r)
 	uint32_t v = r_u32(r);
 
 	if (!r->err && v >= dsm.nunits) {
-		r_fail(r, "unknown unit (were allocations made in the same order on every rank?)");
+		r_fail(r, "unknown unit (were allocations made in the same "
+			  "order on every rank?)");
 		return 0;
 	}
 	return v;
@@ -157,6 +158,7 @@ void r_end(struct rbuf *r, const struct msg *m, const char *what)
 	if (!r->err && r->p != r->end)
 		r->err = "trailing bytes";
 	if (r->err)
-		dsm_die("malformed %s message (%zu bytes) from rank %d: %s; rejected",
-		        what, m->len, m->src, r->err);
+		dsm_die("malformed %s message (%zu bytes) from rank %d: %s; "
+			"rejected",
+			what, m->len, m->src, r->err);
 }

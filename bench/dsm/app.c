@@ -31,7 +31,7 @@ static void usage(const char *name, const char *opts)
 }
 
 void app_init(int *argc, char ***argv, const char *name, const char *opts,
-              long *vals)
+	      long *vals)
 {
 	int mode = -1;
 
@@ -99,7 +99,8 @@ void app_stop(void)
 	mine = app_now() - app.t0;
 	MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	app.elapsed = worst;
-	if (app.rank == 0 && !(app.all = calloc((size_t)app.nprocs, sizeof(*app.all))))
+	if (app.rank == 0 &&
+	    !(app.all = calloc((size_t)app.nprocs, sizeof(*app.all))))
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	dsm_stats_gather(app.all);
 }
@@ -108,24 +109,32 @@ void app_stop(void)
 void app_finish(const char *name, int ok, double seq_time, const char *params)
 {
 	if (app.rank == 0) {
-		printf("%s %s on %d: %.3f s, result %s (sequential %.3f s)\n", name,
-		       app.rt ? "rt" : "vm", app.nprocs, app.elapsed,
+		printf("%s %s on %d: %.3f s, result %s (sequential %.3f s)\n",
+		       name, app.rt ? "rt" : "vm", app.nprocs, app.elapsed,
 		       ok ? "OK" : "WRONG", seq_time);
-		printf("RESULT {\"app\":\"%s\",\"mode\":\"%s\",\"procs\":%d,\"params\":{%s},"
+		printf("RESULT "
+		       "{\"app\":\"%s\",\"mode\":\"%s\",\"procs\":%d,"
+		       "\"params\":{%s},"
 		       "\"time\":%.6f,\"seq_time\":%.6f,\"ok\":%s,\"ranks\":[",
-		       name, app.rt ? "rt" : "vm", app.nprocs, params, app.elapsed,
-		       seq_time, ok ? "true" : "false");
+		       name, app.rt ? "rt" : "vm", app.nprocs, params,
+		       app.elapsed, seq_time, ok ? "true" : "false");
 		for (int r = 0; r < app.nprocs; r++) {
 			const struct dsm_stats *s = &app.all[r];
-			printf("%s{\"traps\":%llu,\"read_misses\":%llu,\"write_misses\":%llu,"
-			       "\"write_traps\":%llu,\"stale_traps\":%llu,\"messages\":%llu,"
-			       "\"bytes\":%llu,\"diff_requests\":%llu,\"diffs_created\":%llu,"
-			       "\"diffs_applied\":%llu,\"diff_bytes\":%llu,\"acquires\":%llu,"
+			printf("%s{\"traps\":%llu,\"read_misses\":%llu,\"write_"
+			       "misses\":%llu,"
+			       "\"write_traps\":%llu,\"stale_traps\":%llu,"
+			       "\"messages\":%llu,"
+			       "\"bytes\":%llu,\"diff_requests\":%llu,\"diffs_"
+			       "created\":%llu,"
+			       "\"diffs_applied\":%llu,\"diff_bytes\":%llu,"
+			       "\"acquires\":%llu,"
 			       "\"remote_acquires\":%llu,\"barriers\":%llu}",
-			       r ? "," : "", F(traps), F(read_misses), F(write_misses),
-			       F(write_traps), F(stale_traps), F(messages), F(bytes),
-			       F(diff_requests), F(diffs_created), F(diffs_applied),
-			       F(diff_bytes), F(acquires), F(remote_acquires), F(barriers));
+			       r ? "," : "", F(traps), F(read_misses),
+			       F(write_misses), F(write_traps), F(stale_traps),
+			       F(messages), F(bytes), F(diff_requests),
+			       F(diffs_created), F(diffs_applied),
+			       F(diff_bytes), F(acquires), F(remote_acquires),
+			       F(barriers));
 		}
 		printf("]}\n");
 	}

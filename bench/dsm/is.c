@@ -29,13 +29,13 @@ static unsigned long long mix(unsigned long long x)
 static int key(long it, long g)
 {
 	return (int)(mix((unsigned long long)it << 40 ^ (unsigned long long)g) %
-	             (unsigned long long)nbuckets);
+		     (unsigned long long)nbuckets);
 }
 
 /* Rank keys [lo, hi) given this iteration's totals: checksum of the ranks
  * (the count of smaller keys everywhere). */
-static unsigned long long rank_keys(long it, long lo, long hi, const long *total,
-                                    long *prefix)
+static unsigned long long rank_keys(long it, long lo, long hi,
+				    const long *total, long *prefix)
 {
 	unsigned long long sum = 0;
 	long acc = 0;
@@ -51,7 +51,7 @@ static unsigned long long rank_keys(long it, long lo, long hi, const long *total
 
 int main(int argc, char **argv)
 {
-	long vals[3] = { nkeys, nbuckets, iters }, lo, hi;
+	long vals[3] = {nkeys, nbuckets, iters}, lo, hi;
 	long *mine, *seen, *total, *prefix;
 	unsigned long long *sums, *all = NULL;
 	double seq = 0;
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 	if (app.rank == 0)
 		all = calloc((size_t)(iters * app.nprocs), sizeof(*all));
 	MPI_Gather(sums, (int)iters, MPI_UNSIGNED_LONG_LONG, all, (int)iters,
-	           MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+		   MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
 	if (app.rank == 0) {
 		double t = app_now();
 		memset(seen, 0, (size_t)nbuckets * sizeof(long));
@@ -104,7 +104,8 @@ int main(int argc, char **argv)
 			for (int p = 0; p < app.nprocs; p++) {
 				long plo, phi;
 				app_share(nkeys, p, &plo, &phi);
-				if (rank_keys(it, plo, phi, total, prefix) != all[p * iters + it])
+				if (rank_keys(it, plo, phi, total, prefix) !=
+				    all[p * iters + it])
 					ok = 0;
 			}
 		}
@@ -113,7 +114,8 @@ int main(int argc, char **argv)
 			if (bucket[b] != seen[b])
 				ok = 0;
 	}
-	snprintf(params, sizeof(params), "\"keys\":%ld,\"buckets\":%ld,\"iterations\":%ld",
-	         nkeys, nbuckets, iters);
+	snprintf(params, sizeof(params),
+		 "\"keys\":%ld,\"buckets\":%ld,\"iterations\":%ld", nkeys,
+		 nbuckets, iters);
 	app_finish("is", ok, seq, params);
 }

@@ -57,7 +57,7 @@ static double sequential(double *c)
 
 int main(int argc, char **argv)
 {
-	long vals[1] = { n }, lo, hi;
+	long vals[1] = {n}, lo, hi;
 	double seq = 0;
 	int ok = 1;
 	char params[64];
@@ -68,11 +68,13 @@ int main(int argc, char **argv)
 	cblk = calloc((size_t)app.nprocs, sizeof(*cblk));
 	for (int p = 0; p < app.nprocs; p++) {
 		app_share(n, p, &lo, &hi);
-		app_alloc((size_t)((hi - lo) * n) * sizeof(double), (void *)&ablk[p]);
+		app_alloc((size_t)((hi - lo) * n) * sizeof(double),
+			  (void *)&ablk[p]);
 	}
 	for (int p = 0; p < app.nprocs; p++) {
 		app_share(n, p, &lo, &hi);
-		app_alloc((size_t)((hi - lo) * n) * sizeof(double), (void *)&cblk[p]);
+		app_alloc((size_t)((hi - lo) * n) * sizeof(double),
+			  (void *)&cblk[p]);
 	}
 	app_alloc((size_t)(n * n) * sizeof(double), (void *)&b);
 	app_share(n, app.rank, &lo, &hi);
@@ -95,7 +97,8 @@ int main(int argc, char **argv)
 		seq = sequential(c);
 		for (int p = 0; p < app.nprocs && ok; p++) {
 			app_share(n, p, &lo, &hi);
-			ok = !memcmp(c + lo * n, cblk[p], (size_t)((hi - lo) * n) * sizeof(double));
+			ok = !memcmp(c + lo * n, cblk[p],
+				     (size_t)((hi - lo) * n) * sizeof(double));
 		}
 		free(c);
 	}

@@ -24,17 +24,19 @@ static float init_value(long i, long k)
 
 /* One half-iteration on rows [lo, hi): dst from src (Table 6). */
 static void sweep(float *volatile *dst, float *volatile *src, long lo, long hi,
-                  int black_phase)
+		  int black_phase)
 {
 	for (long j = lo; j < hi; j++) {
 		float *d = dst[j];
 		const float *up = src[j - 1], *mid = src[j], *down = src[j + 1];
 		if (black_phase)
 			for (long k = 0; k < N - 1; k++)
-				d[k] = (up[k] + down[k] + mid[k] + mid[k + 1]) / 4.0f;
+				d[k] = (up[k] + down[k] + mid[k] + mid[k + 1]) /
+				       4.0f;
 		else
 			for (long k = 1; k < N; k++)
-				d[k] = (up[k] + down[k] + mid[k - 1] + mid[k]) / 4.0f;
+				d[k] = (up[k] + down[k] + mid[k - 1] + mid[k]) /
+				       4.0f;
 	}
 }
 
@@ -64,7 +66,7 @@ static double sequential(float **r, float **b)
 
 int main(int argc, char **argv)
 {
-	long vals[3] = { M, N, ITERS }, lo, hi;
+	long vals[3] = {M, N, ITERS}, lo, hi;
 	size_t ns;
 	double seq = 0;
 	int ok = 1;
@@ -89,7 +91,8 @@ int main(int argc, char **argv)
 	hi += 1;
 	app_start();
 	init_rows(red, lo - (app.rank == 0), hi + (app.rank == app.nprocs - 1));
-	init_rows(black, lo - (app.rank == 0), hi + (app.rank == app.nprocs - 1));
+	init_rows(black, lo - (app.rank == 0),
+		  hi + (app.rank == app.nprocs - 1));
 	dsm_barrier();
 	for (long it = 0; it < ITERS; it++) {
 		sweep(black, red, lo, hi, 1);
@@ -107,9 +110,10 @@ int main(int argc, char **argv)
 		}
 		seq = sequential(r, b);
 		for (long i = 0; i < M + 2 && ok; i++)
-			ok = !memcmp(r[i], red[i], ns) && !memcmp(b[i], black[i], ns);
+			ok = !memcmp(r[i], red[i], ns) &&
+			     !memcmp(b[i], black[i], ns);
 	}
-	snprintf(params, sizeof(params), "\"rows\":%ld,\"cols\":%ld,\"iterations\":%ld",
-	         M, N, ITERS);
+	snprintf(params, sizeof(params),
+		 "\"rows\":%ld,\"cols\":%ld,\"iterations\":%ld", M, N, ITERS);
 	app_finish("sor", ok, seq, params);
 }

@@ -55,7 +55,8 @@ int main(void)
 		return 1;
 	for (int t = 0; t < 200; t++) {
 		for (int i = 0; i < PAGE; i++)
-			twin[i] = (unsigned char)(rnd() % 3); /* many equal bytes */
+			twin[i] = (unsigned char)(rnd() %
+						  3); /* many equal bytes */
 		random_change(cur, twin);
 		/* The region: twin contents, checkpoint, then the change. */
 		region_protect(reg, PROT_READ | PROT_WRITE);
@@ -70,10 +71,12 @@ int main(void)
 		if (pagediff_encode(cur, twin, PAGE, NULL, 0) != n)
 			same = 0;
 		memcpy(out, twin, PAGE);
-		if (pagediff_apply(out, PAGE, mine, (size_t)n) < 0 || memcmp(out, cur, PAGE))
+		if (pagediff_apply(out, PAGE, mine, (size_t)n) < 0 ||
+		    memcmp(out, cur, PAGE))
 			roundtrip = 0;
 	}
-	ok(same, "encodes byte for byte as region_diff_encode (200 random pages)");
+	ok(same,
+	   "encodes byte for byte as region_diff_encode (200 random pages)");
 	ok(roundtrip, "apply(encode(cur, twin)) on twin gives cur");
 	ok(pagediff_encode(cur, twin, PAGE, mine, 5) < 0 && errno == ENOSPC,
 	   "too small a buffer: ENOSPC");
@@ -81,12 +84,14 @@ int main(void)
 	/* Every proper prefix of the last diff is refused. */
 	for (ssize_t len = 0; len < n; len++) {
 		memcpy(out, twin, PAGE);
-		if (pagediff_apply(out, PAGE, mine, (size_t)len) == 0 || errno != EINVAL ||
-		    memcmp(out, twin, PAGE))
+		if (pagediff_apply(out, PAGE, mine, (size_t)len) == 0 ||
+		    errno != EINVAL || memcmp(out, twin, PAGE))
 			prefixes = 0;
 	}
-	ok(prefixes, "every truncated diff refused with EINVAL, page untouched");
-	ok(pagediff_check(mine, (size_t)n, PAGE + 1) < 0, "a diff for another size is refused");
+	ok(prefixes,
+	   "every truncated diff refused with EINVAL, page untouched");
+	ok(pagediff_check(mine, (size_t)n, PAGE + 1) < 0,
+	   "a diff for another size is refused");
 
 	/* Mutations: the same verdict and result as region_diff_apply. */
 	for (int t = 0; t < 20000; t++) {
@@ -118,7 +123,8 @@ int main(void)
 		if (a < 0 && memcmp(out, twin, PAGE))
 			untouched = 0;
 	}
-	ok(agree, "20000 mutated diffs: same verdict and result as region_diff_apply");
+	ok(agree,
+	   "20000 mutated diffs: same verdict and result as region_diff_apply");
 	ok(untouched, "a refused diff leaves the page untouched");
 	printf("1..%d\n", count);
 	return failed != 0;

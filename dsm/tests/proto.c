@@ -37,10 +37,13 @@ static void stats_line(const char *what)
 	struct dsm_stats s;
 
 	dsm_stats(&s);
-	printf("stats %s rank %d: traps %llu misses %llu diffreq %llu msgs %llu "
-	       "applied %llu\n", what, rank, (unsigned long long)s.traps,
+	printf("stats %s rank %d: traps %llu misses %llu diffreq %llu msgs "
+	       "%llu "
+	       "applied %llu\n",
+	       what, rank, (unsigned long long)s.traps,
 	       (unsigned long long)(s.read_misses + s.write_misses),
-	       (unsigned long long)s.diff_requests, (unsigned long long)s.messages,
+	       (unsigned long long)s.diff_requests,
+	       (unsigned long long)s.messages,
 	       (unsigned long long)s.diffs_applied);
 	fflush(stdout);
 }
@@ -78,8 +81,8 @@ static void phases(void)
 		dsm_barrier();
 		for (int r = 0; r < nprocs; r++)
 			if (slot[r][0] != ph * 1000 + r || slot[r][15] != -ph)
-				FAIL("phase %d: slot %d holds %d/%d", ph, r, slot[r][0],
-				     slot[r][15]);
+				FAIL("phase %d: slot %d holds %d/%d", ph, r,
+				     slot[r][0], slot[r][15]);
 		dsm_barrier();
 	}
 }
@@ -110,7 +113,8 @@ static void falseshare(void)
 	dsm_barrier();
 	for (int r = 0; r < 2; r++)
 		if (obj[r][0] != rounds * 10 + r)
-			FAIL("object %d holds %ld, expected %d", r, obj[r][0], rounds * 10 + r);
+			FAIL("object %d holds %ld, expected %d", r, obj[r][0],
+			     rounds * 10 + r);
 }
 
 /* One 4 KiB unit (one page, one region) written by every rank at once, each
@@ -129,8 +133,8 @@ static void multiwriter(void)
 		for (int i = 0; i < part * nprocs; i++) {
 			int w = i / part;
 			if (u[i] != (unsigned char)(round * 16 + w + (i & 3)))
-				FAIL("round %d: byte %d is %d, expected %d", round, i, u[i],
-				     round * 16 + w + (i & 3));
+				FAIL("round %d: byte %d is %d, expected %d",
+				     round, i, u[i], round * 16 + w + (i & 3));
 		}
 		dsm_barrier();
 	}
@@ -167,9 +171,12 @@ static void order(void)
 		struct dsm_stats s;
 		dsm_stats(&s);
 		if (x != 2 || z != 1)
-			FAIL("x = %d, z = %d: diffs applied out of order (expected 2, 1)", x, z);
+			FAIL("x = %d, z = %d: diffs applied out of order "
+			     "(expected 2, 1)",
+			     x, z);
 		if (s.diff_requests != 1 || s.diffs_applied != 2)
-			FAIL("%llu diff requests, %llu diffs applied (expected 1 and 2)",
+			FAIL("%llu diff requests, %llu diffs applied (expected "
+			     "1 and 2)",
 			     (unsigned long long)s.diff_requests,
 			     (unsigned long long)s.diffs_applied);
 	}
@@ -190,15 +197,17 @@ static void contract(void)
 	dsm_barrier();
 	if (rank == 0)
 		a[0] = 1; /* twinned, writable */
-	copy = a;     /* the unregistered copy */
+	copy = a;	  /* the unregistered copy */
 	dsm_barrier();
 	if (rank == 1) {
 		if (a[0] != 1) /* fetches rank 0's diff: rank 0 lowers a */
 			FAIL("a[0] = %d", a[0]);
 		MPI_Send(NULL, 0, MPI_BYTE, 0, 99, MPI_COMM_WORLD);
 	} else if (rank == 0) {
-		MPI_Recv(NULL, 0, MPI_BYTE, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-		copy[1] = 2; /* no trap: the copy points into the writable view */
+		MPI_Recv(NULL, 0, MPI_BYTE, 1, 99, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+		copy[1] =
+			2; /* no trap: the copy points into the writable view */
 	}
 	dsm_barrier(); /* rank 0 must stop here */
 	if (rank == 0)
@@ -222,10 +231,13 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} tests[] = { { "counter", counter }, { "phases", phases },
-		      { "falseshare", falseshare }, { "multiwriter", multiwriter },
-		      { "order", order }, { "contract", contract },
-		      { "crash", crash } };
+	} tests[] = {{"counter", counter},
+		     {"phases", phases},
+		     {"falseshare", falseshare},
+		     {"multiwriter", multiwriter},
+		     {"order", order},
+		     {"contract", contract},
+		     {"crash", crash}};
 	const char *which = argc > 1 ? argv[1] : "";
 
 	if (argc != 3 || (strcmp(argv[2], "vm") && strcmp(argv[2], "rt"))) {

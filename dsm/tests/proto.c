@@ -66,6 +66,38 @@ static void counter(void)
 		FAIL("counter is %d, expected %d", c[0], nprocs * k);
 }
 
+/* Ranks take turns by a shared counter under lock 5: rank r may add only
+ * when the counter is r modulo nprocs, so the lock travels round the ranks
+ * (through the manager's forwarding) and every turn sees the last one's
+ * write. A second lock, held across the turn, guards a running sum. */
+static void turns(void)
+{
+	static long *volatile t, *volatile sum;
+	const int k = 15;
+	long want = 0;
+
+	shared(sizeof(long), (void *)&t);
+	shared(sizeof(long), (void *)&sum);
+	dsm_barrier();
+	for (int done = 0; done < k;) {
+		dsm_lock_acquire(5);
+		if (t[0] % nprocs == rank) {
+			dsm_lock_acquire(2);
+			sum[0] += t[0];
+			dsm_lock_release(2);
+			t[0]++;
+			done++;
+		}
+		dsm_lock_release(5);
+	}
+	dsm_barrier();
+	for (long i = 0; i < (long)k * nprocs; i++)
+		want += i;
+	if (t[0] != (long)k * nprocs || sum[0] != want)
+		FAIL("counter %ld, sum %ld (expected %d, %ld)", t[0], sum[0],
+		     k * nprocs, want);
+}
+
 /* Phases separated by barriers: each rank writes its slot, then everyone
  * reads every slot of this phase. */
 static void phases(void)
@@ -232,6 +264,7 @@ int main(int argc, char **argv)
 		const char *name;
 		void (*fn)(void);
 	} tests[] = {{"counter", counter},
+		     {"turns", turns},
 		     {"phases", phases},
 		     {"falseshare", falseshare},
 		     {"multiwriter", multiwriter},

@@ -40,6 +40,14 @@ diffreq() {
   done
 }
 
+@test "locks travel: 4 ranks take turns by a counter under one lock, nested second lock" {
+  for m in vm rt; do
+    mpi 4 "$b/tests/dsm-proto" turns $m
+    assert_success
+    assert_line "PASS turns $m"
+  done
+}
+
 @test "barrier phases: every rank sees every rank's writes of the phase" {
   for m in vm rt; do
     mpi 4 "$b/tests/dsm-proto" phases $m

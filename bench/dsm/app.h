@@ -37,6 +37,22 @@ void app_share(long n, int rank, long *lo, long *hi);
 
 double app_now(void);
 
+/* DOSA's touches (Hu et al., 4.5.5), for regions: make the first access to a
+ * region go through a plain pointer to its start. A loop may address a
+ * block through a pointer the compiler biased outside the region (m - J*B
+ * indexed from J*B); rtl cannot tell which region such a register belongs to
+ * and stops the program ("trap that no register explains"). The write touch
+ * is one atomic or of zero: a single write access, no change. */
+static inline void touch_read(const void *p)
+{
+	(void)*(const volatile char *)p;
+}
+
+static inline void touch_write(void *p)
+{
+	__atomic_fetch_or((char *)p, 0, __ATOMIC_RELAXED);
+}
+
 /* Rank 0: print the human line and the RESULT JSON line; every rank: end
  * the DSM and exit 0 if ok, 1 if the result differed from the sequential
  * run. params is a JSON object body like "\"n\":640". */

@@ -26,6 +26,7 @@ APPS = [
     ("SOR", "sor", ["-r", "1024", "-c", "2048", "-i", "100"],
      "1026x2048 floats x2, 100 it", "SOR"),
     ("MM", "mm", ["-n", "640"], "640x640 doubles", "MM"),
+    ("LU", "lu", ["-n", "1024", "-b", "64"], "1024x1024 doubles, 64x64 blocks", "LU"),
     ("FLOYD", "floyd", ["-n", "567"], "567 nodes", "FLOYD"),
     ("IS", "is", ["-k", str(1 << 22), "-b", str(1 << 15), "-i", "10"],
      "2^22 keys, 2^15 buckets, 10 it", "IS"),
@@ -38,12 +39,14 @@ APPS = [
 PAPER7 = {
     "MM": ("640x640", "9 x ~1 MB", 81, 33, 22),
     "SOR": ("200x4096, 100 it", "4097 x 8 KB", 46, 27, 16),
+    "LU": ("1024x1024, block 64", "1024 x 32 KB", 59, 34, 21),
     "FLOYD": ("567 nodes", "567 x 2.2 KB", 137, 64, 48),
     "IS": ("2^22 keys, 2^9 bucket, 10 it", "1 x 2 KB", 22, 14, 10),
 }
 PAPER8 = {  # traps RT, VM; messages RT, VM; KB RT, VM
     "MM": (3, 600, 7, 606, 2458, 2463),
     "SOR": (548, 2545, 490, 1863, 3226, 3256),
+    "LU": (201, 1327, 528, 2068, 11475, 6495),
     "FLOYD": (709, 1702, 1721, 2559, 119, 2054),
     "IS": (40, 960, 93, 1013, 4021, 3914),
 }
@@ -57,6 +60,8 @@ def regions(prog, args, nprocs):
     if prog == "mm":
         n = a["-n"]
         return 2 * nprocs + 1, n * n * 8 // nprocs
+    if prog == "lu":
+        return (a["-n"] // a["-b"]) ** 2, a["-b"] * a["-b"] * 8
     if prog == "floyd":
         return a["-n"], a["-n"] * 4
     return 1, a["-b"] * 4

@@ -132,7 +132,7 @@ diffreq() {
   done
 }
 
-@test "applications: SOR, MM, FLOYD, IS equal the sequential run (2 and 3 ranks)" {
+@test "applications: SOR, MM, LU, FLOYD, IS equal the sequential run (2 and 3 ranks)" {
   for np in 2 3; do
     for m in vm rt; do
       mpi $np "$b/dsm-sor" -m $m -r 24 -c 256 -i 4
@@ -141,6 +141,9 @@ diffreq() {
       mpi $np "$b/dsm-mm" -m $m -n 48
       assert_success
       assert_line --regexp "^mm $m on $np: .* result OK"
+      mpi $np "$b/dsm-lu" -m $m -n 96 -b 16
+      assert_success
+      assert_line --regexp "^lu $m on $np: .* result OK"
       mpi $np "$b/dsm-floyd" -m $m -n 40
       assert_success
       assert_line --regexp "^floyd $m on $np: .* result OK"

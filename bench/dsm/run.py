@@ -134,7 +134,7 @@ def main():
     print()
     print("Table 7, this machine (%d cores, %s; %d ranks oversubscribed): execution "
           "time in seconds, fastest of %d" % (cores, platform.machine(), NP, REPS))
-    print("%-7s %-30s %-16s %6s %6s %6s %6s %6s %-4s | %-6s %5s %5s %5s %-3s" %
+    print("%-7s %-32s %-16s %6s %6s %6s %6s %6s %-4s | %-6s %5s %5s %5s %-3s" %
           ("app", "problem", "regions", "seq", "1 VM", "1 RT", "%d VM" % NP, "%d RT" % NP,
            "RT?", "paper:", "1", "VM", "RT", "RT?"))
     for r in results:
@@ -143,7 +143,7 @@ def main():
         d = direction(rt, vm)
         p = PAPER7.get(r["paper"] or "")
         pd = direction(p[4], p[3]) if p else None
-        print("%-7s %-30s %-16s %6.2f %6.2f %6.2f %6.2f %6.2f %-4s | %-6s %5s %5s %5s %-3s %s" %
+        print("%-7s %-32s %-16s %6.2f %6.2f %6.2f %6.2f %6.2f %-4s | %-6s %5s %5s %5s %-3s %s" %
               (r["app"], r["problem"], "%d x %s" % (n, size_str(sz)),
                r["vm1"]["seq_time"], r["vm1"]["time"], r["rt1"]["time"], vm, rt, d, "",
                p[2] if p else "-", p[3] if p else "-", p[4] if p else "-",

@@ -246,6 +246,19 @@ static void contract(void)
 		FAIL("a write through an unregistered pointer went unnoticed");
 }
 
+/* Rank 1 allocates one more unit than the others: the next barrier must
+ * stop the run rather than let unit ids disagree. */
+static void badalloc(void)
+{
+	static char *volatile a, *volatile extra;
+
+	shared(100, (void *)&a);
+	if (rank == 1)
+		shared(100, (void *)&extra);
+	dsm_barrier();
+	FAIL("ranks that allocated differently passed a barrier");
+}
+
 /* A plain bug in a DSM program: the fault is neither the DSM's nor rtl's
  * and must kill the process with SIGSEGV, as it would without them. */
 static void crash(void)
@@ -270,6 +283,7 @@ int main(int argc, char **argv)
 		     {"multiwriter", multiwriter},
 		     {"order", order},
 		     {"contract", contract},
+		     {"badalloc", badalloc},
 		     {"crash", crash}};
 	const char *which = argc > 1 ? argv[1] : "";
 

@@ -124,6 +124,15 @@ diffreq() {
   assert_output --partial "barrier 2: rank(s) 2 never arrived after 3 s"
 }
 
+@test "ranks that allocate differently are stopped at the next barrier" {
+  for m in vm rt; do
+    mpi 2 "$b/tests/dsm-proto" badalloc $m
+    assert_failure
+    assert_output --partial "rank 1 made 2 allocations, rank 0 1: dsm_malloc and dsm_region_alloc are collective"
+    refute_output --partial "FAIL"
+  done
+}
+
 @test "a plain segfault in a DSM program still kills it with SIGSEGV" {
   for m in vm rt; do
     mpi 2 "$b/tests/dsm-proto" crash $m

@@ -29,6 +29,15 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
+SOAK_SECONDS ?= 600
+.PHONY: soak
+soak: build
+	$(BUILD)/tests/progs/soak -t 8 -s $(SOAK_SECONDS) -S $$(date +%s)
+
+.PHONY: check-sanitize
+check-sanitize:
+	@scripts/check-sanitize.sh
+
 # The DSM case study (docs/dsm.md): the paper's Tables 7 and 8 for this
 # machine, 1 and 4 ranks, pages and regions; JSON and PNG in bench/out/.
 bench-dsm: build

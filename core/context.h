@@ -30,16 +30,22 @@ static inline void rtl_ctx_gprs(const ucontext_t *uc, uint64_t gpr[RTL_NGPR])
 		gpr[i] = (uint64_t)uc->uc_mcontext.gregs[rtl_ctx_greg[i]];
 }
 
-/* Add delta to every general register holding a value in [lo, hi); returns
- * how many moved. */
-static inline unsigned rtl_ctx_swizzle(ucontext_t *uc, uintptr_t lo,
-                                       uintptr_t hi, intptr_t delta)
+static inline void rtl_ctx_set_gprs(ucontext_t *uc,
+                                    const uint64_t gpr[RTL_NGPR])
+{
+	for (int i = 0; i < RTL_NGPR; i++)
+		uc->uc_mcontext.gregs[rtl_ctx_greg[i]] = (greg_t)gpr[i];
+}
+
+/* Add delta to every register holding a value in [lo, hi); returns how
+ * many moved. */
+static inline unsigned rtl_gprs_swizzle(uint64_t gpr[RTL_NGPR], uintptr_t lo,
+                                        uintptr_t hi, intptr_t delta)
 {
 	unsigned moved = 0;
 	for (int i = 0; i < RTL_NGPR; i++) {
-		greg_t *g = &uc->uc_mcontext.gregs[rtl_ctx_greg[i]];
-		if ((uintptr_t)*g - lo < hi - lo) {
-			*g += delta;
+		if (gpr[i] - lo < hi - lo) {
+			gpr[i] += (uint64_t)delta;
 			moved++;
 		}
 	}

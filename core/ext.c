@@ -6,6 +6,7 @@
 #include "core.h"
 #include "decoder.h"
 #include "extent.h"
+#include "foreign.h"
 #include "views.h"
 
 int rtl_ext_init(void)
@@ -103,4 +104,67 @@ int rtl_ext_lookup(const void *addr, void **base, size_t *size)
 	if (size)
 		*size = f.r->size;
 	return 0;
+}
+
+int rtl_ext_started(void)
+{
+	return atomic_load_explicit(&rtl_initialised, memory_order_acquire);
+}
+
+int rtl_ext_release(void *addr, size_t len)
+{
+	uintptr_t a = (uintptr_t)addr, off;
+
+	if (!rtl_ext_started() || rtl_view_of(a) != RTL_VIEW_RW) {
+		errno = EINVAL;
+		return -1;
+	}
+	off = a - rtl_view_base(RTL_VIEW_RW);
+	if (len > rtl_views.size - off) {
+		errno = EINVAL;
+		return -1;
+	}
+	rtl_views_release(off, len);
+	return 0;
+}
+
+int rtl_ext_region_find(const void *addr, struct rtl_ext_region *out)
+{
+	struct rtl_found f;
+	uint64_t lo, size;
+
+	if (!rtl_ext_started() || rtl_region_find((uintptr_t)addr, &f) < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	lo = f.r->lo;
+	size = f.r->size;
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&f.r->gen, memory_order_relaxed) != f.gen) {
+		errno = ENOENT; /* freed meanwhile */
+		return -1;
+	}
+	out->start = (void *)(rtl_view_base(RTL_VIEW_RW) + lo);
+	out->size = size;
+	out->offset = f.off - lo;
+	out->prot = rtl_view_prot(f.view);
+	return 0;
+}
+
+void rtl_ext_set_sigaction(rtl_ext_sigaction_fn fn)
+{
+	rtl_foreign_set_sigaction(fn);
+}
+
+int rtl_ext_sigaction(int sig, const struct sigaction *act,
+                      struct sigaction *old)
+{
+	if (sig == SIGSEGV)
+		return rtl_foreign_sigaction(act, old);
+	return rtl_foreign_real_sigaction(sig, act, old);
+}
+
+void rtl_ext_set_fault_filter(rtl_ext_fault_filter_fn fn)
+{
+	rtl_foreign_set_filter(fn);
 }

@@ -129,10 +129,12 @@ void rtl_ptrs_unbind_region(struct rtl_region *r)
 	pthread_mutex_unlock(&rtl_registry_lock);
 }
 
-/* Move *var to view if it points into r's span (in any view). */
+/* Move *var to view if it points into r's span (in any view). Other threads
+ * may read the variable meanwhile: relaxed atomic accesses, so a reader sees
+ * the old or the new pointer, never a torn one. */
 static void swizzle_var(void **var, const struct rtl_region *r, int view)
 {
-	uintptr_t v = (uintptr_t)*(void *volatile *)var;
+	uintptr_t v = (uintptr_t)__atomic_load_n(var, __ATOMIC_RELAXED);
 	int from = rtl_view_of(v);
 	uint64_t off;
 
@@ -140,7 +142,8 @@ static void swizzle_var(void **var, const struct rtl_region *r, int view)
 		return;
 	off = v - rtl_view_base(from);
 	if (off - r->lo < r->span)
-		*(void *volatile *)var = (void *)(rtl_view_base(view) + off);
+		__atomic_store_n(var, (void *)(rtl_view_base(view) + off),
+		                 __ATOMIC_RELAXED);
 }
 
 void rtl_ptrs_swizzle(struct rtl_region *r, int view)

@@ -53,7 +53,7 @@ int region_protect_ptr(void *pptr, int prot)
 		errno = EINVAL;
 		return -1;
 	}
-	v = (uintptr_t) * (void *volatile *)pptr;
+	v = (uintptr_t)__atomic_load_n((void **)pptr, __ATOMIC_RELAXED);
 	if (rtl_region_find(v, &f) < 0) {
 		errno = ENOENT;
 		return -1;
@@ -63,7 +63,8 @@ int region_protect_ptr(void *pptr, int prot)
 	from = f.view;
 	if (view == RTL_VIEW_RW)
 		rtl_dirty_raise(f.r);
-	*(void *volatile *)pptr = (void *)(rtl_view_base(view) + f.off);
+	__atomic_store_n((void **)pptr, (void *)(rtl_view_base(view) + f.off),
+	                 __ATOMIC_RELAXED);
 	if (view != atomic_load_explicit(&f.r->view, memory_order_relaxed))
 		atomic_store_explicit(&f.r->mixed, 1, memory_order_relaxed);
 	rtl_trap_move_registers(f.r, from, view);

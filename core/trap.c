@@ -13,68 +13,104 @@
 #include "context.h"
 #include "core.h"
 #include "decoder.h"
+#include "derive.h"
 #include "diag.h"
 #include "dirty.h"
+#include "foreign.h"
 #include "views.h"
 
 #define MAX_DEPTH 8 /* nested traps: a handler touching other regions */
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
+struct trap;
+
 /* The trap being handled on this thread, so that region_protect called from
  * the region's handler can move the interrupted registers too. */
-struct frame {
-	ucontext_t *uc;
-	struct frame *outer;
-};
-
-static TLS struct frame *current;
+static TLS struct trap *current;
 static TLS int depth;
-
-static struct sigaction previous; /* what SIGSEGV did before rtl */
 
 static int view_allows(int view, int write)
 {
 	return write ? view == RTL_VIEW_RW : view != RTL_VIEW_NONE;
 }
 
-static void move_view(ucontext_t *uc, const struct rtl_region *r, int from,
+/* ---- foreign faults ---- */
+
+/* A fault in the views is rtl's unless the view's own mapping allows the
+ * access (then someone else changed the mapping: the program's mprotect) or
+ * the filter claims it for the program (foreign.c). */
+static int ours(uintptr_t addr, int write)
+{
+	int view = rtl_view_of(addr);
+
+	if (view < 0 || view_allows(view, write))
+		return 0;
+	return !rtl_foreign_claims(addr, write);
+}
+
+struct trap {
+	uintptr_t addr;   /* the faulting address */
+	uintptr_t inside; /* addr, or for a read past the region the pointer */
+	ucontext_t *uc;
+	struct rtl_found f;
+	int write;
+	int have_insn;
+	int ambiguous; /* the faulting operand's pointer could not be told */
+	struct rtl_insn insn;
+	const struct rtl_mem_op *op; /* the operand that faulted, if known */
+	uint64_t entry_gpr[RTL_NGPR];
+	struct trap *outer;
+};
+
+/* ---- moving registers between views ---- */
+
+/* What lies at address a, for derive.c; arg: the view being left. */
+static enum rtl_where where_is(uint64_t a, void *arg)
+{
+	int from = *(const int *)arg, view = rtl_view_of(a);
+	struct rtl_found f;
+
+	if (view < 0)
+		return RTL_AT_OUTSIDE;
+	if (rtl_region_find(a, &f) == 0)
+		return RTL_AT_REGION;
+	return view == from ? RTL_AT_FREE : RTL_AT_OUTSIDE;
+}
+
+/* Move the interrupted registers that lie in r's span in view from to view
+ * to, then keep the addresses the instruction and the code after it form
+ * pointing where they pointed (difference and biased registers). */
+static void move_view(struct trap *t, const struct rtl_region *r, int from,
                       int to)
 {
-	uintptr_t lo = rtl_view_base(from) + r->lo;
-	rtl_ctx_swizzle(uc, lo, lo + r->span,
-	                (intptr_t)(rtl_view_base(to) - rtl_view_base(from)));
+	uint64_t old[RTL_NGPR], gpr[RTL_NGPR];
+	struct rtl_move mv;
+
+	if (from == to)
+		return;
+	mv.lo = rtl_view_base(from) + r->lo;
+	mv.hi = mv.lo + r->span;
+	mv.delta = (int64_t)(rtl_view_base(to) - rtl_view_base(from));
+	mv.where = where_is;
+	mv.arg = &from;
+	rtl_ctx_gprs(t->uc, old);
+	memcpy(gpr, old, sizeof(gpr));
+	rtl_gprs_swizzle(gpr, mv.lo, mv.hi, mv.delta);
+	if (t->have_insn &&
+	    rtl_derive_fix(&t->insn, t->op, &mv, old, gpr) < 0)
+		t->ambiguous = 1;
+	rtl_ctx_set_gprs(t->uc, gpr);
 }
 
 void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
 {
-	struct frame *f = current;
+	struct trap *t = current;
 
-	if (!f)
+	if (!t)
 		return;
 	for (int v = 0; v < RTL_NVIEWS; v++)
 		if (v != to && (from < 0 || v == from))
-			move_view(f->uc, r, v, to);
-}
-
-/* ---- foreign faults ---- */
-
-static void pass_on(int sig, siginfo_t *si, void *uc)
-{
-	struct sigaction prev = previous;
-
-	RTL_COUNT(foreign);
-	if (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN) {
-		/* Die the death the program would have died: a fault comes back
-		 * when the instruction re-executes, a sent signal is resent. */
-		sigaction(sig, &prev, NULL);
-		if (si->si_code <= 0)
-			raise(sig);
-		return;
-	}
-	if (prev.sa_flags & SA_SIGINFO)
-		prev.sa_sigaction(sig, si, uc);
-	else
-		prev.sa_handler(sig);
+			move_view(t, r, v, to);
 }
 
 /* ---- diagnostics and death ---- */
@@ -85,17 +121,6 @@ static const char *prot_name(int view)
 		                                   "PROT_READ|PROT_WRITE" };
 	return n[view];
 }
-
-struct trap {
-	uintptr_t addr;
-	ucontext_t *uc;
-	struct rtl_found f;
-	int write;
-	int have_insn;
-	struct rtl_insn insn;
-	const struct rtl_mem_op *op; /* the operand that faulted, if known */
-	uint64_t entry_gpr[RTL_NGPR];
-};
 
 static void describe(struct rtl_diag *d, const struct trap *t)
 {
@@ -142,18 +167,16 @@ static void die(struct trap *t, const char *why)
 	rtl_diag_flush(&d);
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	sigaction(SIGSEGV, &dfl, NULL);
+	rtl_foreign_real_sigaction(SIGSEGV, &dfl, NULL);
 }
 
 /* ---- decoding ---- */
 
 /* Which memory operand made the access at addr: its address range holds
- * addr, or failing that its address lies in the same region span. */
-static const struct rtl_mem_op *faulting_operand(struct trap *t)
+ * addr (for a masked access, addr is the first element not masked off). */
+static const struct rtl_mem_op *faulting_operand(const struct trap *t)
 {
 	const struct rtl_insn *in = &t->insn;
-	const struct rtl_mem_op *near = NULL;
-	uintptr_t span_lo = rtl_view_base(t->f.view) + t->f.r->lo;
 
 	for (int i = 0; i < in->nmem; i++) {
 		const struct rtl_mem_op *m = &in->mem[i];
@@ -163,10 +186,61 @@ static const struct rtl_mem_op *faulting_operand(struct trap *t)
 		ea = rtl_mem_ea(in, m, t->entry_gpr);
 		if (t->addr - ea < (m->size ? m->size : 1u))
 			return m;
-		if (ea - span_lo < t->f.r->span)
-			near = m;
 	}
-	return near;
+	return NULL;
+}
+
+/* Failing that (bt with a bit offset, unknown size): the operand whose
+ * address lies in the region's span. */
+static const struct rtl_mem_op *operand_in_span(const struct trap *t)
+{
+	const struct rtl_insn *in = &t->insn;
+	uintptr_t lo = rtl_view_base(t->f.view) + t->f.r->lo;
+
+	for (int i = 0; i < in->nmem; i++) {
+		const struct rtl_mem_op *m = &in->mem[i];
+		if (!m->segment &&
+		    rtl_mem_ea(in, m, t->entry_gpr) - lo < t->f.r->span)
+			return m;
+	}
+	return NULL;
+}
+
+/* Which region the trap belongs to: the one at the faulting address, except
+ * that an access through base + disp whose base points into another
+ * region's span, in the same view, belongs to that region (a vector block
+ * read past its end must not run a neighbour's handler); its handler is
+ * then told the pointer as the address. -1 if none. */
+static int attribute(struct trap *t)
+{
+	int found = rtl_region_find(t->addr, &t->f) == 0;
+	const struct rtl_mem_op *m = t->op;
+	struct rtl_found q;
+
+	if (m && m->index < 0 && m->base >= 0 && m->base < RTL_NGPR &&
+	    rtl_region_find(t->entry_gpr[m->base], &q) == 0 &&
+	    q.view == rtl_view_of(t->addr) && (!found || q.r != t->f.r)) {
+		t->inside = t->entry_gpr[m->base];
+		q.off = t->addr - rtl_view_base(q.view);
+		t->f = q;
+		return 0;
+	}
+	return found ? 0 : -1;
+}
+
+/* A write must stay inside the span of the region it is checked against:
+ * past it lie other regions, which rtl would otherwise let it change. */
+static int write_in_span(const struct trap *t)
+{
+	const struct rtl_mem_op *m = t->op;
+	uint64_t lo, ea, size;
+
+	if (!t->write || !m || !m->size || (t->insn.flags & RTL_INSN_MASKED))
+		return 1;
+	lo = rtl_view_base(t->f.view) + t->f.r->lo;
+	ea = rtl_mem_ea(&t->insn, m, t->entry_gpr) - lo;
+	size = m->size;
+	return ea <= t->f.r->span && t->f.r->span - ea >= size;
 }
 
 /* After swizzling: is the access now going where it may? */
@@ -184,6 +258,19 @@ static int resolved(const struct trap *t)
 	return view < 0 || view_allows(view, t->write);
 }
 
+static void die_unresolved(struct trap *t, int mixed)
+{
+	if (mixed)
+		die(t, "region trap not granted by its handler (MAP2 region)");
+	else if (t->ambiguous)
+		die(t, "trap through base + index where neither register points "
+		       "into the region and rtl cannot tell which one holds a "
+		       "difference of pointers");
+	else
+		die(t, "trap that no register explains (the address was not "
+		       "formed from a register pointing into the region)");
+}
+
 /* ---- region traps ---- */
 
 static void call_handler(struct trap *t, region_handler_t h)
@@ -191,12 +278,11 @@ static void call_handler(struct trap *t, region_handler_t h)
 	struct rtl_region *r = t->f.r;
 	uintptr_t base = rtl_view_base(t->f.view) + r->lo;
 	int mixed = atomic_load(&r->mixed);
-	struct frame fr = { t->uc, current };
 	rtl_trap_t info = {
-		.addr = (void *)t->addr,
+		.addr = (void *)t->inside,
 		.base = (void *)base,
 		.size = r->size,
-		.offset = t->addr - base,
+		.offset = t->inside - base,
 		.write = t->write,
 		.prot = rtl_view_prot(mixed ? t->f.view : atomic_load(&r->view)),
 		.data = atomic_load(&r->data),
@@ -204,9 +290,10 @@ static void call_handler(struct trap *t, region_handler_t h)
 
 	RTL_COUNT(handler_calls);
 	atomic_fetch_add_explicit(&r->traps, 1, memory_order_relaxed);
-	current = &fr;
+	t->outer = current;
+	current = t;
 	h(&info);
-	current = fr.outer;
+	current = t->outer;
 }
 
 static void region_trap(struct trap *t)
@@ -216,17 +303,20 @@ static void region_trap(struct trap *t)
 	int cv;
 
 	if (t->have_insn && (t->insn.flags & RTL_INSN_UNSUPPORTED))
-		return die(t, "trap by an instruction rtl cannot swizzle");
+		return die(t, "trap by an instruction rtl cannot swizzle (vector "
+		              "addresses: gather or scatter)");
+	if (!write_in_span(t))
+		return die(t, "write crossing the end of the region it is checked "
+		              "against (into a neighbour or free space)");
 	if (t->write) /* a tracked region's twin, before its handler runs */
 		rtl_dirty_write_trap(&t->f);
 	cv = atomic_load(&r->view);
 	if (!atomic_load(&r->mixed) && view_allows(cv, t->write)) {
 		/* A stale pointer: the region already allows this access. */
 		RTL_COUNT(stale_traps);
-		move_view(t->uc, r, t->f.view, cv);
+		move_view(t, r, t->f.view, cv);
 		if (!resolved(t))
-			die(t, "trap that no register explains (the address was not "
-			       "formed from a register pointing into the region)");
+			die_unresolved(t, 0);
 		return;
 	}
 	h = atomic_load(&r->handler);
@@ -239,13 +329,10 @@ static void region_trap(struct trap *t)
 		cv = atomic_load(&r->view);
 		if (!view_allows(cv, t->write))
 			return die(t, "region trap not granted by its handler");
-		move_view(t->uc, r, t->f.view, cv);
+		move_view(t, r, t->f.view, cv);
 	}
 	if (!resolved(t))
-		die(t, atomic_load(&r->mixed)
-		           ? "region trap not granted by its handler (MAP2 region)"
-		           : "trap that no register explains (the address was not "
-		             "formed from a register pointing into the region)");
+		die_unresolved(t, atomic_load(&r->mixed));
 }
 
 static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
@@ -253,30 +340,34 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	int saved_errno = errno;
 	struct trap t;
 
-	t.addr = (uintptr_t)si->si_addr;
-	if (si->si_code <= 0 || rtl_view_of(t.addr) < 0) {
-		pass_on(sig, si, ucv);
+	t.addr = t.inside = (uintptr_t)si->si_addr;
+	t.uc = ucv;
+	/* Read or write: the page-fault error code decides (the CPU reports
+	 * read-modify-write as a write even on PROT_NONE); the decoded operand
+	 * says which operand faulted and how its address was formed. */
+	t.write = rtl_ctx_is_write(t.uc);
+	if (si->si_code <= 0 || !ours(t.addr, t.write)) {
+		rtl_foreign_pass_on(sig, si, ucv);
 		errno = saved_errno;
 		return;
 	}
 	RTL_COUNT(traps);
-	t.uc = ucv;
 	t.f.r = NULL;
 	t.op = NULL;
-	t.write = rtl_ctx_is_write(t.uc);
+	t.ambiguous = 0;
+	t.outer = NULL;
 	rtl_ctx_gprs(t.uc, t.entry_gpr);
 	t.have_insn = rtl_decode(rtl_ctx_pc(t.uc), &t.insn) == 0;
+	if (t.have_insn)
+		t.op = faulting_operand(&t);
 	if (++depth > MAX_DEPTH) {
 		die(&t, "region traps nested too deeply (a handler keeps trapping)");
-	} else if (rtl_region_find(t.addr, &t.f) < 0) {
+	} else if (attribute(&t) < 0) {
 		t.f.r = NULL;
 		die(&t, "access to rtl's views outside any region (a freed region?)");
 	} else {
-		/* Read or write: the page-fault error code decides (the CPU
-		 * reports read-modify-write as a write even on PROT_NONE); the
-		 * decoded operand only says which operand faulted. */
-		if (t.have_insn)
-			t.op = faulting_operand(&t);
+		if (t.have_insn && !t.op)
+			t.op = operand_in_span(&t);
 		region_trap(&t);
 	}
 	depth--;
@@ -292,5 +383,5 @@ int rtl_trap_install(void)
 	/* NODEFER: a handler may touch another protected region. */
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	return sigaction(SIGSEGV, &sa, &previous);
+	return rtl_foreign_install(&sa);
 }

@@ -19,6 +19,7 @@ enum {
 	RTL_INSN_REP = 1,       /* repeated string instruction */
 	RTL_INSN_NOFAULT = 2,   /* prefetch and the like: never a real access */
 	RTL_INSN_UNSUPPORTED = 4, /* cannot be swizzled (gather, scatter ...) */
+	RTL_INSN_MASKED = 8,    /* element-masked: touches part of the operand */
 };
 
 struct rtl_mem_op {
@@ -33,6 +34,66 @@ struct rtl_mem_op {
 
 #define RTL_INSN_MAX_MEM 2
 #define RTL_INSN_MAX_BYTES 15
+#define RTL_INSN_MAX_LATER 10
+
+/* A condition on the way to a form: (reg + off) cc imm held there, reg's
+ * value taken at the trap (a cmp with a constant, then a jump). */
+enum { RTL_CC_B, RTL_CC_AE, RTL_CC_BE, RTL_CC_A, RTL_CC_E, RTL_CC_NE,
+       RTL_CC_L, RTL_CC_GE, RTL_CC_LE, RTL_CC_G };
+
+struct rtl_cond {
+	int8_t reg;
+	uint8_t cc;
+	uint8_t w32; /* a 32-bit compare */
+	int32_t imm;
+	int32_t off;
+};
+
+#define RTL_FORM_MAX_COND 2
+
+/* An address form used by an instruction that follows the faulting one,
+ * reached before either register is redefined (adds of constants are
+ * followed and folded into disp). lea forms count: they build pointers.
+ * It is taken into account only where its conditions hold. */
+struct rtl_form {
+	int8_t base, index; /* registers; index RTL_REG_NONE for base + disp */
+	uint8_t scale;
+	uint8_t ncond;
+	struct rtl_cond cond[RTL_FORM_MAX_COND];
+	int64_t disp;
+};
+
+/* Whether condition c holds for the registers gpr. */
+static inline int rtl_cond_holds(const struct rtl_cond *c,
+                                 const uint64_t gpr[RTL_NGPR])
+{
+	uint64_t v = gpr[c->reg] + (uint64_t)(int64_t)c->off;
+	uint64_t k = (uint64_t)(int64_t)c->imm;
+	int64_t sv, sk;
+
+	if (c->w32) {
+		v = (uint32_t)v;
+		k = (uint32_t)k;
+		sv = (int32_t)v;
+		sk = (int32_t)k;
+	} else {
+		sv = (int64_t)v;
+		sk = (int64_t)k;
+	}
+	switch (c->cc) {
+	case RTL_CC_B: return v < k;
+	case RTL_CC_AE: return v >= k;
+	case RTL_CC_BE: return v <= k;
+	case RTL_CC_A: return v > k;
+	case RTL_CC_E: return v == k;
+	case RTL_CC_NE: return v != k;
+	case RTL_CC_L: return sv < sk;
+	case RTL_CC_GE: return sv >= sk;
+	case RTL_CC_LE: return sv <= sk;
+	case RTL_CC_G: return sv > sk;
+	}
+	return 1;
+}
 
 struct rtl_insn {
 	uint64_t pc;
@@ -41,6 +102,12 @@ struct rtl_insn {
 	uint8_t flags;
 	uint8_t bytes[RTL_INSN_MAX_BYTES];
 	struct rtl_mem_op mem[RTL_INSN_MAX_MEM];
+	/* What follows (decoded on a cache miss, see flow.c): address forms
+	 * that must stay consistent when registers move between views, and
+	 * the registers used alone as a base (so: pointers). */
+	uint8_t nlater;
+	uint16_t ptr_regs;
+	struct rtl_form later[RTL_INSN_MAX_LATER];
 	char text[80]; /* "mnemonic operands", for diagnostics */
 };
 
@@ -51,7 +118,8 @@ int rtl_decoder_init(void);
  * and the instruction's bytes). 0, or -1 if it cannot be decoded. */
 int rtl_decode(uint64_t pc, struct rtl_insn *out);
 
-/* Decode from a buffer, no cache (tests, fuzzing). */
+/* Decode from a buffer, no cache (tests, fuzzing). The look-ahead (later,
+ * ptr_regs) covers the code in the buffer only. */
 int rtl_decode_buf(const uint8_t *code, size_t len, uint64_t pc,
                    struct rtl_insn *out);
 
@@ -72,6 +140,10 @@ static inline uint64_t rtl_mem_ea(const struct rtl_insn *in,
 
 /* Register name for diagnostics ("rax"), or "?". */
 const char *rtl_reg_name(int reg);
+
+/* Capstone allocations made while decoding in a handler (should be 0: all
+ * of Capstone's lazily built tables are built at init). */
+uint64_t rtl_decoder_late_allocs(void);
 
 /* Decode cache statistics since start. */
 void rtl_decode_cache_stats(uint64_t *hits, uint64_t *misses);

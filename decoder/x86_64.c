@@ -12,6 +12,7 @@
 
 #include "cache.h"
 #include "decoder.h"
+#include "x86.h"
 
 #define NSLOTS 64
 #define PAGE 4096u
@@ -109,6 +110,8 @@ static const uint8_t warmup[][16] = {
 	{ 4, 0xf0, 0x0f, 0xb1, 0x0f },             /* lock cmpxchg [rdi], ecx */
 	{ 4, 0x0f, 0xb6, 0x04, 0x08 },             /* movzx eax, byte [rax+rcx] */
 	{ 6, 0xc4, 0xe2, 0x7d, 0x90, 0x04, 0x08 }, /* vpgatherdd */
+	{ 2, 0x75, 0xfe },                         /* jne . */
+	{ 6, 0x62, 0xf1, 0x7e, 0x29, 0x7f, 0x07 }, /* vmovdqu32 [rdi]{k1}, ymm0 */
 };
 
 int rtl_decoder_init(void)
@@ -137,7 +140,10 @@ int rtl_decoder_init(void)
 			const uint8_t *p = warmup[k] + 1;
 			size_t n = warmup[k][0];
 			uint64_t addr = 0x1000;
-			cs_disasm_iter(s->handle, &p, &n, &addr, s->insn);
+			cs_regs rd, wr;
+			uint8_t nrd, nwr;
+			if (cs_disasm_iter(s->handle, &p, &n, &addr, s->insn))
+				cs_regs_access(s->handle, s->insn, rd, &nrd, wr, &nwr);
 		}
 	}
 	return 0;
@@ -162,208 +168,57 @@ static void slot_put(struct slot *s)
 	atomic_store_explicit(&s->busy, 0, memory_order_release);
 }
 
-/* ---- translation to the neutral form ---- */
-
-static int gpr_of(x86_reg r, uint8_t *addr32)
+/* Decode the instruction at pc from code, then look ahead. */
+static int decode_at(struct rtl_code *code, uint64_t pc, struct rtl_insn *out)
 {
-	static const x86_reg r64[RTL_NGPR] = {
-		X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX,
-		X86_REG_RSP, X86_REG_RBP, X86_REG_RSI, X86_REG_RDI,
-		X86_REG_R8,  X86_REG_R9,  X86_REG_R10, X86_REG_R11,
-		X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
-	};
-	static const x86_reg r32[RTL_NGPR] = {
-		X86_REG_EAX,  X86_REG_ECX,  X86_REG_EDX,  X86_REG_EBX,
-		X86_REG_ESP,  X86_REG_EBP,  X86_REG_ESI,  X86_REG_EDI,
-		X86_REG_R8D,  X86_REG_R9D,  X86_REG_R10D, X86_REG_R11D,
-		X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D,
-	};
+	struct slot *s = slot_get();
+	const uint8_t *p;
+	uint64_t addr = pc;
+	size_t n;
+	int ok = 0;
 
-	if (r == X86_REG_INVALID)
-		return RTL_REG_NONE;
-	if (r == X86_REG_RIP)
-		return RTL_REG_PC;
-	for (int i = 0; i < RTL_NGPR; i++) {
-		if (r == r64[i])
-			return i;
-		if (r == r32[i]) {
-			*addr32 = 1;
-			return i;
-		}
+	cur_arena = &s->scratch;
+	s->scratch.used = 0;
+	if (rtl_code_at(code, pc, &p, &n) == 0)
+		ok = cs_disasm_iter(s->handle, &p, &n, &addr, s->insn);
+	if (ok) {
+		rtl_x86_translate(s->insn, pc, out);
+		rtl_x86_flow(s->handle, s->insn, code, out);
 	}
-	return -2; /* a vector index (VSIB) or something else */
-}
-
-static int no_memory_access(unsigned id)
-{
-	switch (id) {
-	case X86_INS_LEA:
-	case X86_INS_NOP:
-		return 1;
-	}
-	return 0;
-}
-
-static int is_prefetch(unsigned id)
-{
-	switch (id) {
-	case X86_INS_PREFETCH:
-	case X86_INS_PREFETCHNTA:
-	case X86_INS_PREFETCHT0:
-	case X86_INS_PREFETCHT1:
-	case X86_INS_PREFETCHT2:
-	case X86_INS_PREFETCHW:
-		return 1;
-	}
-	return 0;
-}
-
-/* Capstone 4's operand access is wrong for many stores (most SIMD moves to
- * memory read as "read") and for a few reads (test, cmp, bt read as
- * read-write). The trap path takes read/write from the page-fault error
- * code; these fixes keep the decoder's own answer right for the operand
- * table and the diagnostics. */
-static int reads_only(unsigned id)
-{
-	switch (id) {
-	case X86_INS_TEST:
-	case X86_INS_CMP:
-	case X86_INS_BT:
-		return 1;
-	}
-	return 0;
-}
-
-/* Mnemonics whose first operand, when it is memory, is written. */
-static int stores_to_first(const char *mn)
-{
-	static const char *const prefixes[] = {
-		"mov", "vmov", "vpmov", "vmaskmov", "vpmaskmov", "pextr", "vpextr",
-		"extract", "vextract", "stmxcsr", "vstmxcsr", "fst", "fist",
-		"fisttp", "fbstp", "fnst", "fnsave", "fxsave", "xsave", "vcvtps2ph",
-		"vcompress", "vpcompress", "set",
-	};
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (strncmp(mn, prefixes[i], strlen(prefixes[i])) == 0)
-			return 1;
-	return 0;
-}
-
-static uint8_t operand_access(const cs_insn *ci, int index, uint8_t access)
-{
-	if (reads_only(ci->id))
-		return RTL_ACC_READ;
-	if (ci->id == X86_INS_CMPXCHG8B || ci->id == X86_INS_CMPXCHG16B)
-		return RTL_ACC_READ | RTL_ACC_WRITE;
-	if (index == 0 && !(access & RTL_ACC_WRITE) && stores_to_first(ci->mnemonic))
-		return RTL_ACC_WRITE;
-	return access;
-}
-
-static void put_text(struct rtl_insn *out, const cs_insn *ci)
-{
-	size_t n = strlen(ci->mnemonic), m = strlen(ci->op_str);
-	size_t cap = sizeof(out->text) - 1;
-
-	if (n > cap)
-		n = cap;
-	memcpy(out->text, ci->mnemonic, n);
-	if (m && n + 1 < cap) {
-		out->text[n++] = ' ';
-		if (m > cap - n)
-			m = cap - n;
-		memcpy(out->text + n, ci->op_str, m);
-		n += m;
-	}
-	out->text[n] = '\0';
-}
-
-static void translate(const cs_insn *ci, uint64_t pc, struct rtl_insn *out)
-{
-	const cs_x86 *x = &ci->detail->x86;
-
-	memset(out, 0, sizeof(*out));
-	out->pc = pc;
-	out->len = (uint8_t)ci->size;
-	memcpy(out->bytes, ci->bytes, ci->size);
-	put_text(out, ci);
-	if (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE)
-		out->flags |= RTL_INSN_REP;
-	if (is_prefetch(ci->id))
-		out->flags |= RTL_INSN_NOFAULT;
-	if (no_memory_access(ci->id))
-		return;
-	for (int i = 0; i < x->op_count; i++) {
-		const cs_x86_op *op = &x->operands[i];
-		struct rtl_mem_op *m;
-		uint8_t a32 = 0;
-		int base, index;
-
-		if (op->type != X86_OP_MEM)
-			continue;
-		base = gpr_of(op->mem.base, &a32);
-		index = gpr_of(op->mem.index, &a32);
-		if (base == -2 || index == -2) {
-			out->flags |= RTL_INSN_UNSUPPORTED;
-			continue;
-		}
-		if (out->nmem == RTL_INSN_MAX_MEM) {
-			out->flags |= RTL_INSN_UNSUPPORTED;
-			break;
-		}
-		m = &out->mem[out->nmem++];
-		m->base = (int8_t)base;
-		m->index = (int8_t)index;
-		m->scale = (uint8_t)(op->mem.scale > 0 ? op->mem.scale : 1);
-		m->disp = op->mem.disp;
-		m->size = op->size;
-		m->access = operand_access(ci, i, op->access & (CS_AC_READ | CS_AC_WRITE));
-		m->addr32 = a32 || x->addr_size == 4;
-		m->segment = op->mem.segment == X86_REG_FS ||
-		             op->mem.segment == X86_REG_GS;
-	}
+	cur_arena = NULL;
+	slot_put(s);
+	return ok ? 0 : -1;
 }
 
 int rtl_decode_buf(const uint8_t *code, size_t len, uint64_t pc,
                    struct rtl_insn *out)
 {
-	struct slot *s = slot_get();
-	const uint8_t *p = code;
-	uint64_t addr = pc;
-	size_t n = len;
-	int ok;
-
-	cur_arena = &s->scratch;
-	s->scratch.used = 0;
-	ok = cs_disasm_iter(s->handle, &p, &n, &addr, s->insn);
-	if (ok)
-		translate(s->insn, pc, out);
-	cur_arena = NULL;
-	slot_put(s);
-	return ok ? 0 : -1;
+	struct rtl_code c = { .buf = code, .len = len, .pc = pc };
+	return decode_at(&c, pc, out);
 }
 
 static _Atomic uint64_t cache_hits, cache_misses;
 
 int rtl_decode(uint64_t pc, struct rtl_insn *out)
 {
-	size_t room = PAGE - (pc & (PAGE - 1));
+	/* The page of pc holds the instruction being executed: readable. */
+	struct rtl_code c = { .readable = { pc & ~(uint64_t)(PAGE - 1) },
+		              .nreadable = 1 };
 
 	if (rtl_dcache_get(pc, out) == 0) {
 		atomic_fetch_add_explicit(&cache_hits, 1, memory_order_relaxed);
 		return 0;
 	}
 	atomic_fetch_add_explicit(&cache_misses, 1, memory_order_relaxed);
-	/* Read no further than the page end unless the instruction needs the
-	 * next page: then it was fetched from there, so that page is mapped. */
-	if (room > RTL_INSN_MAX_BYTES)
-		room = RTL_INSN_MAX_BYTES;
-	if (rtl_decode_buf((const uint8_t *)pc, room, pc, out) < 0 &&
-	    (room == RTL_INSN_MAX_BYTES ||
-	     rtl_decode_buf((const uint8_t *)pc, RTL_INSN_MAX_BYTES, pc, out) < 0))
+	if (decode_at(&c, pc, out) < 0)
 		return -1;
 	rtl_dcache_put(out);
 	return 0;
+}
+
+uint64_t rtl_decoder_late_allocs(void)
+{
+	return atomic_load(&late_allocs);
 }
 
 void rtl_decode_cache_stats(uint64_t *hits, uint64_t *misses)

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "policy.h"
+#include "values.h"
 
 /* Keys of a rule, for duplicate checks and error lines. */
 enum {
@@ -70,135 +71,6 @@ static void error_at(struct parser *ps, int line, const char *fmt, ...)
 	e->text[e->len++] = '\n';
 	e->text[e->len] = '\0';
 }
-
-/* ---- values ---- */
-
-static int parse_scaled(const char *s, uint64_t *out, const char *const *units,
-                        const uint64_t *scale, int nunits)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	while (*end == ' ')
-		end++;
-	for (int i = 0; i < nunits; i++) {
-		if (strcasecmp(end, units[i]) == 0) {
-			if (scale[i] && v > UINT64_MAX / scale[i])
-				return -1;
-			*out = v * scale[i];
-			return 0;
-		}
-	}
-	return -1;
-}
-
-int rtl_policy_parse_size(const char *s, size_t *out)
-{
-	static const char *const units[] = { "", "B", "K", "KB", "KiB", "M",
-		                             "MB", "MiB", "G", "GB", "GiB" };
-	static const uint64_t scale[] = { 1, 1, 1ull << 10, 1ull << 10, 1ull << 10,
-		                          1ull << 20, 1ull << 20, 1ull << 20,
-		                          1ull << 30, 1ull << 30, 1ull << 30 };
-	uint64_t v;
-	if (parse_scaled(s, &v, units, scale, 11) < 0)
-		return -1;
-	*out = (size_t)v;
-	return 0;
-}
-
-int rtl_policy_parse_duration(const char *s, uint64_t *ns)
-{
-	static const char *const units[] = { "ns", "us", "ms", "s" };
-	static const uint64_t scale[] = { 1, 1000, 1000000, 1000000000 };
-	return parse_scaled(s, ns, units, scale, 4);
-}
-
-/* "A..B", "A..", "..B" or "A". */
-static int parse_range(const char *v, size_t *lo, size_t *hi)
-{
-	const char *dots = strstr(v, "..");
-	char left[64];
-
-	if (!dots)
-		return rtl_policy_parse_size(v, lo) < 0 ? -1 : (*hi = *lo, 0);
-	if ((size_t)(dots - v) >= sizeof(left))
-		return -1;
-	memcpy(left, v, (size_t)(dots - v));
-	left[dots - v] = '\0';
-	*lo = 0;
-	*hi = SIZE_MAX;
-	if (left[0] && rtl_policy_parse_size(left, lo) < 0)
-		return -1;
-	if (dots[2] && rtl_policy_parse_size(dots + 2, hi) < 0)
-		return -1;
-	return left[0] || dots[2] ? 0 : -1;
-}
-
-static const struct {
-	const char *name;
-	unsigned bit;
-} actions[] = {
-	{ "count", RTL_ACT_COUNT },         { "log", RTL_ACT_LOG },
-	{ "backtrace", RTL_ACT_BACKTRACE }, { "grant-read", RTL_ACT_GRANT_READ },
-	{ "grant-rw", RTL_ACT_GRANT_RW },   { "dirty", RTL_ACT_DIRTY },
-	{ "abort", RTL_ACT_ABORT },
-};
-
-/* A comma list of actions; the first unknown word goes to *bad. */
-static int parse_actions(const char *v, unsigned *out, char *bad, size_t badlen)
-{
-	unsigned set = 0;
-
-	while (*v) {
-		const char *end = strchr(v, ',');
-		size_t n = end ? (size_t)(end - v) : strlen(v);
-		size_t i, k;
-
-		while (n && isspace((unsigned char)*v))
-			v++, n--;
-		while (n && isspace((unsigned char)v[n - 1]))
-			n--;
-		for (k = 0; k < sizeof(actions) / sizeof(actions[0]); k++)
-			if (strlen(actions[k].name) == n &&
-			    strncmp(actions[k].name, v, n) == 0)
-				break;
-		if (k == sizeof(actions) / sizeof(actions[0])) {
-			i = n < badlen - 1 ? n : badlen - 1;
-			memcpy(bad, v, i);
-			bad[i] = '\0';
-			return -1;
-		}
-		set |= actions[k].bit;
-		if (!end)
-			break;
-		v = end + 1;
-	}
-	if (!set) {
-		bad[0] = '\0';
-		return -1;
-	}
-	*out = set;
-	return 0;
-}
-
-static int parse_word(const char *v, const char *const *words, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(v, words[i]) == 0)
-			return i;
-	return -1;
-}
-
-static const char *const mechanisms[] = { "swizzle", "alias" };
-static const char *const protects[] = { "none", "read", "rw" };
-static const int protect_values[] = { PROT_NONE, PROT_READ,
-	                              PROT_READ | PROT_WRITE };
 
 /* ---- sections (seen by the reader) ---- */
 
@@ -372,7 +244,7 @@ static void rtl_key(struct parser *ps, const char *name, const char *v)
 			strip_quotes(v, p->report, sizeof(p->report));
 		break;
 	case R_MECHANISM:
-		if ((w = parse_word(v, mechanisms, 2)) < 0)
+		if ((w = rtl_policy_parse_word(v, rtl_policy_mechanisms, 2)) < 0)
 			error_at(ps, ps->line, "mechanism: '%s' is not swizzle or alias", v);
 		else
 			p->mechanism = w;
@@ -422,7 +294,7 @@ static void rule_key(struct parser *ps, const char *name, const char *v)
 	r->set |= 1u << k;
 	switch (k) {
 	case K_SIZE:
-		if (parse_range(v, &r->size_min, &r->size_max) < 0)
+		if (rtl_policy_parse_range(v, &r->size_min, &r->size_max) < 0)
 			error_at(ps, ps->line, "size: '%s' is not a size or range (like 4K..1M, 64.., ..2K)", v);
 		else if (r->size_min > r->size_max)
 			error_at(ps, ps->line, "size: range '%s' is empty (lower end above upper)", v);
@@ -446,20 +318,20 @@ static void rule_key(struct parser *ps, const char *name, const char *v)
 		break;
 	}
 	case K_MECHANISM:
-		if ((w = parse_word(v, mechanisms, 2)) < 0)
+		if ((w = rtl_policy_parse_word(v, rtl_policy_mechanisms, 2)) < 0)
 			error_at(ps, ps->line, "mechanism: '%s' is not swizzle or alias", v);
 		else
 			r->mechanism = w;
 		break;
 	case K_PROTECT:
-		if ((w = parse_word(v, protects, 3)) < 0)
+		if ((w = rtl_policy_parse_word(v, rtl_policy_protects, 3)) < 0)
 			error_at(ps, ps->line, "protect: '%s' is not none, read or rw", v);
 		else
-			r->protect = protect_values[w];
+			r->protect = rtl_policy_protect_values[w];
 		break;
 	case K_ON_READ:
 	case K_ON_WRITE:
-		if (parse_actions(v, k == K_ON_READ ? &r->on_read : &r->on_write, bad,
+		if (rtl_policy_parse_actions(v, k == K_ON_READ ? &r->on_read : &r->on_write, bad,
 		                  sizeof(bad)) < 0) {
 			if (bad[0])
 				error_at(ps, ps->line, "%s: unknown action '%s' (count, log, backtrace, grant-read, grant-rw, dirty, abort)",

@@ -3,6 +3,7 @@
 #ifndef RTL_EXT_H
 #define RTL_EXT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,51 @@ RTL_API int rtl_ext_lookup(const void *addr, void **base, size_t *size);
 
 /* Bytes of the views' offset space handed out. */
 RTL_API size_t rtl_ext_extent_in_use(void);
+
+/* Whether rtl has started (never starts it). */
+RTL_API int rtl_ext_started(void);
+
+/* Give the physical memory of [addr, addr + len) back: afterwards it reads
+ * as zero in every view. addr lies in the RW view, inside an extent the
+ * caller reserved and holds no region in that range. Lock-free (it may be
+ * called under the caller's own locks). 0, or -1 with errno (EINVAL). */
+RTL_API int rtl_ext_release(void *addr, size_t len);
+
+/* The region whose span holds addr, through any view. */
+struct rtl_ext_region {
+	void *start;   /* its first byte, in the RW view */
+	size_t size;   /* bytes, as defined */
+	size_t offset; /* addr - start, in addr's view */
+	int prot;      /* protection of the view addr lies in */
+};
+
+/* Lock-free and async-signal-safe. 0, or -1 with errno ENOENT (none; also
+ * when rtl has not started). */
+RTL_API int rtl_ext_region_find(const void *addr, struct rtl_ext_region *out);
+
+/* Signal actions, for a part of rtl that interposes sigaction. */
+typedef int (*rtl_ext_sigaction_fn)(int sig, const struct sigaction *act,
+                                    struct sigaction *old);
+
+/* The function rtl changes signal actions with (NULL: libc's sigaction).
+ * An interposer of sigaction hands in the real one, so that rtl's own
+ * changes reach the kernel. */
+RTL_API void rtl_ext_set_sigaction(rtl_ext_sigaction_fn fn);
+
+/* sigaction as the program should see it. For SIGSEGV, once rtl's handler
+ * is installed, act becomes the action rtl passes foreign faults to (what
+ * would have run without rtl) and old what was there; before, and for other
+ * signals, the real sigaction. 0, or -1 with errno. */
+RTL_API int rtl_ext_sigaction(int sig, const struct sigaction *act,
+                              struct sigaction *old);
+
+/* Called in the SIGSEGV handler for a fault in the views that the view's own
+ * mapping would refuse (a write through the RO view, any access through the
+ * NONE view); non-zero gives the fault to the program's action instead of
+ * treating it as a region trap (a range the program mprotect'ed itself).
+ * Runs in a signal handler: no malloc, no locks. NULL: no filter. */
+typedef int (*rtl_ext_fault_filter_fn)(void *addr, int write);
+RTL_API void rtl_ext_set_fault_filter(rtl_ext_fault_filter_fn fn);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,8 @@ setup() {
   top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   build=${RTL_BUILD:-$top/build}
   tmp=$(mktemp -d)
+  # make check-sanitize builds rtl instrumented: link programs the same way.
+  san=${RTL_SANITIZE_CFLAGS:-}
 }
 
 teardown() {
@@ -24,7 +26,7 @@ expected_output() {
 }
 
 @test "builds with -Iinclude -Lbuild -lrtl and follows Tables 2 and 3" {
-  cc -o "$tmp/prog" "$top/tests/contract/table23.c" -I"$top/include" \
+  cc $san -o "$tmp/prog" "$top/tests/contract/table23.c" -I"$top/include" \
     -L"$build/core" -lrtl
   run env LD_LIBRARY_PATH="$build/core" "$tmp/prog"
   assert_success
@@ -38,7 +40,7 @@ expected_output() {
   [ -f "$(find "$tmp/root" -path '*include/rtl/region.h' | head -n 1)" ]
   flags=$(PKG_CONFIG_PATH="$pc" PKG_CONFIG_SYSROOT_DIR="$tmp/root" \
     pkg-config --cflags --libs rtl)
-  cc -o "$tmp/prog" "$top/tests/contract/table23.c" $flags
+  cc $san -o "$tmp/prog" "$top/tests/contract/table23.c" $flags
   lib=$(dirname "$(find "$tmp/root" -name 'librtl.so' | head -n 1)")
   run env LD_LIBRARY_PATH="$lib" "$tmp/prog"
   assert_success
@@ -56,7 +58,7 @@ int main(void)
 	return 0;
 }
 C
-  cc -g -o "$tmp/crash" "$tmp/crash.c" -I"$top/include" -L"$build/core" -lrtl
+  cc $san -g -o "$tmp/crash" "$tmp/crash.c" -I"$top/include" -L"$build/core" -lrtl
   run env LD_LIBRARY_PATH="$build/core" "$tmp/crash"
   assert_equal "$status" 139
   assert_output --partial "rtl: unhandled region trap (no handler)"

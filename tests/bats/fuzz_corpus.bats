@@ -33,3 +33,7 @@ replay() {
 @test "decoder: corpus replays clean" {
   replay decoder
 }
+
+@test "diff apply: corpus replays clean" {
+  replay diff
+}

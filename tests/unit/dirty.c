@@ -368,7 +368,9 @@ static void *hammer(void *arg)
 	long id = (long)arg;
 	for (int round = 0; round < HAMMER_ROUNDS; round++) {
 		pthread_barrier_wait(&hammer_bar); /* checkpoint done */
-		poke(hammered + id * 8 + round % 8, (unsigned char)(round + 1));
+		/* rtl rewrites `hammered` from other threads' traps. */
+		poke(__atomic_load_n(&hammered, __ATOMIC_RELAXED) + id * 8 + round % 8,
+		     (unsigned char)(round + 1));
 		pthread_barrier_wait(&hammer_bar); /* all written */
 	}
 	return NULL;

@@ -70,3 +70,27 @@ TEST(traps_work_in_child_and_parent)
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
+
+/* The parent writing right after fork returns must not reach the child's
+ * copy: the child copies 32 MB of populated views while the parent would
+ * already be writing the last byte, unless the parent waits for the copy. */
+TEST(parent_writes_after_fork_stay_out_of_child)
+{
+	size_t n = 32u << 20;
+	char *x = region_alloc(n, &x);
+	pid_t pid;
+	int st;
+
+	CHECK(x != NULL);
+	memset(x, 'p', n);
+	pid = fork();
+	if (pid == 0) {
+		usleep(100000);
+		_exit(x[n - 1] == 'p' && x[0] == 'p' ? 0 : 1);
+	}
+	x[n - 1] = 'P';
+	x[0] = 'P';
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st));
+	CHECK_EQ(WEXITSTATUS(st), 0);
+}

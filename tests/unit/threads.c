@@ -106,7 +106,8 @@ static void *read_shared(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < 1000; i++)
-		if (peek(shared + (i % 64)) != 1)
+		/* rtl rewrites `shared` from other threads' handlers. */
+		if (peek(__atomic_load_n(&shared, __ATOMIC_RELAXED) + (i % 64)) != 1)
 			return (void *)1;
 	return NULL;
 }

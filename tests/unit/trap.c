@@ -222,6 +222,36 @@ TEST(runaway_nested_traps_die)
 	CHECK(strstr(err, "nested too deeply") != NULL);
 }
 
+/* A handler that itself faults outside rtl's memory: that fault is not
+ * rtl's, so the process dies of it as it would have, promptly. */
+static void handler_faults(rtl_trap_t *t)
+{
+	char *volatile null = NULL;
+	(void)t;
+	peek(null + 8);
+}
+
+static void faulting_handler(void)
+{
+	char *x = region_alloc(64, &x);
+	region_handler(x, handler_faults);
+	region_protect(x, PROT_NONE);
+	peek(x);
+	_exit(0);
+}
+
+TEST(handler_faulting_on_its_own_dies)
+{
+	char err[4096];
+	int st = test_run_captured(faulting_handler, err, sizeof(err));
+
+#if defined(__SANITIZE_ADDRESS__)
+	CHECK(strstr(err, "AddressSanitizer: SEGV") != NULL);
+#else
+	CHECK(test_died_of(st, SIGSEGV));
+#endif
+}
+
 /* The same instruction trapping again is decoded once. */
 TEST(decode_cache_hits)
 {

@@ -1,0 +1,369 @@
+/* The look-ahead: which address forms the code after a faulting instruction
+ * uses while the registers still hold their values at the trap, so that a
+ * view move can keep them consistent (derive.c). Bounded: a few dozen
+ * instructions along direct jumps and both ways of conditional ones.
+ *
+ * Runs in the trap handler on a decode-cache miss: no malloc, no locks, and
+ * code is read only from pages checked readable (process_vm_readv). */
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "x86.h"
+
+#define MAX_STEPS 48 /* instructions decoded per look-ahead */
+#define QUEUE 8      /* branch targets waiting */
+#define PAGE 4096u
+
+struct path {
+	uint64_t pc;
+	uint16_t live;           /* registers still holding value + off */
+	int32_t off[RTL_NGPR];   /* constants added since the trap */
+	struct rtl_cond cmp;     /* the last cmp reg, imm (reg < 0: none) */
+	uint8_t ncond;           /* conditions met on the way, newest last */
+	struct rtl_cond cond[RTL_FORM_MAX_COND];
+};
+
+struct scan {
+	csh h;
+	cs_insn *ci;
+	struct rtl_code *code;
+	struct rtl_insn *out;
+	struct path queue[QUEUE];
+	int nqueue;
+	uint64_t seen[MAX_STEPS + QUEUE];
+	int nseen, steps;
+};
+
+/* ---- code bytes ---- */
+
+static int page_readable(struct rtl_code *c, uint64_t page)
+{
+	char byte;
+	struct iovec local = { &byte, 1 }, remote = { (void *)page, 1 };
+
+	for (int i = 0; i < c->nreadable; i++)
+		if (c->readable[i] == page)
+			return 1;
+	/* Fails with EFAULT instead of faulting; async-signal-safe. */
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != 1)
+		return 0;
+	c->readable[c->nreadable++ % 4] = page;
+	if (c->nreadable > 4)
+		c->nreadable = 4;
+	return 1;
+}
+
+int rtl_code_at(struct rtl_code *c, uint64_t a, const uint8_t **p, size_t *n)
+{
+	uint64_t page = a & ~(uint64_t)(PAGE - 1), room;
+
+	if (c->buf) {
+		if (a - c->pc >= c->len)
+			return -1;
+		*p = c->buf + (a - c->pc);
+		room = c->len - (a - c->pc);
+		*n = room < RTL_INSN_MAX_BYTES ? room : RTL_INSN_MAX_BYTES;
+		return 0;
+	}
+	if (!page_readable(c, page))
+		return -1;
+	*p = (const uint8_t *)a;
+	room = page + PAGE - a;
+	if (room < RTL_INSN_MAX_BYTES && page_readable(c, page + PAGE))
+		room = RTL_INSN_MAX_BYTES;
+	*n = room < RTL_INSN_MAX_BYTES ? room : RTL_INSN_MAX_BYTES;
+	return 0;
+}
+
+/* ---- forms ---- */
+
+static void add_form(struct rtl_insn *out, const struct path *p, int base,
+                     int index, uint8_t scale, int64_t disp)
+{
+	struct rtl_form f;
+
+	memset(&f, 0, sizeof(f));
+	f.base = (int8_t)base;
+	f.index = (int8_t)index;
+	f.scale = scale;
+	f.disp = disp;
+	f.ncond = p->ncond;
+	memcpy(f.cond, p->cond, sizeof(f.cond));
+
+	for (int i = 0; i < out->nlater; i++)
+		if (memcmp(&out->later[i], &f, sizeof(f)) == 0)
+			return;
+	if (out->nlater < RTL_INSN_MAX_LATER) {
+		out->later[out->nlater++] = f;
+		return;
+	}
+	/* Full: base + index forms (differences) matter more than base +
+	 * disp ones (biased pointers); the nearest come first. */
+	if (index < 0)
+		return;
+	for (int i = out->nlater - 1; i >= 0; i--)
+		if (out->later[i].index < 0) {
+			memmove(&out->later[i], &out->later[i + 1],
+			        (size_t)(out->nlater - 1 - i) * sizeof(f));
+			out->later[out->nlater - 1] = f;
+			return;
+		}
+}
+
+static void record(struct scan *s, const struct path *p)
+{
+	const cs_x86 *x = &s->ci->detail->x86;
+	int lea = s->ci->id == X86_INS_LEA;
+
+	if (s->ci->id == X86_INS_NOP || x->addr_size == 4)
+		return;
+	for (int k = 0; k < x->op_count; k++) {
+		const cs_x86_op *op = &x->operands[k];
+		uint8_t a32 = 0;
+		int b, i;
+		int64_t disp;
+
+		if (op->type != X86_OP_MEM || op->mem.segment == X86_REG_FS ||
+		    op->mem.segment == X86_REG_GS)
+			continue;
+		b = rtl_x86_gpr(op->mem.base, &a32);
+		i = rtl_x86_gpr(op->mem.index, &a32);
+		if (a32 || b == -2 || i == -2 || b == RTL_REG_PC || b < 0)
+			continue;
+		if (!(p->live >> b & 1) || (i >= 0 && !(p->live >> i & 1)))
+			continue;
+		disp = op->mem.disp + p->off[b];
+		if (i < 0) {
+			if (lea)
+				continue; /* lea of one register: arithmetic too */
+			s->out->ptr_regs |= (uint16_t)(1u << b);
+			if (disp)
+				add_form(s->out, p, b, RTL_REG_NONE, 1, disp);
+			continue;
+		}
+		/* A lea into a 32-bit register is arithmetic, not a pointer. */
+		if (lea && x->operands[0].size != 8)
+			continue;
+		disp += (int64_t)p->off[i] * op->mem.scale;
+		add_form(s->out, p, b, i, (uint8_t)op->mem.scale, disp);
+	}
+}
+
+/* ---- register effects ---- */
+
+/* add/sub of a constant, inc, dec, lea r, [r + k] on a 64-bit register:
+ * the register keeps its meaning, offset by *k. */
+static int adds_constant(const cs_insn *ci, int *reg, int64_t *k)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const cs_x86_op *o = x->operands;
+
+	if (x->op_count < 1 || o[0].type != X86_OP_REG || o[0].size != 8)
+		return 0;
+	*reg = rtl_x86_gpr_any(o[0].reg);
+	switch (ci->id) {
+	case X86_INS_ADD:
+	case X86_INS_SUB:
+		if (x->op_count != 2 || o[1].type != X86_OP_IMM)
+			return 0;
+		*k = ci->id == X86_INS_ADD ? o[1].imm : -o[1].imm;
+		return 1;
+	case X86_INS_INC:
+	case X86_INS_DEC:
+		*k = ci->id == X86_INS_INC ? 1 : -1;
+		return 1;
+	case X86_INS_LEA:
+		if (o[1].mem.index != X86_REG_INVALID ||
+		    rtl_x86_gpr_any(o[1].mem.base) != *reg ||
+		    o[1].mem.segment != X86_REG_INVALID)
+			return 0;
+		*k = o[1].mem.disp;
+		return 1;
+	}
+	return 0;
+}
+
+/* cmp reg, imm with reg live: remember it for the jump that follows. */
+static void note_compare(const cs_insn *ci, struct path *p)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const cs_x86_op *o = x->operands;
+	int g;
+
+	if (ci->id != X86_INS_CMP || x->op_count != 2 || o[0].type != X86_OP_REG ||
+	    o[1].type != X86_OP_IMM || (o[0].size != 8 && o[0].size != 4))
+		return;
+	g = rtl_x86_gpr_any(o[0].reg);
+	if (g < 0 || !(p->live >> g & 1) || o[1].imm != (int32_t)o[1].imm)
+		return;
+	p->cmp.reg = (int8_t)g;
+	p->cmp.w32 = o[0].size == 4;
+	p->cmp.imm = (int32_t)o[1].imm;
+	p->cmp.off = p->off[g];
+}
+
+/* The condition a conditional jump tests, or -1. */
+static int jump_cc(unsigned id)
+{
+	switch (id) {
+	case X86_INS_JB: return RTL_CC_B;
+	case X86_INS_JAE: return RTL_CC_AE;
+	case X86_INS_JBE: return RTL_CC_BE;
+	case X86_INS_JA: return RTL_CC_A;
+	case X86_INS_JE: return RTL_CC_E;
+	case X86_INS_JNE: return RTL_CC_NE;
+	case X86_INS_JL: return RTL_CC_L;
+	case X86_INS_JGE: return RTL_CC_GE;
+	case X86_INS_JLE: return RTL_CC_LE;
+	case X86_INS_JG: return RTL_CC_G;
+	}
+	return -1;
+}
+
+/* The path goes on only where (cmp) cc holds: keep it, newest last. */
+static void add_cond(struct path *p, int cc)
+{
+	struct rtl_cond c = p->cmp;
+
+	c.cc = (uint8_t)cc;
+	if (p->ncond == RTL_FORM_MAX_COND) {
+		memmove(&p->cond[0], &p->cond[1],
+		        (RTL_FORM_MAX_COND - 1) * sizeof(c));
+		p->ncond--;
+	}
+	p->cond[p->ncond++] = c;
+}
+
+static void effects(struct scan *s, struct path *p)
+{
+	cs_regs rd, wr;
+	uint8_t nrd, nwr;
+	int64_t k = 0;
+	int reg = -1, add;
+
+	if (cs_regs_access(s->h, s->ci, rd, &nrd, wr, &nwr) != CS_ERR_OK) {
+		p->live = 0;
+		return;
+	}
+	add = adds_constant(s->ci, &reg, &k);
+	for (int j = 0; j < nwr; j++)
+		if (wr[j] == X86_REG_EFLAGS)
+			p->cmp.reg = -1;
+	note_compare(s->ci, p);
+	for (int j = 0; j < nwr; j++) {
+		int g = rtl_x86_gpr_any(wr[j]);
+		int64_t o;
+		if (g < 0)
+			continue;
+		if (g == p->cmp.reg)
+			p->cmp.reg = -1;
+		o = add && g == reg ? p->off[g] + k : INT64_MAX;
+		if (o > INT32_MAX || o < INT32_MIN)
+			p->live &= (uint16_t)~(1u << g);
+		else
+			p->off[g] = (int32_t)o;
+	}
+}
+
+/* ---- control flow ---- */
+
+static int seen(struct scan *s, uint64_t pc)
+{
+	for (int i = 0; i < s->nseen; i++)
+		if (s->seen[i] == pc)
+			return 1;
+	if (s->nseen < (int)(sizeof(s->seen) / sizeof(s->seen[0])))
+		s->seen[s->nseen++] = pc;
+	return 0;
+}
+
+static int in_group(const cs_insn *ci, uint8_t g)
+{
+	for (int i = 0; i < ci->detail->groups_count; i++)
+		if (ci->detail->groups[i] == g)
+			return 1;
+	return 0;
+}
+
+static void branch_to(struct scan *s, const struct path *p, uint64_t target,
+                      int cc)
+{
+	struct path *q;
+
+	if (s->nqueue == QUEUE || seen(s, target))
+		return;
+	q = &s->queue[s->nqueue++];
+	*q = *p;
+	q->pc = target;
+	if (cc >= 0)
+		add_cond(q, cc);
+}
+
+/* Follow one path until it ends; branches go to the queue. */
+static void walk(struct scan *s, struct path p, int skip_first)
+{
+	while (s->steps < MAX_STEPS) {
+		const uint8_t *code;
+		size_t n;
+		uint64_t addr = p.pc, next;
+		const cs_x86 *x;
+
+		if (rtl_code_at(s->code, p.pc, &code, &n) < 0 ||
+		    !cs_disasm_iter(s->h, &code, &n, &addr, s->ci))
+			return;
+		s->steps++;
+		if (!skip_first)
+			record(s, &p);
+		skip_first = 0;
+		effects(s, &p);
+		x = &s->ci->detail->x86;
+		next = p.pc + s->ci->size;
+		if (in_group(s->ci, CS_GRP_CALL) || in_group(s->ci, CS_GRP_RET) ||
+		    in_group(s->ci, CS_GRP_INT) || in_group(s->ci, CS_GRP_IRET) ||
+		    s->ci->id == X86_INS_UD2 || s->ci->id == X86_INS_HLT)
+			return;
+		if (in_group(s->ci, CS_GRP_JUMP)) {
+			if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+				return; /* indirect */
+			int cc = p.cmp.reg >= 0 ? jump_cc(s->ci->id) : -1;
+			if (s->ci->id == X86_INS_JMP) {
+				next = (uint64_t)x->operands[0].imm;
+			} else {
+				branch_to(s, &p, (uint64_t)x->operands[0].imm, cc);
+				if (cc >= 0)
+					add_cond(&p, cc ^ 1); /* fall through */
+			}
+		}
+		if (seen(s, next))
+			return;
+		p.pc = next;
+	}
+}
+
+void rtl_x86_flow(csh h, cs_insn *ci, struct rtl_code *code,
+                  struct rtl_insn *out)
+{
+	struct scan s;
+	struct path first;
+
+	s.h = h;
+	s.ci = ci;
+	s.code = code;
+	s.out = out;
+	s.nqueue = 0;
+	s.nseen = 0;
+	s.steps = 0;
+	out->nlater = 0;
+	out->ptr_regs = 0;
+	memset(&first, 0, sizeof(first));
+	first.pc = out->pc;
+	first.live = 0xffff;
+	first.cmp.reg = -1;
+	seen(&s, first.pc);
+	walk(&s, first, 1);
+	while (s.nqueue > 0) {
+		struct path p = s.queue[--s.nqueue];
+		walk(&s, p, 0);
+	}
+}

@@ -1,0 +1,107 @@
+/* sigaction and the signal() family, interposed so that a program that sets
+ * its own SIGSEGV action is chained behind rtl's handler instead of
+ * replacing it: rtl keeps the kernel's action and passes the faults that are
+ * not its own to the program's. Every other signal, and SIGSEGV before the
+ * constructor has handed rtl the real sigaction, go straight to the kernel.
+ * SIGBUS passes through too: rtl installs no SIGBUS handler (its views are
+ * a memfd no shorter than its mappings), so the program's is the only one. */
+#include "preload.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+
+#include "rtl/ext.h"
+
+#define API __attribute__((visibility("default")))
+
+static _Atomic int chained; /* rtl has the real sigaction */
+
+void rtl_signals_ready(void)
+{
+	const struct rtl_next *n = rtl_next();
+
+	rtl_ext_set_sigaction(n->sigaction);
+	atomic_store(&chained, 1);
+}
+
+API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	const struct rtl_next *n;
+
+	if (sig == SIGSEGV && atomic_load(&chained))
+		return rtl_ext_sigaction(sig, act, old);
+	n = rtl_next();
+	if (!n) {
+		errno = EAGAIN; /* only while dlsym runs for the preload */
+		return -1;
+	}
+	return n->sigaction(sig, act, old);
+}
+
+API int __sigaction(int, const struct sigaction *, struct sigaction *)
+	__attribute__((alias("sigaction"), copy(sigaction)));
+
+/* The next definition of name (a signal() variant), looked up on first use. */
+static sighandler_t next_variant(_Atomic(void *) *cache, const char *name,
+                                 int sig, sighandler_t h)
+{
+	sighandler_t (*f)(int, sighandler_t) = atomic_load(cache);
+
+	if (!f) {
+		f = (sighandler_t(*)(int, sighandler_t))dlsym(RTLD_NEXT, name);
+		if (!f) {
+			errno = ENOSYS;
+			return SIG_ERR;
+		}
+		atomic_store(cache, (void *)f);
+	}
+	return f(sig, h);
+}
+
+/* For SIGSEGV under rtl: glibc's signal() is BSD's (the handler stays,
+ * system calls restart, the signal is blocked while its handler runs),
+ * sysv_signal is one-shot. */
+static sighandler_t set_handler(int sig, sighandler_t h, int flags,
+                                int block_self)
+{
+	struct sigaction sa, old;
+
+	if (h == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h;
+	sa.sa_flags = flags;
+	sigemptyset(&sa.sa_mask);
+	if (block_self)
+		sigaddset(&sa.sa_mask, sig);
+	if (rtl_ext_sigaction(sig, &sa, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+API sighandler_t signal(int sig, sighandler_t h)
+{
+	static _Atomic(void *) next_signal;
+
+	if (sig == SIGSEGV && atomic_load(&chained))
+		return set_handler(sig, h, SA_RESTART, 1);
+	return next_variant(&next_signal, "signal", sig, h);
+}
+
+API sighandler_t bsd_signal(int sig, sighandler_t h)
+	__attribute__((alias("signal"), copy(signal)));
+
+API sighandler_t sysv_signal(int sig, sighandler_t h)
+{
+	static _Atomic(void *) next_sysv;
+
+	if (sig == SIGSEGV && atomic_load(&chained))
+		return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, 0);
+	return next_variant(&next_sysv, "sysv_signal", sig, h);
+}
+
+API sighandler_t __sysv_signal(int sig, sighandler_t h)
+	__attribute__((alias("sysv_signal"), copy(sysv_signal)));

@@ -1,0 +1,102 @@
+# Helpers for the preload's bats files: the library, the policies, and
+# running one command without and with the preload to compare the runs.
+
+load /usr/lib/bats/bats-support/load
+load /usr/lib/bats/bats-assert/load
+load /usr/lib/bats/bats-file/load
+
+preload_setup() {
+  : "${RTL_BUILD:?RTL_BUILD (the build directory) must be set; tests/run.sh sets it}"
+  PRELOAD=$RTL_BUILD/preload/librtlpreload.so
+  PROGS=$RTL_BUILD/tests/progs
+  assert_file_exist "$PRELOAD"
+  POL=$BATS_TEST_TMPDIR/policies
+  REP=$BATS_TEST_TMPDIR/reports
+  mkdir -p "$POL" "$REP"/{nothing,all,range}
+  # The three policies of every comparison; reports by program and pid.
+  printf '[rtl]\nreport = %s/nothing/%%e.%%p.json\n' "$REP" >"$POL/nothing.ini"
+  printf '[rtl]\nreport = %s/all/%%e.%%p.json\n[rule all]\n' "$REP" >"$POL/all.ini"
+  printf '[rtl]\nreport = %s/range/%%e.%%p.json\n[rule mid]\nsize = 64..4K\nprotect = rw\n' \
+    "$REP" >"$POL/range.ini"
+}
+
+# policy NAME LINES...: write $POL/NAME.ini, its report in $REP/NAME/.
+policy() {
+  local name=$1
+  shift
+  mkdir -p "$REP/$name"
+  {
+    printf '[rtl]\nreport = %s/%s/%%e.%%p.json\n' "$REP" "$name"
+    printf '%s\n' "$@"
+  } >"$POL/$name.ini"
+}
+
+# run_mode MODE CMD...: run CMD in a fresh $BATS_TEST_TMPDIR/work, without
+# the preload (MODE "none") or under policy MODE; keep stdout, stderr and
+# the exit status in $BATS_TEST_TMPDIR/runs/MODE.{out,err,rc}.
+run_mode() {
+  local mode=$1 runs=$BATS_TEST_TMPDIR/runs rc=0
+  shift
+  mkdir -p "$runs"
+  rm -rf "$BATS_TEST_TMPDIR/work"
+  mkdir "$BATS_TEST_TMPDIR/work"
+  if [[ $mode == none ]]; then
+    (cd "$BATS_TEST_TMPDIR/work" && "$@") >"$runs/$mode.out" 2>"$runs/$mode.err" ||
+      rc=$?
+  else
+    (cd "$BATS_TEST_TMPDIR/work" &&
+      LD_PRELOAD=$PRELOAD RTL_CONFIG=$POL/$mode.ini "$@") \
+      >"$runs/$mode.out" 2>"$runs/$mode.err" || rc=$?
+  fi
+  echo "$rc" >"$runs/$mode.rc"
+}
+
+# same_as_without MODE...: each mode's stdout, stderr and exit status are
+# byte-identical to the run without the preload.
+same_as_without() {
+  local runs=$BATS_TEST_TMPDIR/runs m f
+  for m in "$@"; do
+    for f in out err rc; do
+      if ! cmp -s "$runs/none.$f" "$runs/$m.$f"; then
+        echo "mode $m: $f differs from the run without the preload:" >&2
+        diff <(head -c 2000 "$runs/none.$f") <(head -c 2000 "$runs/$m.$f") >&2 || true
+        return 1
+      fi
+    done
+  done
+}
+
+# compare_runs CMD...: without the preload, then selecting nothing,
+# everything, and 64..4K; all four identical, and the selecting runs did
+# select (their reports say so).
+compare_runs() {
+  local m
+  for m in none nothing all range; do
+    run_mode "$m" "$@"
+  done
+  same_as_without nothing all range
+  [[ $(report_sum nothing selected) -eq 0 ]]
+  [[ $(report_sum all selected) -gt 0 ]]
+  [[ $(report_sum range selected) -gt 0 ]]
+}
+
+# report_sum MODE FIELD: FIELD summed over the reports of MODE's processes
+# (the top-level field of each one-line JSON report).
+report_sum() {
+  local dir=$REP/$1 field=$2 n=0 v f
+  for f in "$dir"/*.json; do
+    [[ -e $f ]] || continue
+    v=$(grep -o "\"$field\":[0-9]*" "$f" | head -n 1 | grep -o '[0-9]*$')
+    n=$((n + ${v:-0}))
+  done
+  echo "$n"
+}
+
+# report_count MODE: how many processes wrote a report under MODE.
+report_count() {
+  local f n=0
+  for f in "$REP/$1"/*.json; do
+    [[ -e $f ]] && n=$((n + 1))
+  done
+  echo "$n"
+}

@@ -1,0 +1,39 @@
+/* A program not linked with rtl that finds the region API at run time
+ * (dlsym): under LD_PRELOAD=librtlpreload.so alone it must be there, and
+ * work: a region, a handler, a trap. */
+#include <dlfcn.h>
+#include <stdio.h>
+
+#include "rtl/region.h"
+
+static volatile int calls; /* changed by a trap the compiler cannot see */
+static int (*protect)(void *, int);
+
+static void grant(rtl_trap_t *t)
+{
+	calls++;
+	protect(t->addr, PROT_READ | PROT_WRITE);
+}
+
+int main(void)
+{
+	void *(*alloc)(size_t, void *) =
+		(void *(*)(size_t, void *))dlsym(RTLD_DEFAULT, "region_alloc");
+	int (*handler)(void *, region_handler_t) =
+		(int (*)(void *, region_handler_t))dlsym(RTLD_DEFAULT,
+		                                         "region_handler");
+	char *volatile x; /* reloaded after region_protect moves it */
+
+	protect = (int (*)(void *, int))dlsym(RTLD_DEFAULT, "region_protect");
+	if (!alloc || !handler || !protect) {
+		printf("region API: not found\n");
+		return 0;
+	}
+	x = alloc(100, (void *)&x);
+	if (!x || handler((void *)x, grant) < 0 ||
+	    protect((void *)x, PROT_NONE) < 0)
+		return 1;
+	x[5] = 42;
+	printf("region API: found; traps %d, value %d\n", calls, x[5]);
+	return 0;
+}

@@ -1,0 +1,158 @@
+/* Faults that are not rtl's, and what an interposer of sigaction and
+ * mprotect (the preload) asks of the core: the program's SIGSEGV action set
+ * while rtl runs, a fault the view's own mapping allows, the fault filter;
+ * and the lookup and release calls of the preload's heap. */
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "test.h"
+
+static _Atomic int prog_calls;
+static char *prog_page;
+
+static void prog_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)uc;
+	prog_calls++;
+	mprotect((char *)((uintptr_t)si->si_addr & ~(uintptr_t)4095), 4096,
+	         PROT_READ | PROT_WRITE);
+}
+
+/* Set after rtl started, the program's action is what foreign faults run,
+ * reads back, and rtl's handler stays in the kernel. */
+TEST(program_action_set_while_rtl_runs)
+{
+	struct sigaction sa, old, kernel;
+	char *x = region_alloc(64, &x); /* rtl starts */
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = prog_handler;
+	sa.sa_flags = SA_SIGINFO;
+	CHECK_EQ(rtl_ext_sigaction(SIGSEGV, &sa, &old), 0);
+#if !defined(__SANITIZE_ADDRESS__) /* there, ASan's handler came first */
+	CHECK(old.sa_handler == SIG_DFL);
+#endif
+	CHECK_EQ(rtl_ext_sigaction(SIGSEGV, NULL, &old), 0);
+	CHECK(old.sa_sigaction == prog_handler);
+	sigaction(SIGSEGV, NULL, &kernel);
+	CHECK(kernel.sa_sigaction != prog_handler);
+	prog_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+	                 -1, 0);
+	poke(prog_page, 1);
+	CHECK_EQ(prog_calls, 1);
+	region_handler(x, grant_handler);
+	region_protect(x, PROT_NONE);
+	poke(x, 2); /* still rtl's */
+	CHECK_EQ(h_calls, 1);
+	CHECK_EQ(prog_calls, 1);
+}
+
+/* A page of the RW view the program made read-only: the fault is the
+ * program's (it used to loop in rtl as a stale trap). */
+TEST(fault_the_view_allows_is_the_programs)
+{
+	struct sigaction sa;
+	char *x = region_alloc(8192, &x);
+	char *page = (char *)(((uintptr_t)x + 4095) & ~(uintptr_t)4095);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = prog_handler;
+	sa.sa_flags = SA_SIGINFO;
+	rtl_ext_sigaction(SIGSEGV, &sa, NULL);
+	CHECK_EQ(mprotect(page, 4096, PROT_READ), 0);
+	poke(page, 3);
+	CHECK_EQ(prog_calls, 1);
+	CHECK_EQ(peek(page), 3);
+	CHECK_EQ(stats().traps, 0);
+}
+
+static void *claimed_page;
+static int claim(void *addr, int write)
+{
+	return write && (uintptr_t)addr - (uintptr_t)claimed_page < 4096;
+}
+
+/* The filter gives a write through the RO view to the program; other
+ * faults there stay region traps. */
+TEST(filter_claims_for_the_program)
+{
+	struct sigaction sa;
+	char *x = region_alloc(8192, &x);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = prog_handler;
+	sa.sa_flags = SA_SIGINFO;
+	rtl_ext_sigaction(SIGSEGV, &sa, NULL);
+	region_handler(x, grant_handler);
+	region_protect(x, PROT_READ);
+	claimed_page = (void *)(((uintptr_t)x + 4096) & ~(uintptr_t)4095);
+	rtl_ext_set_fault_filter(claim);
+	/* prog_handler opens the RO view's page: the write then succeeds
+	 * there, without rtl. */
+	poke(claimed_page, 4);
+	CHECK_EQ(prog_calls, 1);
+	CHECK_EQ(h_calls, 0);
+	poke(x, 5); /* the region's first page: rtl's */
+	CHECK_EQ(h_calls, 1);
+	rtl_ext_set_fault_filter(NULL);
+}
+
+/* A one-shot action runs once, then the default: the process dies. */
+static void oneshot_child(void)
+{
+	struct sigaction sa;
+	char *x = region_alloc(64, &x);
+
+	(void)x;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = prog_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+	rtl_ext_sigaction(SIGSEGV, &sa, NULL);
+	prog_page = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+	                 -1, 0);
+	poke(prog_page, 1);
+	if (prog_calls != 1)
+		_exit(3);
+	poke(prog_page + 4096, 1);
+	_exit(0);
+}
+
+TEST(resethand_runs_once)
+{
+	char err[1024];
+	int st = test_run_captured(oneshot_child, err, sizeof(err));
+
+	CHECK(test_died_of(st, SIGSEGV));
+}
+
+/* The preload's heap: find a region from any view; release pages. */
+TEST(region_find_and_release)
+{
+	struct rtl_ext_region r;
+	uintptr_t base;
+	size_t got, view;
+	char *ext = rtl_ext_reserve(1 << 16, &got);
+	char *p = ext + 128;
+
+	CHECK(ext != NULL);
+	CHECK_EQ(rtl_ext_region_find(p, &r), -1);
+	CHECK(region_define(p, 100, NULL) == p);
+	rtl_ext_views(&base, &view);
+	/* The same byte through the NONE view. */
+	CHECK_EQ(rtl_ext_region_find(p + 99 - 2 * view, &r), 0);
+	CHECK(r.start == p);
+	CHECK_EQ(r.size, 100);
+	CHECK_EQ(r.offset, 99);
+	CHECK_EQ(r.prot, PROT_NONE);
+	CHECK_EQ(rtl_ext_region_find(p + 100 + 64, &r), -1); /* past its span */
+	region_free(p);
+	CHECK_EQ(rtl_ext_region_find(p, &r), -1);
+	memset(ext + 4096, 9, 8192);
+	CHECK_EQ(rtl_ext_release(ext + 4096, 8192), 0);
+	CHECK_EQ(peek(ext + 4096), 0);
+	CHECK_EQ(peek(ext + 4096 + 8191), 0);
+	CHECK_EQ(rtl_ext_release((void *)&r, 10), -1);
+}

@@ -1,0 +1,261 @@
+/* The trap path at its edges: a difference register kept right when the
+ * pointer beside it moves, forms no register explains, gathers, reads past
+ * a region's end (over-reads) and accesses straddling two regions or a
+ * region and free space, and code that changes under the decode cache. */
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "helpers.h"
+#include "test.h"
+
+/* A call from inline asm must step over the red zone. */
+#define CALL "sub $128, %%rsp\n call *%[f]\n add $128, %%rsp"
+
+static _Atomic int n_calls; /* the neighbour's handler */
+static void neighbour_handler(rtl_trap_t *t)
+{
+	n_calls++;
+	region_protect(t->addr, t->write ? RW : PROT_READ);
+}
+
+/* Two adjacent 40-byte regions (64-byte spans): a then b. */
+static void adjacent(char **a, char **b)
+{
+	for (int tries = 0; tries < 64; tries++) {
+		*a = region_alloc(40, a);
+		*b = region_alloc(40, b);
+		CHECK(*a && *b);
+		if (*b == *a + 64)
+			return;
+	}
+	CHECK(!"no two adjacent regions");
+}
+
+/* The pointer traps and moves; the code after adds a difference to it to
+ * reach ordinary memory: the difference is moved back, the load is right. */
+TEST(difference_kept_when_pointer_moves)
+{
+	static char other[64] = "ordinary";
+	char *x = region_alloc(64, &x), *p;
+	uint64_t v, w;
+	long d;
+
+	CHECK(x != NULL);
+	strcpy(x, "region!");
+	region_handler(x, grant_handler);
+	region_protect(x, PROT_NONE);
+	p = *(char *volatile *)&x;
+	d = other - p;
+	__asm__ volatile("mov (%[p]), %[v]\n mov (%[p],%[d],1), %[w]"
+	                 : [v] "=&r"(v), [w] "=&r"(w), [p] "+r"(p), [d] "+r"(d)
+	                 :
+	                 : "memory");
+	CHECK_EQ(h_calls, 1);
+	CHECK(memcmp(&v, "region!", 8) == 0);
+	CHECK(memcmp(&w, "ordinary", 8) == 0);
+	CHECK(p + d == other);
+}
+
+/* base + difference with nothing to tell which is the pointer: the
+ * process dies with a diagnostic naming the instruction. */
+static void ambiguous_difference(void)
+{
+	static char other[64];
+	char *x = region_alloc(64, &x);
+	uint64_t v;
+	char *q = other;
+	long d;
+
+	region_handler(x, grant_handler);
+	region_protect(x, PROT_NONE);
+	d = *(char *volatile *)&x - q;
+	__asm__ volatile("mov (%[q],%[d],1), %[v]\n xor %k[q], %k[q]"
+	                 : [v] "=r"(v), [q] "+r"(q), [d] "+r"(d)
+	                 :
+	                 : "memory");
+	_exit(0);
+}
+
+TEST(ambiguous_difference_dies)
+{
+	char err[8192];
+	int st = test_run_captured(ambiguous_difference, err, sizeof(err));
+
+	CHECK(test_died_of(st, SIGSEGV));
+	CHECK(strstr(err, "neither register points into the region") != NULL);
+	CHECK(strstr(err, "instruction: mov") != NULL);
+}
+
+/* Gathers take one address per element: rtl refuses them by name. */
+static void gather(void)
+{
+	int *x = region_alloc(256, &x);
+	region_handler(x, grant_handler);
+	region_protect(x, PROT_NONE);
+	int *p = *(int *volatile *)&x;
+	__asm__ volatile("vpcmpeqd %%ymm2, %%ymm2, %%ymm2\n"
+	                 "vpxor %%ymm1, %%ymm1, %%ymm1\n"
+	                 "vpgatherdd %%ymm2, (%[p],%%ymm1,4), %%ymm0"
+	                 :
+	                 : [p] "r"(p)
+	                 : "memory", "xmm0", "xmm1", "xmm2");
+	_exit(0);
+}
+
+TEST(gather_dies_naming_instruction)
+{
+	char err[8192];
+	int st;
+
+	if (!__builtin_cpu_supports("avx2")) {
+		printf("# skipped: no AVX2\n");
+		return;
+	}
+	st = test_run_captured(gather, err, sizeof(err));
+	CHECK(test_died_of(st, SIGSEGV));
+	CHECK(strstr(err, "gather or scatter") != NULL);
+	CHECK(strstr(err, "vpgatherdd") != NULL);
+}
+
+/* A read through a's pointer that runs past a's span into b (an aligned
+ * vector block, or a straddling load) is a's: b's handler never runs and
+ * the bytes come from b through a's new view. */
+TEST(over_read_into_neighbour_is_the_pointers_region)
+{
+	char *a, *b, *p;
+	uint64_t v, w;
+
+	adjacent(&a, &b);
+	memcpy(b, "neighbour", 10);
+	region_handler(a, grant_handler);
+	region_handler(b, neighbour_handler);
+	region_protect(a, PROT_NONE);
+	region_protect(b, PROT_NONE);
+	p = *(char *volatile *)&a;
+	/* Starts in b: attributed by its base register. */
+	__asm__ volatile("mov 64(%[p]), %[v]" : [v] "=r"(v), [p] "+r"(p) : : "memory");
+	CHECK_EQ(h_calls, 1);
+	/* Straddles a's span end: starts in a. */
+	region_protect(a, PROT_NONE);
+	p = *(char *volatile *)&a;
+	__asm__ volatile("mov 60(%[p]), %[w]" : [w] "=r"(w), [p] "+r"(p) : : "memory");
+	CHECK_EQ(h_calls, 2);
+	CHECK_EQ(n_calls, 0);
+	CHECK(memcmp(&v, "neighbou", 8) == 0);
+	CHECK(memcmp((char *)&w + 4, "neig", 4) == 0);
+	peek(*(char *volatile *)&b); /* b still traps for itself */
+	CHECK_EQ(n_calls, 1);
+}
+
+/* A write that leaves the region it is checked against is refused: it
+ * would change the neighbour without its handler. */
+static char *straddle_target;
+static void straddling_write(void)
+{
+	char *a, *b;
+	adjacent(&a, &b);
+	region_handler(NULL, grant_handler);
+	region_protect(a, PROT_READ);
+	straddle_target = *(char *volatile *)&a;
+	*(volatile uint64_t *)(straddle_target + 60) = 1;
+	_exit(0);
+}
+
+TEST(straddling_write_dies)
+{
+	char err[8192];
+	int st = test_run_captured(straddling_write, err, sizeof(err));
+
+	CHECK(test_died_of(st, SIGSEGV));
+	CHECK(strstr(err, "write crossing the end of the region") != NULL);
+	CHECK(strstr(err, "offset 60 of region") != NULL);
+}
+
+/* A region followed by free space: a straddling read works (the free
+ * space reads as zero), nothing else is involved. */
+TEST(read_straddling_into_free_space)
+{
+	char *a = region_alloc(40, &a), *spare = region_alloc(40, &spare), *p;
+	uint64_t v;
+
+	CHECK(a && spare);
+	if (spare == a + 64)
+		region_free(spare); /* make a's neighbour free */
+	memset(a, 0x11, 40);
+	region_handler(a, grant_handler);
+	region_protect(a, PROT_NONE);
+	p = *(char *volatile *)&a;
+	v = 1;
+	__asm__ volatile("mov 60(%[p]), %[v]" : [v] "+r"(v), [p] "+r"(p) : : "memory");
+	CHECK_EQ(h_calls, 1);
+	CHECK_EQ(v, 0);
+}
+
+/* The decode cache keys on the instruction bytes: new code at the same
+ * address is decoded anew. First [rdi]; then [rsi + rdx] with rdx a
+ * difference, which only a fresh decode can fix. */
+TEST(decode_cache_follows_code_change)
+{
+	static const uint8_t first[] = { 0x48, 0x8b, 0x07, 0xc3 };
+	static const uint8_t second[] = { 0x48, 0x8b, 0x04, 0x16, /* [rsi+rdx] */
+		                          0x48, 0x8b, 0x0e,       /* rcx, [rsi] */
+		                          0xc3 };
+	static uint64_t other;
+	uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+	                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t *x = region_alloc(64, &x), v;
+	struct rtl_ext_stats s0, s1;
+
+	CHECK(code != MAP_FAILED && x);
+	x[0] = 42;
+	region_handler(x, grant_handler);
+	memcpy(code, first, sizeof(first));
+	region_protect(x, PROT_NONE);
+	s0 = stats();
+	__asm__ volatile(CALL : "=a"(v) : [f] "r"(code), "D"(x)
+	                 : "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory");
+	CHECK_EQ(v, 42);
+	memcpy(code, second, sizeof(second));
+	region_protect(x, PROT_NONE);
+	__asm__ volatile(CALL
+	                 : "=a"(v)
+	                 : [f] "r"(code), "S"(&other),
+	                   "d"((char *)*(uint64_t *volatile *)&x - (char *)&other)
+	                 : "rcx", "rdi", "r8", "r9", "r10", "r11", "memory");
+	s1 = stats();
+	CHECK_EQ(v, 42);
+	CHECK_EQ(h_calls, 2);
+	CHECK(s1.decode_misses - s0.decode_misses == 2);
+}
+
+/* An fs-relative access: its address needs the segment base, which the
+ * decoder does not have; no register lies in the region, nothing can be
+ * moved, and rtl says so instead of resuming into the same fault. */
+#include <asm/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static void fs_relative(void)
+{
+	char *x = region_alloc(64, &x);
+	unsigned long fs;
+	uint64_t v, d;
+
+	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
+	region_handler(x, grant_handler);
+	region_protect(x, PROT_NONE);
+	d = (uint64_t)*(char *volatile *)&x - fs;
+	__asm__ volatile("mov %%fs:(%[d]), %[v]" : [v] "=r"(v) : [d] "r"(d) : "memory");
+	_exit(0);
+}
+
+TEST(segment_relative_access_dies_explained)
+{
+	char err[8192];
+	int st = test_run_captured(fs_relative, err, sizeof(err));
+
+	CHECK(test_died_of(st, SIGSEGV));
+	CHECK(strstr(err, "no register explains") != NULL);
+	CHECK(strstr(err, "fs:") != NULL);
+}

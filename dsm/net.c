@@ -10,6 +10,8 @@
 
 #include "wire.h"
 
+#define LARGE 16384 /* beyond Open MPI's eager limits for shared memory */
+
 double net_now(void)
 {
 	struct timespec ts;
@@ -80,7 +82,14 @@ void net_send(int dest, MPI_Comm c, int tag, struct wbuf *w, const char *what)
 		else if (spins > 48 && (spins & 15) == 0 &&
 			 net_now() - t0 > dsm.timeout)
 			peer_silent(what, dest);
-		net_backoff(&spins);
+		/* A large message moves in fragments that need this side's
+		 * progress: yield, never sleep, until it is through. */
+		if (w->n > LARGE && spins >= 48) {
+			spins++;
+			sched_yield();
+		} else {
+			net_backoff(&spins);
+		}
 	}
 }
 

@@ -56,13 +56,17 @@ static int carrier(const struct form *f, const struct rtl_move *mv,
 		return b; /* base + disp: the base is the pointer */
 	if (b < 0)
 		return f->index;
+	/* A scaled index is an element number, never the pointer: the base
+	 * carries the address, even when it lies in another region's span (a
+	 * pointer biased back by the first index, as in LU's blocked loops;
+	 * moving the index would run the loop away). */
+	if (i < 0)
+		return b;
 	/* A register inside a region (any view) points at that region. */
 	b_other = where(mv, old[b]) == RTL_AT_REGION;
-	i_other = i >= 0 && where(mv, old[i]) == RTL_AT_REGION;
+	i_other = where(mv, old[i]) == RTL_AT_REGION;
 	if (b_other != i_other)
 		return b_other ? f->index : b;
-	if (i < 0)
-		return b; /* a scaled index is never the pointer */
 	/* A pointer biased into the span: that one carries it. */
 	if (near(mv, old[b], ea) != near(mv, old[i], ea))
 		return near(mv, old[b], ea) ? b : i;

@@ -117,6 +117,24 @@ void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
 			move_view(t, r, v, to);
 }
 
+int rtl_trap_current_region(uintptr_t a, struct rtl_found *f)
+{
+	const struct trap *t = current;
+	int view = rtl_view_of(a);
+	uint64_t off;
+
+	if (!t || !t->f.r || view < 0)
+		return -1;
+	off = a - rtl_view_base(view);
+	if (off - t->f.r->lo >= t->f.r->span)
+		return -1;
+	f->r = t->f.r;
+	f->gen = t->f.gen;
+	f->view = view;
+	f->off = off;
+	return 0;
+}
+
 /* ---- diagnostics and death ---- */
 
 static const char *prot_name(int view)

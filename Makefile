@@ -2,7 +2,7 @@
 BUILD ?= build
 MESON_FLAGS ?=
 
-.PHONY: all deps build test demo bench clean
+.PHONY: all deps build test demo bench clean bench-dsm
 
 all: build
 
@@ -21,6 +21,12 @@ test: build
 demo: build
 	@examples/demo.sh $(BUILD)
 
+# The benchmark suite (bench/README.md); needs gnuplot for its plots, which
+# make test does not.
+bench: build
+	@RTL_EXTRA_PACKAGES="$$(cat bench/deps.txt)" scripts/deps.sh
+	@bench/run.sh $(BUILD)
+
 clean:
 	rm -rf $(BUILD)
 
@@ -37,3 +43,9 @@ soak: build
 .PHONY: check-sanitize
 check-sanitize:
 	@scripts/check-sanitize.sh
+
+# The DSM case study (docs/dsm.md): the paper's Tables 7 and 8 for this
+# machine, 1 and 4 ranks, pages and regions; JSON and PNG in bench/out/.
+bench-dsm: build
+	@RTL_EXTRA_PACKAGES="gnuplot-nox" scripts/deps.sh
+	@python3 bench/dsm/run.py $(BUILD)

@@ -29,7 +29,10 @@ int region_protect(void *addr, int prot)
 		errno = EINVAL;
 		return -1;
 	}
-	if (rtl_region_find((uintptr_t)addr, &f) < 0) {
+	/* In a handler, the address is usually in the region that trapped:
+	 * no need to look it up again (the lock checks it is still live). */
+	if (rtl_trap_current_region((uintptr_t)addr, &f) < 0 &&
+	    rtl_region_find((uintptr_t)addr, &f) < 0) {
 		errno = ENOENT;
 		return -1;
 	}

@@ -70,6 +70,9 @@ struct trap {
 	struct rtl_insn insn;
 	const struct rtl_mem_op *op; /* the operand that faulted, if known */
 	uint64_t entry_gpr[RTL_NGPR];
+	uint64_t gpr[RTL_NGPR]; /* the registers as moved so far; the signal
+	                           frame gets them once, when the trap resolves */
+	int dead;               /* die() ran: the frame keeps entry_gpr */
 	struct trap *outer;
 };
 
@@ -94,7 +97,7 @@ static enum rtl_where where_is(uint64_t a, void *arg)
 static void move_view(struct trap *t, const struct rtl_region *r, int from,
                       int to)
 {
-	uint64_t old[RTL_NGPR], gpr[RTL_NGPR];
+	uint64_t old[RTL_NGPR];
 	struct rtl_move mv;
 
 	if (from == to)
@@ -104,13 +107,14 @@ static void move_view(struct trap *t, const struct rtl_region *r, int from,
 	mv.delta = (int64_t)(rtl_view_base(to) - rtl_view_base(from));
 	mv.where = where_is;
 	mv.arg = &from;
-	rtl_ctx_gprs(t->uc, old);
-	memcpy(gpr, old, sizeof(gpr));
-	rtl_gprs_swizzle(gpr, mv.lo, mv.hi, mv.delta);
+	memcpy(old, t->gpr, sizeof(old));
+	if (!rtl_gprs_swizzle(t->gpr, mv.lo, mv.hi, mv.delta) && t->have_insn &&
+	    !rtl_derive_inside(&t->insn, &mv, old))
+		return; /* nothing here, by register or by address: the common
+		           case for the views a protection change leaves empty */
 	if (t->have_insn &&
-	    rtl_derive_fix(&t->insn, t->op, &mv, old, gpr) < 0)
+	    rtl_derive_fix(&t->insn, t->op, &mv, old, t->gpr) < 0)
 		t->ambiguous = 1;
-	rtl_ctx_set_gprs(t->uc, gpr);
 }
 
 void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
@@ -122,6 +126,24 @@ void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
 	for (int v = 0; v < RTL_NVIEWS; v++)
 		if (v != to && (from < 0 || v == from))
 			move_view(t, r, v, to);
+}
+
+int rtl_trap_current_region(uintptr_t a, struct rtl_found *f)
+{
+	const struct trap *t = current;
+	int view = rtl_view_of(a);
+	uint64_t off;
+
+	if (!t || !t->f.r || view < 0)
+		return -1;
+	off = a - rtl_view_base(view);
+	if (off - t->f.r->lo >= t->f.r->span)
+		return -1;
+	f->r = t->f.r;
+	f->gen = t->f.gen;
+	f->view = view;
+	f->off = off;
+	return 0;
 }
 
 /* ---- diagnostics and death ---- */
@@ -167,8 +189,7 @@ static void die(struct trap *t, const char *why)
 	struct rtl_diag d;
 	struct sigaction dfl;
 
-	for (int i = 0; i < RTL_NGPR; i++)
-		t->uc->uc_mcontext.gregs[rtl_ctx_greg[i]] = (greg_t)t->entry_gpr[i];
+	t->dead = 1; /* the frame keeps the registers it came with */
 	d.n = 0;
 	rtl_diag_str(&d, "rtl: ");
 	rtl_diag_str(&d, why);
@@ -228,6 +249,11 @@ static int attribute(struct trap *t)
 	const struct rtl_mem_op *m = t->op;
 	struct rtl_found q;
 
+	/* The usual case: the base points into the same span. */
+	if (found && m && m->base >= 0 && m->base < RTL_NGPR &&
+	    t->entry_gpr[m->base] - (rtl_view_base(t->f.view) + t->f.r->lo) <
+	            t->f.r->span)
+		return 0;
 	if (m && m->index < 0 && m->base >= 0 && m->base < RTL_NGPR &&
 	    rtl_region_find(t->entry_gpr[m->base], &q) == 0 &&
 	    q.view == rtl_view_of(t->addr) && (!found || q.r != t->f.r)) {
@@ -257,14 +283,12 @@ static int write_in_span(const struct trap *t)
 /* After swizzling: is the access now going where it may? */
 static int resolved(const struct trap *t)
 {
-	uint64_t gpr[RTL_NGPR];
 	uint64_t ea;
 	int view;
 
-	rtl_ctx_gprs(t->uc, gpr);
 	if (!t->op)
-		return memcmp(gpr, t->entry_gpr, sizeof(gpr)) != 0;
-	ea = rtl_mem_ea(&t->insn, t->op, gpr);
+		return memcmp(t->gpr, t->entry_gpr, sizeof(t->gpr)) != 0;
+	ea = rtl_mem_ea(&t->insn, t->op, t->gpr);
 	view = rtl_view_of(ea);
 	return view < 0 || view_allows(view, t->write);
 }
@@ -374,7 +398,9 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	t.op = NULL;
 	t.ambiguous = 0;
 	t.outer = NULL;
+	t.dead = 0;
 	rtl_ctx_gprs(t.uc, t.entry_gpr);
+	memcpy(t.gpr, t.entry_gpr, sizeof(t.gpr));
 	t.have_insn = rtl_decode(rtl_ctx_pc(t.uc), &t.insn) == 0;
 	if (t.have_insn)
 		t.op = faulting_operand(&t);
@@ -387,6 +413,8 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 		if (t.have_insn && !t.op)
 			t.op = operand_in_span(&t);
 		region_trap(&t);
+		if (!t.dead)
+			rtl_ctx_set_gprs(t.uc, t.gpr);
 	}
 	if (--depth == 0)
 		atomic_fetch_add_explicit(&rtl_stats.trap_ns, now_ns() - t0,

@@ -12,4 +12,9 @@ int rtl_trap_install(void);
  * handler. */
 void rtl_trap_move_registers(const struct rtl_region *r, int from, int to);
 
+/* Inside a region handler: if address a lies in the span of the region
+ * that trapped (any view), fill *f as rtl_region_find would and return 0;
+ * otherwise -1. Saves the lookup the handler's own region_protect makes. */
+int rtl_trap_current_region(uintptr_t a, struct rtl_found *f);
+
 #endif

@@ -28,7 +28,12 @@ int rtl_dcache_get(uint64_t pc, struct rtl_insn *out)
 
 	if (s1 & 1 || !s1)
 		return -1;
-	memcpy(out, &e->insn, sizeof(*out));
+	/* The header, then only the look-ahead forms in use: the whole
+	 * record is five times larger than a typical entry. A torn nlater is
+	 * clamped by rtl_insn_used and caught by the sequence check below. */
+	memcpy(out, &e->insn, __builtin_offsetof(struct rtl_insn, later));
+	memcpy(out->later, e->insn.later,
+	       rtl_insn_used(out) - __builtin_offsetof(struct rtl_insn, later));
 	atomic_thread_fence(memory_order_acquire);
 	s2 = atomic_load_explicit(&e->seq, memory_order_relaxed);
 	if (s1 != s2 || out->pc != pc)
@@ -49,6 +54,6 @@ void rtl_dcache_put(const struct rtl_insn *in)
 	                 memory_order_relaxed))
 		return;
 	atomic_thread_fence(memory_order_release);
-	memcpy(&e->insn, in, sizeof(*in));
+	memcpy(&e->insn, in, rtl_insn_used(in));
 	atomic_store_explicit(&e->seq, s + 2, memory_order_release);
 }

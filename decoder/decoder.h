@@ -102,14 +102,22 @@ struct rtl_insn {
 	uint8_t flags;
 	uint8_t bytes[RTL_INSN_MAX_BYTES];
 	struct rtl_mem_op mem[RTL_INSN_MAX_MEM];
+	char text[80]; /* "mnemonic operands", for diagnostics */
 	/* What follows (decoded on a cache miss, see flow.c): address forms
 	 * that must stay consistent when registers move between views, and
-	 * the registers used alone as a base (so: pointers). */
+	 * the registers used alone as a base (so: pointers). Last, so that a
+	 * copy can stop after the nlater forms in use. */
 	uint8_t nlater;
 	uint16_t ptr_regs;
 	struct rtl_form later[RTL_INSN_MAX_LATER];
-	char text[80]; /* "mnemonic operands", for diagnostics */
 };
+
+/* Bytes of in that hold information: everything up to the forms in use. */
+static inline size_t rtl_insn_used(const struct rtl_insn *in)
+{
+	unsigned n = in->nlater < RTL_INSN_MAX_LATER ? in->nlater : RTL_INSN_MAX_LATER;
+	return __builtin_offsetof(struct rtl_insn, later) + n * sizeof(struct rtl_form);
+}
 
 /* Open the backend once, before any trap. -1 with errno on failure. */
 int rtl_decoder_init(void);

@@ -56,13 +56,17 @@ static int carrier(const struct form *f, const struct rtl_move *mv,
 		return b; /* base + disp: the base is the pointer */
 	if (b < 0)
 		return f->index;
+	/* A scaled index is an element number, never the pointer: the base
+	 * carries the address, even when it lies in another region's span (a
+	 * pointer biased back by the first index, as in LU's blocked loops;
+	 * moving the index would run the loop away). */
+	if (i < 0)
+		return b;
 	/* A register inside a region (any view) points at that region. */
 	b_other = where(mv, old[b]) == RTL_AT_REGION;
-	i_other = i >= 0 && where(mv, old[i]) == RTL_AT_REGION;
+	i_other = where(mv, old[i]) == RTL_AT_REGION;
 	if (b_other != i_other)
 		return b_other ? f->index : b;
-	if (i < 0)
-		return b; /* a scaled index is never the pointer */
 	/* A pointer biased into the span: that one carries it. */
 	if (near(mv, old[b], ea) != near(mv, old[i], ea))
 		return near(mv, old[b], ea) ? b : i;
@@ -70,6 +74,16 @@ static int carrier(const struct form *f, const struct rtl_move *mv,
 	if (!(ptr_regs >> b & 1) != !(ptr_regs >> i & 1))
 		return (ptr_regs >> b & 1) ? i : b;
 	return -1;
+}
+
+/* Whether f already forms after the move the address it must: the first
+ * test fix_form makes, cheap enough for every form on every move. */
+static int consistent(const struct form *f, const struct rtl_move *mv,
+                      const uint64_t old[RTL_NGPR], const uint64_t gpr[RTL_NGPR])
+{
+	uint64_t ea_old = form_ea(f, old);
+	uint64_t want = in_span(mv, ea_old) ? ea_old + (uint64_t)mv->delta : ea_old;
+	return form_ea(f, gpr) == want;
 }
 
 /* Make one form consistent. Returns -1 if it needed a move and which
@@ -146,17 +160,41 @@ int rtl_derive_fix(const struct rtl_insn *in, const struct rtl_mem_op *must,
 	for (int i = 0; i < in->nlater; i++) {
 		const struct rtl_form *l = &in->later[i];
 		int feasible = 1;
-		/* On a way the registers cannot take (glibc's dispatch on the
-		 * size), the form means nothing. */
-		for (int c = 0; c < l->ncond; c++)
-			feasible &= rtl_cond_holds(&l->cond[c], old);
-		if (!feasible)
-			continue;
+
 		f.base = l->base;
 		f.index = l->index;
 		f.scale = l->scale;
 		f.disp = (uint64_t)l->disp;
-		fix_form(&f, mv, in->ptr_regs, old, gpr, &fixed);
+		/* Most forms are consistent already (nothing they use moved, or
+		 * all of it did): look no further, this runs on every move. */
+		if (consistent(&f, mv, old, gpr))
+			continue;
+		/* On a way the registers cannot take (glibc's dispatch on the
+		 * size), the form means nothing. */
+		for (int c = 0; c < l->ncond; c++)
+			feasible &= rtl_cond_holds(&l->cond[c], old);
+		if (feasible)
+			fix_form(&f, mv, in->ptr_regs, old, gpr, &fixed);
 	}
 	return ret;
+}
+
+int rtl_derive_inside(const struct rtl_insn *in, const struct rtl_move *mv,
+                      const uint64_t gpr[RTL_NGPR])
+{
+	struct form f;
+
+	for (int i = 0; i < in->nmem; i++)
+		if (own_form(&in->mem[i], &f) && in_span(mv, form_ea(&f, gpr)))
+			return 1;
+	for (int i = 0; i < in->nlater; i++) {
+		const struct rtl_form *l = &in->later[i];
+		f.base = l->base;
+		f.index = l->index;
+		f.scale = l->scale;
+		f.disp = (uint64_t)l->disp;
+		if (in_span(mv, form_ea(&f, gpr)))
+			return 1;
+	}
+	return 0;
 }

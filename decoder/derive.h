@@ -30,6 +30,12 @@ struct rtl_move {
  * (strcpy keeps dst - k in a register and adds k back in the address). */
 #define RTL_DERIVE_NEAR 4096
 
+/* Whether any address form of in (own operands and in->later, whatever
+ * their conditions) lies in the span with the registers gpr. When no
+ * register moved and none does, rtl_derive_fix has nothing to do. */
+int rtl_derive_inside(const struct rtl_insn *in, const struct rtl_move *mv,
+                      const uint64_t gpr[RTL_NGPR]);
+
 /* old: the registers before the move; gpr: after it, fixed in place. For
  * each address form of in (its own operands, then in->later):
  *  - an address that pointed into the span and did not move with it (no

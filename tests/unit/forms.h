@@ -74,7 +74,7 @@ static int forms_decoder_ready;
 
 static void run_form(const struct form *f, int prot)
 {
-	char *buf = aligned_alloc(4096, SIZE), q1[256], q2[256];
+	char *buf = aligned_alloc(4096, (SIZE + 4095) & ~(size_t)4095), q1[256], q2[256];
 	char *x, *view;
 	struct res ref, got;
 	struct rtl_insn in;

@@ -43,8 +43,9 @@ static inline void bufs_init(struct bufs *b)
 {
 	for (int i = 0; i < 2; i++) {
 		b->r[i] = region_alloc(ROOM, &b->r[i]);
-		b->o[i] = aligned_alloc(4096, ROOM);
-		b->p[i] = aligned_alloc(4096, ROOM);
+		/* aligned_alloc wants a multiple of the alignment. */
+		b->o[i] = aligned_alloc(4096, (ROOM + 4095) & ~(size_t)4095);
+		b->p[i] = aligned_alloc(4096, (ROOM + 4095) & ~(size_t)4095);
 		CHECK(b->r[i] && b->o[i] && b->p[i]);
 		CHECK_EQ((uintptr_t)b->r[i] % 4096, 0);
 	}

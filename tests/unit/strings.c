@@ -289,7 +289,7 @@ static void ping_pong(rtl_trap_t *t)
 TEST(traps_inside_glibc_loops)
 {
 	static const size_t sizes[] = { 40, 100, 300, 1000, 4000, 20000, 65536 };
-	char *o0 = aligned_alloc(4096, 70000), *o1 = aligned_alloc(4096, 70000);
+	char *o0 = aligned_alloc(4096, 73728), *o1 = aligned_alloc(4096, 73728);
 	uint64_t t0 = stats().traps;
 
 	for (int i = 0; i < 2; i++) {

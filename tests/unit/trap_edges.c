@@ -259,3 +259,34 @@ TEST(segment_relative_access_dies_explained)
 	CHECK(strstr(err, "no register explains") != NULL);
 	CHECK(strstr(err, "fs:") != NULL);
 }
+
+/* LU's blocked fill as gcc -O2 compiles it: the store goes through
+ * (base, index*8) where base is the block pointer biased back by the first
+ * index, so it lies in the span of the region before, and the index is the
+ * loop counter. The base must move, not the counter (which would run the
+ * loop away over memory). */
+TEST(biased_base_with_scaled_index)
+{
+	uint64_t *a = region_alloc(32768, &a), *b = region_alloc(32768, &b);
+	uint64_t *biased;
+	long i = 64, end = 128;
+
+	CHECK(a && b);
+	CHECK((char *)b - (char *)a == 65536); /* spans of 64 KiB, adjacent */
+	region_handler(NULL, grant_handler);
+	region_protect(b, PROT_READ);
+	biased = *(uint64_t *volatile *)&b - 64; /* in a's span, past its end */
+	__asm__ volatile("1: movq %[v], (%[base],%[i],8)\n\t"
+	                 "incq %[i]\n\t"
+	                 "cmpq %[end], %[i]\n\t"
+	                 "jne 1b"
+	                 : [i] "+r"(i), [base] "+r"(biased)
+	                 : [v] "r"((uint64_t)7), [end] "r"(end)
+	                 : "memory", "cc");
+	CHECK_EQ(i, end);
+	CHECK_EQ(h_calls, 1);
+	for (int k = 0; k < 64; k++)
+		CHECK_EQ(b[k], 7);
+	CHECK_EQ(b[64], 0);
+	CHECK_EQ(a[4095], 0);
+}

@@ -67,7 +67,7 @@ static void arrays_init(struct arrays *v)
 {
 	for (int i = 0; i < 3; i++) {
 		v->r[i] = region_alloc(BYTES, &v->r[i]);
-		v->o[i] = aligned_alloc(4096, BYTES);
+		v->o[i] = aligned_alloc(4096, (BYTES + 4095) & ~(size_t)4095);
 		CHECK(v->r[i] && v->o[i]);
 	}
 	region_handler(NULL, grant_handler);

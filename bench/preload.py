@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""make bench, preload part: malloc+free throughput routed through rtl's
+preload against glibc and plain jemalloc (1 and 2 threads), and a real
+program (sqlite3 inserting 10^5 rows) with nothing routed and with
+everything routed, as ratios to no preload. Writes OUT/preload.json.
+
+Skipped, with a message, when BUILD/preload/librtlpreload.so does not exist
+(RTL_BENCH_PRELOAD may name another library to try the driver). Uses the
+preload only through LD_PRELOAD and RTL_CONFIG (issue 5), the policies in
+bench/preload/."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
+ROWS = 100000
+
+
+def configs(lib):
+    pol = os.path.join(HERE, "preload")
+    return {
+        "plain": {},
+        "jemalloc": {"LD_PRELOAD": JEMALLOC},
+        "preload_none": {"LD_PRELOAD": lib,
+                         "RTL_CONFIG": os.path.join(pol, "none.ini")},
+        "preload_all": {"LD_PRELOAD": lib,
+                        "RTL_CONFIG": os.path.join(pol, "all.ini")},
+    }
+
+
+def run(cmd, extra, cwd, stdin=None):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LD_PRELOAD", "RTL_CONFIG")}
+    env.update(extra)
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, env=env, cwd=cwd, input=stdin,
+                       capture_output=True)
+    t = time.perf_counter() - t0
+    if r.returncode:
+        raise RuntimeError("%s under %s: exit %d\n%s" % (
+            cmd[0], extra, r.returncode, r.stderr.decode(errors="replace")))
+    return t, r.stdout
+
+
+def malloc_figures(build, cfgs, reps, ops, cwd):
+    prog = os.path.join(build, "bench", "rtl-malloc-bench")
+    out = {}
+    for threads in (1, 2):
+        row = {}
+        for name, extra in cfgs.items():
+            best = None
+            for _ in range(reps):
+                _, so = run([prog, str(threads), str(ops)], extra, cwd)
+                ns = float(so.split()[1])
+                best = ns if best is None else min(best, ns)
+            row[name] = {"ns_per_op": best}
+        for name in row:
+            row[name]["over_glibc"] = row[name]["ns_per_op"] / \
+                row["plain"]["ns_per_op"]
+            row[name]["over_jemalloc"] = row[name]["ns_per_op"] / \
+                row["jemalloc"]["ns_per_op"]
+        out["%d_thread%s" % (threads, "s" if threads > 1 else "")] = row
+    return out
+
+
+def sqlite_script(rows):
+    lines = ["CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL);",
+             "BEGIN;"]
+    lines += ["INSERT INTO t(b, c) VALUES('row %d', %d.5);" % (i, i)
+              for i in range(rows)]
+    lines += ["COMMIT;", "SELECT count(*), sum(c) FROM t;"]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def program_figures(cfgs, reps, rows, cwd):
+    script = sqlite_script(rows)
+    out, answer = {}, None
+    for name, extra in cfgs.items():
+        best = None
+        for _ in range(reps):
+            t, so = run(["sqlite3", ":memory:"], extra, cwd, stdin=script)
+            if answer is None:
+                answer = so
+            elif so != answer:
+                raise RuntimeError("sqlite3 output differs under " + name)
+            best = t if best is None else min(best, t)
+        out[name] = {"seconds": best,
+                     "over_plain": None}
+    for name in out:
+        out[name]["over_plain"] = out[name]["seconds"] / \
+            out["plain"]["seconds"]
+    return out
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit("usage: preload.py BUILD OUT [--quick]")
+    build, outdir = os.path.abspath(sys.argv[1]), sys.argv[2]
+    quick = "--quick" in sys.argv[3:]
+    dest = os.path.join(outdir, "preload.json")
+    lib = os.environ.get("RTL_BENCH_PRELOAD") or os.path.join(
+        build, "preload", "librtlpreload.so")
+    if not os.path.exists(lib):
+        print("\nPreload: skipped, %s does not exist (the preload is not "
+              "built);\npreload_none_over_plain and preload_all_over_plain "
+              "will be null." % lib)
+        if os.path.exists(dest):
+            os.remove(dest)
+        return
+    lib = os.path.abspath(lib)
+    cfgs = configs(lib)
+    reps = 2 if quick else 5
+    try:
+        with tempfile.TemporaryDirectory() as cwd:  # reports land here
+            mal = malloc_figures(build, cfgs, reps,
+                                 2000 if quick else 1000000, cwd)
+            prog = program_figures({k: cfgs[k] for k in
+                                    ("plain", "preload_none", "preload_all")},
+                                   reps, 1000 if quick else ROWS, cwd)
+    except (RuntimeError, OSError) as e:
+        print("\nPreload: FAILED, its keys in summary.json are null:\n%s" % e)
+        with open(dest, "w") as f:
+            json.dump({"library": lib, "error": str(e),
+                       "summary": {"none_over_plain": None,
+                                   "all_over_plain": None}}, f, indent=2)
+        return
+    res = {
+        "library": lib,
+        "malloc_free": mal,
+        "sqlite3_insert": dict(prog, rows=1000 if quick else ROWS),
+        "summary": {"none_over_plain": prog["preload_none"]["over_plain"],
+                    "all_over_plain": prog["preload_all"]["over_plain"]},
+    }
+    with open(dest, "w") as f:
+        json.dump(res, f, indent=2)
+        f.write("\n")
+    print("\nPreload (%s), min of %d runs" % (lib, reps))
+    print("malloc+free, ns per pair:   %10s %10s %13s %12s" %
+          ("glibc", "jemalloc", "preload-none", "preload-all"))
+    for k, row in mal.items():
+        print("  %-26s %10.1f %10.1f %13.1f %12.1f" % (
+            k.replace("_", " "), row["plain"]["ns_per_op"],
+            row["jemalloc"]["ns_per_op"], row["preload_none"]["ns_per_op"],
+            row["preload_all"]["ns_per_op"]))
+    print("sqlite3, %d inserts:       %10.3f s   nothing routed %.3f x   "
+          "everything routed %.3f x" % (
+              res["sqlite3_insert"]["rows"], prog["plain"]["seconds"],
+              prog["preload_none"]["over_plain"],
+              prog["preload_all"]["over_plain"]))
+
+
+if __name__ == "__main__":
+    main()

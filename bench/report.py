@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""make bench, last step: read the suite's JSON under OUT (appel_li.json,
+pieces.json, preload.json if the preload ran), write OUT/summary.json with the
+keys issue 7 lists, print the targets, and draw the plots with gnuplot.
+Reads and writes files only; measures nothing."""
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+KEYS = [
+    "rt_basic_trap_over_floor",
+    "rt_basic_prot1_over_vm",
+    "rt_basic_protN_over_vm",
+    "rt_update_over_basic_max",
+    "region_protect_ns",
+    "lookup_1e6_ns",
+    "multiview_prot1_over_vm",
+    "preload_none_over_plain",
+    "preload_all_over_plain",
+]
+
+# (key, limit, what): the issue's targets; ratios are of medians, same run.
+TARGETS = [
+    ("rt_basic_trap_over_floor", 1.10, "RT-basic trap / floor"),
+    ("rt_basic_prot1_over_vm", 0.40, "RT-basic prot1 / VM prot1"),
+    ("rt_basic_protN_over_vm", 0.70, "RT-basic protN / VM protN"),
+    ("rt_update_over_basic_max", 1.05, "RT-update / RT-basic, worst size"),
+    ("region_protect_ns", 50.0, "region_protect, 1 pointer (ns)"),
+    ("lookup_1e6_ns", 100.0, "lookup among 10^6 regions (ns)"),
+]
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+
+
+def dig(obj, *path):
+    for p in path:
+        if not isinstance(obj, dict) or p not in obj:
+            return None
+        obj = obj[p]
+    return obj
+
+
+def number(v):
+    return v if isinstance(v, (int, float)) and math.isfinite(v) else None
+
+
+def summary(al, pc, pre):
+    t4 = (al or {}).get("table4", {})
+    return {
+        "rt_basic_trap_over_floor": dig(t4, "RT-basic", "trap",
+                                        "ratio_median"),
+        "rt_basic_prot1_over_vm": dig(t4, "RT-basic", "prot1",
+                                      "ratio_median"),
+        "rt_basic_protN_over_vm": dig(t4, "RT-basic", "protN",
+                                      "ratio_median"),
+        "rt_update_over_basic_max": dig(al, "rt_update_over_basic_max",
+                                        "median"),
+        "region_protect_ns": dig(pc, "region_protect", "1", "median_ns"),
+        "lookup_1e6_ns": dig(pc, "lookup", "1000000", "independent",
+                             "median_ns"),
+        "multiview_prot1_over_vm": dig(t4, "MultiView", "prot1",
+                                       "ratio_median"),
+        "preload_none_over_plain": dig(pre, "summary", "none_over_plain"),
+        "preload_all_over_plain": dig(pre, "summary", "all_over_plain"),
+    }
+
+
+def write_dat(out, al, pc):
+    """Data files for plots.gp: ratio to VM by object size, lookup by count."""
+    for seq in ("prot1", "protN"):
+        t5 = dig(al, "table5_" + seq)
+        if not t5:
+            continue
+        with open(os.path.join(out, "ratio_%s.dat" % seq), "w") as f:
+            f.write("# bytes RT-basic RT-update MultiView (median / VM "
+                    "median, VM = K page sequences; 64 B: VM's 1 page)\n")
+            for i, s in enumerate(t5["sizes"]):
+                row = [dig(t5[m][i], "ratio_median") for m in
+                       ("RT-basic", "RT-update", "MultiView")]
+                f.write("%d %s\n" % (s["bytes"], " ".join(
+                    "%.5g" % v if number(v) else "NaN" for v in row)))
+    lk = dig(pc, "lookup") or {}
+    with open(os.path.join(out, "lookup.dat"), "w") as f:
+        f.write("# regions independent_median independent_min "
+                "dependent_median dependent_min (ns)\n")
+        for n in sorted(lk, key=int):
+            v = [dig(lk[n], a, b) for a in ("independent", "dependent")
+                 for b in ("median_ns", "min_ns")]
+            f.write("%s %s\n" % (n, " ".join(
+                "%.5g" % x if number(x) else "NaN" for x in v)))
+    chase = dig(pc, "memory_chase_mib", "128", "median_ns")
+    with open(os.path.join(out, "chase.dat"), "w") as f:
+        f.write("%s\n" % ("%.5g" % chase if number(chase) else "NaN"))
+
+
+def plot(out, here):
+    if not shutil.which("gnuplot"):
+        print("plots: skipped, gnuplot is not installed "
+              "(make bench installs bench/deps.txt)")
+        return
+    r = subprocess.run(["gnuplot", "-e", "out='%s'" % out,
+                        os.path.join(here, "plots.gp")],
+                       capture_output=True, text=True)
+    if r.returncode:
+        print("plots: gnuplot failed:\n" + r.stderr)
+    else:
+        print("plots: %s/ratio_vs_size.png, %s/lookup_vs_regions.png"
+              % (out, out))
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "bench/out"
+    here = os.path.dirname(os.path.abspath(__file__))
+    al = load(os.path.join(out, "appel_li.json"))
+    pc = load(os.path.join(out, "pieces.json"))
+    pre = load(os.path.join(out, "preload.json"))
+    s = summary(al, pc, pre)
+    s = {k: number(s[k]) for k in KEYS}
+    with open(os.path.join(out, "summary.json"), "w") as f:
+        json.dump(s, f, indent=2)
+        f.write("\n")
+
+    print("\nTargets (medians of every call; ratios within one run; see "
+          "bench/README.md)\n")
+    for key, limit, what in TARGETS:
+        v = s[key]
+        verdict = "n/a" if v is None else ("met" if v <= limit else "MISSED")
+        shown = "-" if v is None else "%.3f" % v
+        print("  %-36s %9s   target <= %-6g %s" % (what, shown, limit,
+                                                    verdict))
+    print("  %-36s %9s   (no target)" % (
+        "MultiView prot1 / VM prot1",
+        "-" if s["multiview_prot1_over_vm"] is None
+        else "%.3f" % s["multiview_prot1_over_vm"]))
+    if pre is None:
+        print("\npreload_none_over_plain, preload_all_over_plain: null "
+              "(the preload is not built, so its part did not run)")
+    load_avg = dig(al, "machine", "loadavg")
+    if load_avg:
+        print("\nload average when appel-li started: %s" %
+              " ".join("%.2f" % x for x in load_avg))
+    print("summary: %s/summary.json" % out)
+    write_dat(out, al, pc)
+    plot(out, here)
+
+
+if __name__ == "__main__":
+    main()

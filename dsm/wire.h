@@ -1,0 +1,77 @@
+/* Message framing for the DSM: every field little-endian and fixed-width, a
+ * header (magic, kind, sender) on every message, and a reader that refuses to
+ * read past the end: a malformed or truncated message is rejected whole. */
+#ifndef DSM_WIRE_H
+#define DSM_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+#define DSM_MAGIC 0x314d5344u /* "DSM1" */
+
+/* MPI tags. Requests go to the service threads (dsm.req), replies to the
+ * thread waiting for them (dsm.rep). */
+enum {
+	T_STOP = 1,
+	T_DIFF_REQ,
+	T_LOCK_REQ,
+	T_ARRIVE,
+	T_DIFF_REP = 10,
+	T_GRANT,
+	T_DEPART,
+};
+
+struct wbuf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+struct rbuf {
+	const uint8_t *p, *end;
+	const char *err; /* first problem found; reads after it return 0 */
+};
+
+/* A received message (buf is malloc'd; the receiver frees it). */
+struct msg {
+	int src, tag;
+	uint8_t *buf;
+	size_t len;
+};
+
+void w_init(struct wbuf *w, int kind);
+void w_u32(struct wbuf *w, uint32_t v);
+void w_u64(struct wbuf *w, uint64_t v);
+void w_bytes(struct wbuf *w, const void *p, size_t n);
+void w_vt(struct wbuf *w, const uint32_t *vt);
+void w_free(struct wbuf *w);
+
+/* Start reading m: checks the header (magic, kind = tag, sender = source). */
+void r_init(struct rbuf *r, const struct msg *m);
+uint32_t r_u32(struct rbuf *r);
+uint64_t r_u64(struct rbuf *r);
+const uint8_t *r_bytes(struct rbuf *r, size_t n);
+/* A count of items of at least item bytes each that must fit in the rest. */
+uint32_t r_count(struct rbuf *r, size_t item);
+/* A rank (< nprocs), a unit id (< nunits). */
+uint32_t r_rank(struct rbuf *r);
+uint32_t r_unit(struct rbuf *r);
+void r_vt(struct rbuf *r, uint32_t *vt);
+void r_fail(struct rbuf *r, const char *why);
+/* The message must be fully consumed and error-free, else the run ends with
+ * a message naming the sender and what was wrong. */
+void r_end(struct rbuf *r, const struct msg *m, const char *what);
+
+/* ---- net.c: MPI with polling, timeouts, counters ---- */
+void net_send(int dest, MPI_Comm c, int tag, struct wbuf *w, const char *what);
+/* Wait for one message from src (MPI_ANY_SOURCE allowed) with tag, polling
+ * with back-off; a silence longer than dsm.timeout ends the run. */
+void net_recv(MPI_Comm c, int src, int tag, struct msg *m, const char *what);
+/* One look for any request on dsm.req: 1 and m filled if there was one. */
+int net_poll(struct msg *m);
+/* Sleep a little longer each time nothing happened (*spins counts calls). */
+void net_backoff(unsigned *spins);
+double net_now(void);
+
+#endif

@@ -1,0 +1,90 @@
+#!/usr/bin/env bats
+# Smoke test of the benchmark suite (bench/README.md): the programs run with
+# tiny counts and write JSON of the promised shape, summary.json has exactly
+# the keys of issue 7. Speed is never asserted here: that is `make bench`.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+setup() {
+  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+  build=${RTL_BUILD:-$top/build}
+  tmp=$(mktemp -d)
+}
+
+teardown() {
+  rm -rf "$tmp"
+}
+
+# Every name in $2.. is a positive number at JSON path $1 of file $tmp/$f.
+positive() {
+  python3 - "$@" <<'PY'
+import json, sys
+f, path, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+obj = json.load(open(f))
+for p in path.split("/") if path else []:
+    obj = obj[p]
+for n in names:
+    v = obj
+    for p in n.split("/"):
+        v = v[p]
+    assert isinstance(v, (int, float)) and v > 0, "%s/%s = %r" % (path, n, v)
+PY
+}
+
+@test "rtl-appel-li --quick prints Tables 4 and 5 and writes their JSON" {
+  run "$build/bench/rtl-appel-li" --quick --json "$tmp/a.json"
+  assert_success
+  assert_output --partial "Table 4"
+  assert_output --partial "Table 5 - prot1"
+  assert_output --partial "Table 5 - protN"
+  for m in VM RT-basic RT-update MultiView; do
+    positive "$tmp/a.json" "table4/$m" trap/median_ns prot1/median_ns \
+      protN/median_ns trap/ratio_median
+  done
+  positive "$tmp/a.json" "" rt_update_over_basic_max/median \
+    figures/vm.trap/reps figures/rt_basic.prot1.262144/min_ns
+  python3 -c "
+import json; t = json.load(open('$tmp/a.json'))['table5_prot1']
+assert [s['bytes'] for s in t['sizes']] == [64, 4096, 65536, 262144]
+assert t['VM'][0] is None and all(e['median_ns'] > 0 for e in t['VM'][1:])
+assert all(e['ratio_median'] > 0 for e in t['RT-basic'])"
+}
+
+@test "rtl-pieces --quick writes protect, lookup and decode figures" {
+  run "$build/bench/rtl-pieces" --quick --json "$tmp/p.json"
+  assert_success
+  assert_output --partial "lookup among 1000000 regions"
+  positive "$tmp/p.json" region_protect 1/median_ns 8/median_ns 64/median_ns
+  positive "$tmp/p.json" lookup 1000/independent/median_ns \
+    1000000/independent/median_ns 1000000/dependent/median_ns
+  positive "$tmp/p.json" decode hit/median_ns miss/median_ns miss_run_miss_rate
+}
+
+@test "the preload part skips with a message when the preload is absent" {
+  RTL_BENCH_PRELOAD="$tmp/none.so" run python3 "$top/bench/preload.py" \
+    "$build" "$tmp"
+  assert_success
+  assert_output --partial "Preload: skipped"
+  [ ! -e "$tmp/preload.json" ]
+}
+
+@test "run.sh --quick writes summary.json with exactly the issue's keys" {
+  RTL_BENCH_OUT="$tmp" RTL_BENCH_PRELOAD="$tmp/none.so" \
+    run "$top/bench/run.sh" "$build" --quick
+  assert_success
+  assert_output --partial "Targets"
+  python3 - "$tmp/summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+keys = ["rt_basic_trap_over_floor", "rt_basic_prot1_over_vm",
+        "rt_basic_protN_over_vm", "rt_update_over_basic_max",
+        "region_protect_ns", "lookup_1e6_ns", "multiview_prot1_over_vm",
+        "preload_none_over_plain", "preload_all_over_plain"]
+assert sorted(s) == sorted(keys), sorted(s)
+for k in keys[:7]:
+    assert isinstance(s[k], (int, float)) and s[k] > 0, (k, s[k])
+assert s["preload_none_over_plain"] is None
+assert s["preload_all_over_plain"] is None
+PY
+}

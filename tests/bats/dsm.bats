@@ -1,0 +1,171 @@
+#!/usr/bin/env bats
+# The DSM case study (docs/dsm.md) on 2-4 ranks and small sizes: each test
+# maps to one promise of the protocol or the robustness rules. Needs mpirun;
+# skipped when the DSM was not built (no MPI). tests/run.sh exports RTL_BUILD.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+setup() {
+  b="${RTL_BUILD:-$BATS_TEST_DIRNAME/../../build}/dsm"
+  [[ -x $b/tests/dsm-proto ]] || skip "DSM not built (no MPI)"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export DSM_TIMEOUT=30
+}
+
+# mpi NP PROGRAM ARGS...: run on NP ranks (oversubscribed), bounded in time.
+mpi() {
+  local np=$1
+  shift
+  run timeout 120 mpirun --oversubscribe -np "$np" "$@"
+}
+
+# The diff-request count of rank R on the line "stats WHAT rank R: ...".
+diffreq() {
+  grep "^stats $1 rank $2:" <<<"$output" | sed 's/.*diffreq \([0-9]*\).*/\1/'
+}
+
+@test "page diffs: rtl's encoding byte for byte, strict decoder agrees with region_diff_apply" {
+  run "$b/tests/dsm-pagediff"
+  assert_success
+  refute_output --partial "not ok"
+  assert_line "1..7"
+}
+
+@test "lock-protected counter: 3 ranks x 50 increments, pages and regions" {
+  for m in vm rt; do
+    mpi 3 "$b/tests/dsm-proto" counter $m
+    assert_success
+    assert_line "PASS counter $m"
+  done
+}
+
+@test "locks travel: 4 ranks take turns by a counter under one lock, nested second lock" {
+  for m in vm rt; do
+    mpi 4 "$b/tests/dsm-proto" turns $m
+    assert_success
+    assert_line "PASS turns $m"
+  done
+}
+
+@test "barrier phases: every rank sees every rank's writes of the phase" {
+  for m in vm rt; do
+    mpi 4 "$b/tests/dsm-proto" phases $m
+    assert_success
+    assert_line "PASS phases $m"
+  done
+}
+
+@test "false sharing on one page: pages ping-pong, regions move nothing" {
+  mpi 2 "$b/tests/dsm-proto" falseshare vm
+  assert_success
+  assert_line "PASS falseshare vm"
+  (($(diffreq rounds 0) > 0 && $(diffreq rounds 1) > 0))
+  mpi 2 "$b/tests/dsm-proto" falseshare rt
+  assert_success
+  assert_line "PASS falseshare rt"
+  [[ $(diffreq rounds 0) == 0 && $(diffreq rounds 1) == 0 ]]
+}
+
+@test "multiple writers to one page (one region) are merged" {
+  for m in vm rt; do
+    mpi 4 "$b/tests/dsm-proto" multiwriter $m
+    assert_success
+    assert_line "PASS multiwriter $m"
+  done
+}
+
+@test "diffs are applied in vector-time order; one request to the dominating writer" {
+  for m in vm rt; do
+    mpi 3 "$b/tests/dsm-proto" order $m
+    assert_success
+    assert_line "PASS order $m"
+  done
+}
+
+@test "regions: a write through an unregistered pointer after a lowering is caught" {
+  mpi 2 "$b/tests/dsm-proto" contract rt
+  assert_failure
+  assert_output --partial "written through an unregistered pointer"
+  refute_output --partial "went unnoticed"
+}
+
+@test "a malformed or truncated diff from a peer is rejected, never applied" {
+  for inj in bad-diff truncate-diff; do
+    for m in vm rt; do
+      mpi 2 -x DSM_INJECT=$inj "$b/tests/dsm-proto" phases $m
+      assert_failure
+      assert_output --regexp "malformed diff \([0-9]+ bytes\) of unit [0-9]+, interval [0-9]+ of rank [01]: rejected, not applied"
+      refute_output --partial "PASS"
+    done
+  done
+}
+
+@test "a truncated message is rejected whole" {
+  mpi 2 -x DSM_INJECT=bad-message "$b/tests/dsm-proto" phases rt
+  assert_failure
+  assert_output --partial "malformed diff reply message"
+  assert_output --partial "truncated; rejected"
+}
+
+@test "a rank that dies ends the run with a message, not a hang" {
+  mpi 3 -x DSM_INJECT=exit-at-barrier:3:1 "$b/tests/dsm-proto" phases vm
+  assert_failure
+  (( status != 124 )) # not the timeout's
+  assert_output --partial "rank 1: exiting at barrier 3"
+  assert_output --partial "Exit code:    7"
+}
+
+@test "a rank that stops answering ends the run after DSM_TIMEOUT, named" {
+  DSM_TIMEOUT=3 mpi 3 -x DSM_TIMEOUT -x DSM_INJECT=hang-at-barrier:2:2 \
+    "$b/tests/dsm-proto" phases rt
+  assert_failure
+  (( status != 124 ))
+  assert_output --partial "barrier 2: rank(s) 2 never arrived after 3 s"
+}
+
+@test "ranks that allocate differently are stopped at the next barrier" {
+  for m in vm rt; do
+    mpi 2 "$b/tests/dsm-proto" badalloc $m
+    assert_failure
+    assert_output --partial "rank 1 made 2 allocations, rank 0 1: dsm_malloc and dsm_region_alloc are collective"
+    refute_output --partial "FAIL"
+  done
+}
+
+@test "a plain segfault in a DSM program still kills it with SIGSEGV" {
+  for m in vm rt; do
+    mpi 2 "$b/tests/dsm-proto" crash $m
+    assert_failure
+    assert_output --partial "exited on signal 11"
+  done
+}
+
+@test "applications: SOR, MM, LU, FLOYD, IS equal the sequential run (2 and 3 ranks)" {
+  for np in 2 3; do
+    for m in vm rt; do
+      mpi $np "$b/dsm-sor" -m $m -r 24 -c 256 -i 4
+      assert_success
+      assert_line --regexp "^sor $m on $np: .* result OK"
+      mpi $np "$b/dsm-mm" -m $m -n 48
+      assert_success
+      assert_line --regexp "^mm $m on $np: .* result OK"
+      mpi $np "$b/dsm-lu" -m $m -n 96 -b 16
+      assert_success
+      assert_line --regexp "^lu $m on $np: .* result OK"
+      mpi $np "$b/dsm-floyd" -m $m -n 40
+      assert_success
+      assert_line --regexp "^floyd $m on $np: .* result OK"
+      mpi $np "$b/dsm-is" -m $m -k 4096 -b 256 -i 3
+      assert_success
+      assert_line --regexp "^is $m on $np: .* result OK"
+    done
+  done
+}
+
+@test "applications on one rank need no message" {
+  mpi 1 "$b/dsm-sor" -m rt -r 8 -c 64 -i 2
+  assert_success
+  assert_output --partial '"messages":0,'
+  refute_output --regexp '"messages":[1-9]'
+}

@@ -67,6 +67,10 @@ int rtl_policy_load(const char *path, struct rtl_policy *p,
 int rtl_policy_parse(const char *text, const char *name, struct rtl_policy *p,
                      struct rtl_policy_errors *errs);
 
+/* RTL_CONFIG's value for the built-in policy (what `rtlctl run` passes
+ * without -c). Without RTL_CONFIG the preload selects nothing. */
+#define RTL_CONFIG_BUILTIN "@builtin"
+
 /* The policy used when none is given: the demo's. */
 extern const char rtl_policy_builtin[];
 int rtl_policy_load_builtin(struct rtl_policy *p);

@@ -92,6 +92,12 @@ int rtl_select_init(void)
 
 	e->start_ns = rtl_now_ns();
 	if (!file || !*file) {
+		/* Preloaded with no policy: nothing is selected, the program
+		 * runs as it would (rtlctl run passes @builtin instead). */
+		e->policy.nrules = 0;
+		return 0;
+	}
+	if (strcmp(file, RTL_CONFIG_BUILTIN) == 0) {
 		rtl_policy_load_builtin(&e->policy);
 	} else if (rtl_policy_load(file, &e->policy, &errs) < 0) {
 		fputs(errs.text, stderr);

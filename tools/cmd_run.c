@@ -79,10 +79,7 @@ static void set_env(const char *preload, const char *config, const char *report)
 		setenv("LD_PRELOAD", both, 1);
 	else
 		setenv("LD_PRELOAD", preload, 1);
-	if (config)
-		setenv("RTL_CONFIG", config, 1);
-	else
-		unsetenv("RTL_CONFIG");
+	setenv("RTL_CONFIG", config ? config : RTL_CONFIG_BUILTIN, 1);
 	if (report) {
 		char pid[24];
 		setenv("RTL_REPORT", report, 1);

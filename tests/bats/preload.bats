@@ -112,17 +112,26 @@ setup() {
   assert_line "malloc'd block is a region: yes"
 }
 
-@test "nothing is printed unless asked; without RTL_CONFIG, the built-in policy" {
+@test "nothing is printed unless asked; no RTL_CONFIG selects nothing; @builtin is the built-in policy" {
   printf '[rtl]\nreport = ""\n[rule all]\n' >"$POL/quiet.ini"
   RTL_CONFIG=$POL/quiet.ini LD_PRELOAD=$PRELOAD run --separate-stderr "$PROGS/fork_iso" where
   assert_success
   assert_equal "$stderr" ""
   assert_line 'block of 200: region'
   assert_equal "$(ls | grep -c json)" 0
+  # Preloaded without a policy: nothing selected, nothing written.
+  mkdir none && cd none
+  run --separate-stderr env -u RTL_CONFIG LD_PRELOAD="$PRELOAD" "$PROGS/fork_iso" where
+  assert_success
+  assert_equal "$stderr" ""
+  assert_line 'block of 200: not a region'
+  run ls
+  assert_output ""
+  cd ..
   # The built-in policy selects 48..64 bytes, protects them read-only, and
   # reports by name and pid in the working directory.
   mkdir builtin && cd builtin
-  run --separate-stderr env LD_PRELOAD="$PRELOAD" "$RTL_BUILD/examples/objects" 100 10
+  run --separate-stderr env LD_PRELOAD="$PRELOAD" RTL_CONFIG=@builtin "$RTL_BUILD/examples/objects" 100 10
   assert_success
   assert_equal "$stderr" ""
   assert_output "$("$RTL_BUILD/examples/objects" 100 10)"

@@ -40,6 +40,9 @@ struct rtl_stats {
 };
 extern struct rtl_stats rtl_stats;
 
+/* Whether the trap handler times itself (rtl_ext_time_traps). */
+extern _Atomic int rtl_time_traps;
+
 #define RTL_COUNT(field) \
 	atomic_fetch_add_explicit(&rtl_stats.field, 1, memory_order_relaxed)
 

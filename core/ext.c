@@ -190,3 +190,8 @@ void rtl_ext_set_access_range(void *lo, size_t len, rtl_ext_access_fn fn)
 	atomic_thread_fence(memory_order_release);
 	rtl_access_extra.lo = (uintptr_t)lo;
 }
+
+void rtl_ext_time_traps(int on)
+{
+	atomic_store_explicit(&rtl_time_traps, on != 0, memory_order_relaxed);
+}

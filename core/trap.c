@@ -30,6 +30,8 @@ struct trap;
 static TLS struct trap *current;
 static TLS int depth;
 
+_Atomic int rtl_time_traps;
+
 static int view_allows(int view, int write)
 {
 	return write ? view == RTL_VIEW_RW : view != RTL_VIEW_NONE;
@@ -391,7 +393,8 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 		errno = saved_errno;
 		return;
 	}
-	if (depth == 0)
+	if (depth == 0 &&
+	    atomic_load_explicit(&rtl_time_traps, memory_order_relaxed))
 		t0 = now_ns();
 	RTL_COUNT(traps);
 	t.f.r = NULL;
@@ -416,7 +419,7 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 		if (!t.dead)
 			rtl_ctx_set_gprs(t.uc, t.gpr);
 	}
-	if (--depth == 0)
+	if (--depth == 0 && t0)
 		atomic_fetch_add_explicit(&rtl_stats.trap_ns, now_ns() - t0,
 		                          memory_order_relaxed);
 	errno = saved_errno;

@@ -25,10 +25,15 @@ struct rtl_ext_stats {
 	uint64_t decode_hits;   /* decode cache */
 	uint64_t decode_misses;
 	uint64_t trap_ns;       /* time spent in rtl's SIGSEGV handler on
-	                         * faults in the views (outermost traps) */
+	                         * faults in the views (outermost traps), while
+	                         * rtl_ext_time_traps is on */
 	uint64_t syscall_buffers; /* buffers in the views that a wrapped call
 	                           * resolved before the kernel saw them */
 };
+
+/* Measure the time spent in traps (two clock reads per trap, about 10 %
+ * of a trap's own work, so off unless a report wants trap_ns). */
+RTL_API void rtl_ext_time_traps(int on);
 
 /* Counters since start; -1 if rtl could not start. */
 RTL_API int rtl_ext_stats(struct rtl_ext_stats *out);

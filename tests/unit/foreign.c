@@ -238,10 +238,18 @@ TEST(access_range_resolves_system_call_buffers)
 	CHECK_EQ(read(fd[0], range + 200, 3), 3); /* still there */
 	CHECK_EQ(peek(range + 200), 'd');
 	CHECK(rtl_ext_views_fd() >= 0);
-	/* Buffers in the views are counted; the time in traps adds up. */
+	/* Buffers in the views are counted; the time in traps adds up once
+	 * someone asks for it. */
 	rtl_ext_stats(&st);
 	CHECK_EQ(st.syscall_buffers, 0);
 	CHECK_EQ(st.trap_ns, 0);
+	region_handler(x, grant_handler);
+	region_protect(x, PROT_NONE);
+	peek(x); /* a trap, not timed */
+	rtl_ext_stats(&st);
+	CHECK_EQ(st.trap_ns, 0);
+	h_calls = 0;
+	rtl_ext_time_traps(1);
 	region_handler(x, grant_handler);
 	region_protect(x, PROT_READ);
 	CHECK_EQ(write(fd[1], "gh", 2), 2);

@@ -40,6 +40,7 @@ set format x "10^{%L}"
 set title "rtl region lookup (random regions of 64 B), median"
 set xlabel "regions"
 set ylabel "ns per lookup"
+set yrange [5:1000]
 chase = real(system("cat ".out."/chase.dat"))
 plot out."/lookup.dat" using 1:2 with linespoints lw 2 title "independent lookups", \
      "" using 1:4 with linespoints lw 2 title "dependent lookups (latency)", \

@@ -13,8 +13,10 @@ failed=0
 
 # Count one TAP stream; print the failures with their diagnostics.
 count() {
-  local name=$1 file=$2 p f
-  p=$(grep -c '^ok ' "$file")
+  local name=$1 file=$2 p f s
+  # A test a suite skips ("ok N ... # skip why") is neither passed nor failed.
+  s=$(grep -c '^ok .*# [Ss][Kk][Ii][Pp]' "$file")
+  p=$(($(grep -c '^ok ' "$file") - s))
   f=$(grep -c '^not ok ' "$file")
   if ! grep -q '^1\.\.' "$file"; then
     f=$((f + 1)) # the program died before its plan
@@ -24,7 +26,12 @@ count() {
     echo "FAIL $name:"
     grep -E '^not ok|^#' "$file" | sed 's/^/    /'
   fi
-  echo "$(printf '%-28s' "$name") $p passed, $f failed"
+  if ((s > 0)); then
+    echo "$(printf '%-28s' "$name") $p passed, $f failed, $s skipped:"
+    grep '^ok .*# [Ss][Kk][Ii][Pp]' "$file" | sed 's/^/    /'
+  else
+    echo "$(printf '%-28s' "$name") $p passed, $f failed"
+  fi
   passed=$((passed + p))
   failed=$((failed + f))
 }

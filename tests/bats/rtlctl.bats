@@ -8,6 +8,12 @@ load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 load '/usr/lib/bats/bats-file/load'
 
+# The preload cannot run in a sanitizer build (ASan's runtime must come
+# first in every process it enters): make check-sanitize skips these.
+needs_preload() {
+  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
+}
+
 setup() {
   top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   build=${RTL_BUILD:-$top/build}
@@ -199,6 +205,7 @@ run_policy() {
 }
 
 @test "run passes the exit status through and prints the summary and the report path" {
+  needs_preload
   run_policy '[rule all]'
   # bash ends with exit(3) (dash would _exit: no report at all).
   run --separate-stderr "$rtlctl" run -c "$tmp/p.ini" -- bash -c 'echo out; exit 3'
@@ -210,6 +217,7 @@ run_policy() {
 }
 
 @test "run passes a death by signal on as the same signal, with the report" {
+  needs_preload
   run_policy '[rule a]' 'size = 100'
   run "$rtlctl" run -c "$tmp/p.ini" -- "$build/tests/progs/access" 4 1 crash
   assert_equal "$status" 143 # SIGTERM, re-raised by rtlctl itself
@@ -220,6 +228,7 @@ run_policy() {
 }
 
 @test "run -o names the report; the program's children write REPORT.PID" {
+  needs_preload
   run_policy '[rule all]'
   run --separate-stderr "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/r.json" -- \
     bash -c "$build/examples/objects 50 5 >/dev/null; true"
@@ -232,6 +241,7 @@ run_policy() {
 }
 
 @test "run without -c uses the built-in policy, reports in the working directory" {
+  needs_preload
   cd "$tmp"
   run --separate-stderr "$rtlctl" run -- "$build/examples/objects" 300 30
   assert_success
@@ -242,6 +252,7 @@ run_policy() {
 }
 
 @test "run: a program that cannot be run is 127 or 126" {
+  needs_preload
   run -127 "$rtlctl" run -- "$tmp/no-such-program"
   assert_equal "$status" 127
   assert_output --partial "no-such-program"
@@ -251,6 +262,7 @@ run_policy() {
 }
 
 @test "run finds the preload through RTL_PRELOAD, else beside itself" {
+  needs_preload
   RTL_PRELOAD=$build/preload/./librtlpreload.so run "$rtlctl" run -o "" -- \
     sh -c 'echo "$LD_PRELOAD"'
   assert_success
@@ -260,6 +272,7 @@ run_policy() {
 }
 
 @test "a report from a run has every documented field, and rtlctl report reads it" {
+  needs_preload
   run_policy 'events = traps' 'mprotect = log' \
     '[rule a]' 'size = 100' 'protect = none' 'on_read = count, backtrace, grant-read' \
     'on_write = count, dirty, grant-rw' \
@@ -284,6 +297,7 @@ run_policy() {
 }
 
 @test "the validator refuses a report with a missing or mistyped field" {
+  needs_preload
   run_policy '[rule all]'
   "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/r.json" -- true 2>/dev/null
   python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); del r["totals"]["trap_ns"]; r["run"]["pid"] = "x"; json.dump(r, open(sys.argv[2], "w"))' "$tmp/r.json" "$tmp/bad.json"

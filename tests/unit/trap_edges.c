@@ -150,6 +150,7 @@ TEST(over_read_into_neighbour_is_the_pointers_region)
 
 /* A write that leaves the region it is checked against is refused: it
  * would change the neighbour without its handler. */
+typedef uint64_t unaligned_u64 __attribute__((aligned(1)));
 static char *straddle_target;
 static void straddling_write(void)
 {
@@ -158,7 +159,8 @@ static void straddling_write(void)
 	region_handler(NULL, grant_handler);
 	region_protect(a, PROT_READ);
 	straddle_target = *(char *volatile *)&a;
-	*(volatile uint64_t *)(straddle_target + 60) = 1;
+	/* An 8-byte store at offset 60: unaligned on purpose. */
+	*(volatile unaligned_u64 *)(straddle_target + 60) = 1;
 	_exit(0);
 }
 

@@ -69,7 +69,7 @@ static struct rtl_dirty *tracked_locked(void *addr, struct rtl_found *f)
 {
 	struct rtl_dirty *d;
 
-	if (rtl_ensure_init() < 0 || rtl_dirty_find_locked(addr, f) < 0)
+	if (rtl_ensure_init() < 0 || rtl_region_find_locked(addr, f) < 0)
 		return NULL;
 	d = f->r->ext;
 	if (!d) {
@@ -290,7 +290,7 @@ int region_diff_apply(void *addr, const void *buf, size_t len)
 		errno = EINVAL;
 		return -1;
 	}
-	if (rtl_dirty_find_locked(addr, &f) < 0)
+	if (rtl_region_find_locked(addr, &f) < 0)
 		return -1;
 	size = f.r->size;
 	rtl_lock_release(&f.r->lock);

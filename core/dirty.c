@@ -21,19 +21,6 @@ unsigned char *rtl_dirty_contents(const struct rtl_region *r)
 	return (unsigned char *)(rtl_view_base(RTL_VIEW_RW) + r->lo);
 }
 
-int rtl_dirty_find_locked(const void *addr, struct rtl_found *f)
-{
-	if (!addr) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (rtl_region_find((uintptr_t)addr, f) < 0) {
-		errno = ENOENT;
-		return -1;
-	}
-	return rtl_region_lock(f);
-}
-
 /* twin := contents now; marks the region. r's lock held. */
 static void take_twin(struct rtl_region *r, struct rtl_dirty *d)
 {
@@ -251,7 +238,7 @@ int region_checkpoint(void *addr)
 
 	if (rtl_ensure_init() < 0)
 		return -1;
-	if (rtl_dirty_find_locked(addr, &f) < 0)
+	if (rtl_region_find_locked(addr, &f) < 0)
 		return -1;
 	d = f.r->ext;
 	if (d)

@@ -32,10 +32,6 @@ void rtl_dirty_raise(struct rtl_region *r);
 /* r is being freed (define lock held): drop its tracking state. */
 void rtl_dirty_forget(struct rtl_region *r);
 
-/* Find the region at addr (any view) and lock it: -1 with EINVAL (addr
- * NULL) or ENOENT. */
-int rtl_dirty_find_locked(const void *addr, struct rtl_found *f);
-
 /* r's current contents, through the RW view (rtl's own accesses never
  * trap). */
 unsigned char *rtl_dirty_contents(const struct rtl_region *r);

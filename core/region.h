@@ -56,4 +56,8 @@ int rtl_region_find(uintptr_t a, struct rtl_found *f);
  * it was freed meanwhile, EDEADLK on re-entry. */
 int rtl_region_lock(struct rtl_found *f);
 
+/* Both: the region holding addr, locked; -1 with EINVAL (NULL), ENOENT (no
+ * region) or as rtl_region_lock. */
+int rtl_region_find_locked(const void *addr, struct rtl_found *f);
+
 #endif

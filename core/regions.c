@@ -66,8 +66,7 @@ int rtl_region_lock(struct rtl_found *f)
 	return 0;
 }
 
-/* Find the region at addr and lock it; errno set on failure. */
-static int find_locked(const void *addr, struct rtl_found *f)
+int rtl_region_find_locked(const void *addr, struct rtl_found *f)
 {
 	if (!addr) {
 		errno = EINVAL;
@@ -307,7 +306,7 @@ int region_free(void *addr)
 
 	if (rtl_ensure_init() < 0)
 		return -1;
-	if (find_locked(addr, &f) < 0)
+	if (rtl_region_find_locked(addr, &f) < 0)
 		return -1;
 	rtl_lock_release(&f.r->lock);
 	/* Of two concurrent frees of one region, the second sees a new
@@ -333,7 +332,7 @@ int region_handler(void *addr, region_handler_t h)
 		atomic_store(&rtl_default_handler, h);
 		return 0;
 	}
-	if (find_locked(addr, &f) < 0)
+	if (rtl_region_find_locked(addr, &f) < 0)
 		return -1;
 	atomic_store(&f.r->handler, h);
 	rtl_lock_release(&f.r->lock);
@@ -346,7 +345,7 @@ int region_set_data(void *addr, void *data)
 
 	if (rtl_ensure_init() < 0)
 		return -1;
-	if (find_locked(addr, &f) < 0)
+	if (rtl_region_find_locked(addr, &f) < 0)
 		return -1;
 	atomic_store(&f.r->data, data);
 	rtl_lock_release(&f.r->lock);

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,6 +35,18 @@ struct rtl_ext_stats {
 /* Measure the time spent in traps (two clock reads per trap, about 10 %
  * of a trap's own work, so off unless a report wants trap_ns). */
 RTL_API void rtl_ext_time_traps(int on);
+
+/* The diff codec on plain buffers, in the format of region_diff_encode
+ * (docs/dirty.md): for units that are not regions (the DSM's pages).
+ * encode: cur against twin, size bytes each; cap 0 gives the length needed;
+ * ENOSPC if cap is too small. check: 0 if buf is a well-formed diff of a
+ * size-byte unit, else -1 (EINVAL). apply: check, then write the runs into
+ * dst; malformed input leaves dst untouched. No malloc, handler-safe. */
+RTL_API ssize_t rtl_ext_diff_encode(const void *cur, const void *twin,
+                                    size_t size, void *buf, size_t cap);
+RTL_API int rtl_ext_diff_check(const void *buf, size_t len, size_t size);
+RTL_API int rtl_ext_diff_apply(void *dst, size_t size, const void *buf,
+                               size_t len);
 
 /* Counters since start; -1 if rtl could not start. */
 RTL_API int rtl_ext_stats(struct rtl_ext_stats *out);

@@ -277,7 +277,7 @@ int main(int argc, char **argv)
 {
 	struct bench_opts o;
 	struct rtl_ext_stats st;
-	json_t *root, *fj;
+	json_t *root;
 	int cpu;
 
 	if (bench_args(argc, argv, &o) < 0)
@@ -290,13 +290,7 @@ int main(int argc, char **argv)
 	build();
 	nfigs = bench_run(figs, nfigs, &o);
 
-	root = json_object();
-	json_object_set_new(root, "machine", bench_machine_json(&o, cpu));
-	fj = json_object();
-	for (int i = 0; i < nfigs; i++)
-		json_object_set_new(fj, figs[i].name,
-				    bench_figure_json(&figs[i]));
-	json_object_set_new(root, "figures", fj);
+	root = bench_results_json(figs, nfigs, &o, cpu);
 	print_table4(root, o.rounds);
 	print_table5(root, PROT1);
 	print_table5(root, PROTN);

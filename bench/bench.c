@@ -351,3 +351,15 @@ int bench_write_json(const struct bench_opts *o, json_t *root)
 	json_decref(root);
 	return rc;
 }
+
+json_t *bench_results_json(const struct figure *figs, int n,
+                           const struct bench_opts *o, int pinned_cpu)
+{
+	json_t *root = json_object(), *fj = json_object();
+
+	json_object_set_new(root, "machine", bench_machine_json(o, pinned_cpu));
+	for (int i = 0; i < n; i++)
+		json_object_set_new(fj, figs[i].name, bench_figure_json(&figs[i]));
+	json_object_set_new(root, "figures", fj);
+	return root;
+}

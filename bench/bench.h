@@ -65,6 +65,11 @@ json_t *bench_figure_json(const struct figure *f);
  * rounds, sample length, TSC frequency. */
 json_t *bench_machine_json(const struct bench_opts *o, int pinned_cpu);
 
+/* The result document both programs write: {"machine": ..., "figures":
+ * {name: figure, ...}}. */
+json_t *bench_results_json(const struct figure *figs, int n,
+                           const struct bench_opts *o, int pinned_cpu);
+
 /* Write root to o->json (if set); -1 on error. Steals the reference. */
 int bench_write_json(const struct bench_opts *o, json_t *root);
 

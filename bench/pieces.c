@@ -242,7 +242,7 @@ int main(int argc, char **argv)
 {
 	struct bench_opts o;
 	struct decode *hit, *miss;
-	json_t *root, *fj, *j;
+	json_t *root, *j;
 	long nreg;
 	char name[64];
 	int cpu;
@@ -288,13 +288,7 @@ int main(int argc, char **argv)
 	}
 	nfigs = bench_run(figs, nfigs, &o);
 
-	root = json_object();
-	json_object_set_new(root, "machine", bench_machine_json(&o, cpu));
-	fj = json_object();
-	for (int i = 0; i < nfigs; i++)
-		json_object_set_new(fj, figs[i].name,
-				    bench_figure_json(&figs[i]));
-	json_object_set_new(root, "figures", fj);
+	root = bench_results_json(figs, nfigs, &o, cpu);
 
 	printf("\nPieces - ns per operation: median (min) of every call over "
 	       "%d "

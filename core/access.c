@@ -23,7 +23,7 @@ static int resolve_region(struct rtl_found *f, uintptr_t first, int write)
 	region_handler_t h;
 	int mixed = atomic_load(&r->mixed);
 
-	if (view_allows(f->view, write))
+	if (view_allows(rtl_region_view_at(r, f->view), write))
 		return 0;
 	if (!mixed && view_allows(atomic_load(&r->view), write)) {
 		RTL_COUNT(stale_traps);

@@ -37,6 +37,8 @@ struct rtl_stats {
 	_Atomic uint64_t foreign;       /* SIGSEGVs passed on */
 	_Atomic uint64_t trap_ns;       /* in the handler, outermost traps */
 	_Atomic uint64_t syscall_buffers; /* resolved for a system call */
+	_Atomic uint64_t in_place_protects; /* mprotects of in-place regions */
+	_Atomic uint64_t in_place_failed;   /* ... that fell back to views */
 };
 extern struct rtl_stats rtl_stats;
 

@@ -8,6 +8,7 @@
 #include "extent.h"
 #include "access.h"
 #include "foreign.h"
+#include "inplace.h"
 #include "views.h"
 
 int rtl_ext_init(void)
@@ -28,6 +29,8 @@ int rtl_ext_stats(struct rtl_ext_stats *out)
 	rtl_decode_cache_stats(&out->decode_hits, &out->decode_misses);
 	out->trap_ns = atomic_load(&rtl_stats.trap_ns);
 	out->syscall_buffers = atomic_load(&rtl_stats.syscall_buffers);
+	out->in_place_protects = atomic_load(&rtl_stats.in_place_protects);
+	out->in_place_failed = atomic_load(&rtl_stats.in_place_failed);
 	return 0;
 }
 
@@ -151,8 +154,31 @@ int rtl_ext_region_find(const void *addr, struct rtl_ext_region *out)
 	out->start = (void *)(rtl_view_base(RTL_VIEW_RW) + lo);
 	out->size = size;
 	out->offset = f.off - lo;
-	out->prot = rtl_view_prot(f.view);
+	out->prot = rtl_view_prot(rtl_region_view_at(f.r, f.view));
 	return 0;
+}
+
+int rtl_ext_region_in_place(void *addr, int prot)
+{
+	int view = rtl_prot_view(prot), rc;
+	struct rtl_found f;
+
+	if (rtl_ensure_init() < 0)
+		return -1;
+	if (view < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (rtl_region_find_locked(addr, &f) < 0)
+		return -1;
+	if (f.off != f.r->lo) {
+		rtl_lock_release(&f.r->lock);
+		errno = EINVAL;
+		return -1;
+	}
+	rc = rtl_inplace_set(f.r, f.view, view);
+	rtl_lock_release(&f.r->lock);
+	return rc;
 }
 
 void rtl_ext_set_sigaction(rtl_ext_sigaction_fn fn)

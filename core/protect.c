@@ -5,6 +5,7 @@
 
 #include "core.h"
 #include "dirty.h"
+#include "inplace.h"
 #include "trap.h"
 #include "views.h"
 
@@ -12,6 +13,11 @@ void rtl_protect_locked(struct rtl_region *r, int view)
 {
 	if (view == RTL_VIEW_RW)
 		rtl_dirty_raise(r); /* a tracked region's twin, before writes */
+	/* In place: the pages change, no pointer moves (inplace.c). */
+	if (rtl_region_home(r) >= 0 && rtl_inplace_protect(r, view) == 0) {
+		rtl_trap_granted_in_place(r, view);
+		return;
+	}
 	atomic_store_explicit(&r->view, view, memory_order_relaxed);
 	atomic_store_explicit(&r->mixed, 0, memory_order_relaxed);
 	rtl_ptrs_swizzle(r, view);
@@ -63,6 +69,12 @@ int region_protect_ptr(void *pptr, int prot)
 	}
 	if (rtl_region_lock(&f) < 0)
 		return -1;
+	if (rtl_region_home(f.r) >= 0) {
+		/* Its pointers all live in the home view. */
+		rtl_lock_release(&f.r->lock);
+		errno = EINVAL;
+		return -1;
+	}
 	from = f.view;
 	if (view == RTL_VIEW_RW)
 		rtl_dirty_raise(f.r);

@@ -16,8 +16,10 @@
 struct rtl_ptr;
 
 enum {
-	RTL_REGION_OWNED = 1, /* its extent came from rtl's allocator */
+	RTL_REGION_OWNED = 1,    /* its extent came from rtl's allocator */
+	RTL_REGION_IN_PLACE = 2, /* protected in place in its home view */
 };
+#define RTL_REGION_HOME_SHIFT 8 /* home view of an in-place region */
 
 struct rtl_region {
 	/* First cache line: what a lookup and a trap read. */
@@ -47,6 +49,24 @@ struct rtl_found {
 	int view;     /* view of the address */
 	uint64_t off; /* offset of the address */
 };
+
+/* The home view of an in-place region (inplace.c), or -1. */
+static inline int rtl_region_home(const struct rtl_region *r)
+{
+	uint32_t fl = __atomic_load_n(&r->flags, __ATOMIC_ACQUIRE);
+
+	return fl & RTL_REGION_IN_PLACE ? (int)(fl >> RTL_REGION_HOME_SHIFT) & 3
+	                                : -1;
+}
+
+/* The view whose protection an access through view v of r gets: the
+ * region's own for its home pages when it is protected in place. */
+static inline int rtl_region_view_at(const struct rtl_region *r, int v)
+{
+	return rtl_region_home(r) == v
+	               ? atomic_load_explicit(&r->view, memory_order_acquire)
+	               : v;
+}
 
 /* Find the region whose span holds address a (any view). Lock-free and
  * async-signal-safe. Returns 0 and fills *f, or -1 if none. */

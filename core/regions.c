@@ -8,6 +8,7 @@
 #include "core.h"
 #include "dirty.h"
 #include "extent.h"
+#include "inplace.h"
 #include "meta.h"
 #include "rmap.h"
 #include "views.h"
@@ -126,6 +127,7 @@ void rtl_region_destroy(struct rtl_region *r)
 	rtl_lock_acquire(&r->lock);
 	atomic_fetch_add_explicit(&r->gen, 1, memory_order_relaxed); /* odd */
 	atomic_thread_fence(memory_order_release);
+	rtl_inplace_clear(r);
 	rtl_lock_release(&r->lock);
 	rtl_rmap_remove(r);
 	if (r->prev)
@@ -143,8 +145,10 @@ void rtl_region_destroy(struct rtl_region *r)
 void rtl_regions_after_fork(void)
 {
 	struct rtl_region *r;
-	for (r = live; r; r = r->next)
+	for (r = live; r; r = r->next) {
 		rtl_lock_reset(&r->lock);
+		rtl_inplace_after_fork(r);
+	}
 }
 
 /* ---- allocation ---- */
@@ -246,6 +250,8 @@ static void *define_in_place(uintptr_t addr, size_t size, void *bptr)
 	pthread_mutex_lock(&rtl_define_lock);
 	if (rtl_rmap_busy(off, span))
 		errno = EEXIST;
+	else if (rtl_inplace_conflict(off, span))
+		errno = EBUSY; /* those pages' protection is another region's */
 	else
 		r = rtl_region_create(off, size, span, 0, view);
 	pthread_mutex_unlock(&rtl_define_lock);

@@ -49,14 +49,27 @@ static uint64_t now_ns(void)
 
 /* ---- foreign faults ---- */
 
+/* A fault on the home pages of a region protected in place below its home
+ * view's protection (inplace.c). */
+static int in_place_fault(uintptr_t addr, int view, int write)
+{
+	struct rtl_found f;
+
+	return rtl_region_find(addr, &f) == 0 && f.view == view &&
+	       !view_allows(rtl_region_view_at(f.r, view), write);
+}
+
 /* A fault in the views is rtl's unless the view's own mapping allows the
- * access (then someone else changed the mapping: the program's mprotect) or
- * the filter claims it for the program (foreign.c). */
+ * access (then someone else changed the mapping: the program's mprotect;
+ * or a region protected in place made it stricter) or the filter claims it
+ * for the program (foreign.c). */
 static int ours(uintptr_t addr, int write)
 {
 	int view = rtl_view_of(addr);
 
-	if (view < 0 || view_allows(view, write))
+	if (view < 0)
+		return 0;
+	if (view_allows(view, write) && !in_place_fault(addr, view, write))
 		return 0;
 	return !rtl_foreign_claims(addr, write);
 }
@@ -75,6 +88,7 @@ struct trap {
 	uint64_t gpr[RTL_NGPR]; /* the registers as moved so far; the signal
 	                           frame gets them once, when the trap resolves */
 	int dead;               /* die() ran: the frame keeps entry_gpr */
+	int granted;            /* the handler allowed the access in place */
 	struct trap *outer;
 };
 
@@ -128,6 +142,14 @@ void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
 	for (int v = 0; v < RTL_NVIEWS; v++)
 		if (v != to && (from < 0 || v == from))
 			move_view(t, r, v, to);
+}
+
+void rtl_trap_granted_in_place(const struct rtl_region *r, int view)
+{
+	struct trap *t = current;
+
+	if (t && t->f.r == r && view_allows(view, t->write))
+		t->granted = 1;
 }
 
 int rtl_trap_current_region(uintptr_t a, struct rtl_found *f)
@@ -333,12 +355,46 @@ static void call_handler(struct trap *t, region_handler_t h)
 	current = t->outer;
 }
 
+/* A trap on the home pages of a region protected in place: the handler
+ * changes the pages' protection; the instruction runs again as it was, no
+ * register moved (inplace.c). */
+static void in_place_trap(struct trap *t, region_handler_t h)
+{
+	struct rtl_region *r = t->f.r;
+
+	if (view_allows(atomic_load(&r->view), t->write)) {
+		/* Granted by another thread since the fault. */
+		RTL_COUNT(stale_traps);
+		return;
+	}
+	if (!h)
+		return die(t, "unhandled region trap (no handler)");
+	call_handler(t, h);
+	/* Granted, though maybe lowered again since by another thread: the
+	 * instruction then meets that protection as a new trap. */
+	if (!t->granted &&
+	    !view_allows(rtl_region_view_at(r, t->f.view), t->write))
+		return die(t, "region trap not granted by its handler");
+}
+
+static region_handler_t handler_of(const struct rtl_region *r)
+{
+	region_handler_t h = atomic_load(&r->handler);
+
+	return h ? h : atomic_load(&rtl_default_handler);
+}
+
 static void region_trap(struct trap *t)
 {
 	struct rtl_region *r = t->f.r;
 	region_handler_t h;
 	int cv;
 
+	if (rtl_region_home(r) == t->f.view) {
+		if (t->write)
+			rtl_dirty_write_trap(&t->f);
+		return in_place_trap(t, handler_of(r));
+	}
 	if (t->have_insn && (t->insn.flags & RTL_INSN_UNSUPPORTED))
 		return die(t, "trap by an instruction rtl cannot swizzle (vector "
 		              "addresses: gather or scatter)");
@@ -356,9 +412,7 @@ static void region_trap(struct trap *t)
 			die_unresolved(t, 0);
 		return;
 	}
-	h = atomic_load(&r->handler);
-	if (!h)
-		h = atomic_load(&rtl_default_handler);
+	h = handler_of(r);
 	if (!h)
 		return die(t, "unhandled region trap (no handler)");
 	call_handler(t, h);
@@ -402,6 +456,7 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	t.ambiguous = 0;
 	t.outer = NULL;
 	t.dead = 0;
+	t.granted = 0;
 	rtl_ctx_gprs(t.uc, t.entry_gpr);
 	memcpy(t.gpr, t.entry_gpr, sizeof(t.gpr));
 	t.have_insn = rtl_decode(rtl_ctx_pc(t.uc), &t.insn) == 0;

@@ -12,6 +12,10 @@ int rtl_trap_install(void);
  * handler. */
 void rtl_trap_move_registers(const struct rtl_region *r, int from, int to);
 
+/* Inside a region handler: r, protected in place, now has the protection
+ * of view; if that allows the trapping access, the trap is granted. */
+void rtl_trap_granted_in_place(const struct rtl_region *r, int view);
+
 /* Inside a region handler: if address a lies in the span of the region
  * that trapped (any view), fill *f as rtl_region_find would and return 0;
  * otherwise -1. Saves the lookup the handler's own region_protect makes. */

@@ -101,18 +101,32 @@ void rtl_views_release(uint64_t off, size_t len)
 		memset(rw + lo, 0, hi - lo);
 }
 
-/* Copy [off, off+len) of the old views into fd. The source is the RO view,
- * which still maps the old (shared) memfd. */
+/* Copy [off, off+len) of the old memfd into fd, file to file: no view
+ * needs to be readable (a region protected in place may have made its home
+ * pages PROT_NONE). */
 static int copy_range(int fd, off_t off, off_t len)
 {
-	const char *src = (const char *)rtl_view_base(RTL_VIEW_RO);
+	char buf[16384];
+
 	while (len > 0) {
-		ssize_t n = pwrite(fd, src + off, (size_t)len, off);
+		off_t in = off, out = off;
+		ssize_t n = copy_file_range(rtl_views.fd, &in, fd, &out,
+		                            (size_t)len, 0);
+		if (n <= 0) {
+			/* Old kernels: through a buffer. */
+			n = pread(rtl_views.fd, buf,
+			          len < (off_t)sizeof(buf) ? (size_t)len : sizeof(buf),
+			          off);
+			if (n > 0 && pwrite(fd, buf, (size_t)n, off) != n)
+				n = -1;
+		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;
 		}
+		if (n == 0)
+			return -1; /* the file ended early: cannot be */
 		off += n;
 		len -= n;
 	}

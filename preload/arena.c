@@ -12,6 +12,8 @@
 #include <jemalloc/jemalloc.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "rtl/ext.h"
@@ -149,6 +151,9 @@ static int create_arena(unsigned *ind)
 	return 0;
 }
 
+/* Largest small size class (rtl_arena_init); SIZE_MAX: not known. */
+static size_t small_max = SIZE_MAX;
+
 static void quiet(void *opaque, const char *s)
 {
 	(void)opaque, (void)s; /* nothing printed unless asked */
@@ -157,7 +162,8 @@ static void quiet(void *opaque, const char *s)
 int rtl_arena_init(void)
 {
 	uintptr_t base;
-	size_t view, got = 0;
+	size_t view, got = 0, nbins_sz;
+	unsigned nbins = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	void *pool;
 
@@ -171,6 +177,18 @@ int rtl_arena_init(void)
 	pool_lo = (uintptr_t)pool;
 	pool_hi = pool_lo + got;
 
+	/* The largest size class jemalloc packs into shared slabs; above
+	 * it, every allocation has an extent of its own. */
+	nbins_sz = sizeof(nbins);
+	if (rtl_je_mallctl("arenas.nbins", &nbins, &nbins_sz, NULL, 0) == 0 &&
+	    nbins > 0) {
+		char name[64];
+		size_t sz = sizeof(small_max);
+
+		snprintf(name, sizeof(name), "arenas.bin.%u.size", nbins - 1);
+		if (rtl_je_mallctl(name, &small_max, &sz, NULL, 0) != 0)
+			small_max = SIZE_MAX;
+	}
 	narenas = ncpu < 1 ? 1 : ncpu > MAX_ARENAS ? MAX_ARENAS : (unsigned)ncpu;
 	for (unsigned i = 0; i < narenas; i++)
 		if (create_arena(&arena_ind[i]) < 0)
@@ -210,6 +228,11 @@ void rtl_arena_free(void *rw)
 size_t rtl_arena_usable(const void *rw)
 {
 	return rtl_je_sallocx(rw, 0);
+}
+
+int rtl_arena_owns_pages(const void *rw)
+{
+	return rtl_je_sallocx(rw, 0) > small_max;
 }
 
 size_t rtl_arena_good_size(size_t size, size_t align)

@@ -68,8 +68,14 @@ static void *define(void *rw, size_t size, const struct rtl_choice *c,
 	if (c->handler)
 		region_handler(rw, c->handler);
 	region_set_data(rw, rec);
-	if (c->prot != (PROT_READ | PROT_WRITE))
-		region_protect(rw, c->prot);
+	/* A block of whole pages is protected in place: the program's copies
+	 * of its address never change view, so its pointer comparisons hold
+	 * (docs/preload.md). Past the mapping limit it is an ordinary
+	 * region. */
+	if (!rtl_arena_owns_pages(rw) ||
+	    rtl_ext_region_in_place(in_view(rw, c->prot), c->prot) < 0)
+		if (c->prot != (PROT_READ | PROT_WRITE))
+			region_protect(rw, c->prot);
 	/* region_track takes rtl's define lock: here, never in a handler. */
 	if (c->track)
 		region_track(rw, 1);

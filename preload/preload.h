@@ -63,6 +63,9 @@ int rtl_arena_owns(const void *rw);
 size_t rtl_arena_usable(const void *rw);
 /* What an allocation of size bytes at align would really get. */
 size_t rtl_arena_good_size(size_t size, size_t align);
+/* Whether the allocation at rw has an extent (whole pages) of its own,
+ * shared with no other allocation: a large size class. */
+int rtl_arena_owns_pages(const void *rw);
 
 /* Extents the hooks handed jemalloc, for the report and the tests. */
 extern _Atomic uint64_t rtl_arena_extents;

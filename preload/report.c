@@ -146,6 +146,7 @@ static json_t *totals(void)
 	set_int(t, "mprotect_calls", atomic_load(&rtl_totals.mprotect_calls));
 	set_int(t, "syscall_buffers",
 	        st.syscall_buffers + atomic_load(&rtl_totals.alias_syscalls));
+	set_int(t, "in_place_protects", st.in_place_protects);
 	set_int(t, "live", atomic_load(&rtl_heap_stats.live));
 	set_int(t, "bytes", atomic_load(&rtl_heap_stats.bytes));
 	set_int(t, "fallbacks", fb);

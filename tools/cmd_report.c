@@ -76,6 +76,10 @@ static void print_run(json_t *r, FILE *out)
 		fprintf(out, "syscalls  %" JSON_INTEGER_FORMAT
 		             " buffers in regions resolved before the kernel saw them\n",
 		        num(t, "syscall_buffers"));
+	if (num(t, "in_place_protects"))
+		fprintf(out, "in place  %" JSON_INTEGER_FORMAT
+		             " protection changes by mprotect (blocks of whole pages)\n",
+		        num(t, "in_place_protects"));
 }
 
 static void print_rules(json_t *r, FILE *out)

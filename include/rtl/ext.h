@@ -30,6 +30,10 @@ struct rtl_ext_stats {
 	                         * rtl_ext_time_traps is on */
 	uint64_t syscall_buffers; /* buffers in the views that a wrapped call
 	                           * resolved before the kernel saw them */
+	uint64_t in_place_protects; /* protection changes made by mprotect on
+	                             * regions protected in place */
+	uint64_t in_place_failed;   /* ... refused by the kernel: the region
+	                             * went back to moving pointers */
 };
 
 /* Measure the time spent in traps (two clock reads per trap, about 10 %
@@ -93,6 +97,17 @@ struct rtl_ext_region {
 /* Lock-free and async-signal-safe. 0, or -1 with errno ENOENT (none; also
  * when rtl has not started). */
 RTL_API int rtl_ext_region_find(const void *addr, struct rtl_ext_region *out);
+
+/* Protect the region starting at addr in place from now on: addr's view
+ * becomes its home, pointers into it are never moved again (not by
+ * region_protect, not by a trap), and its protection, set to prot now, is
+ * applied to the home view's pages with mprotect. For code whose copies of
+ * a pointer rtl cannot reach (docs/internals.md, "In-place regions"). The
+ * caller promises the region is the only one on the pages it touches, now
+ * and while it lives. Not for MAP2 regions. 0, or -1 with errno: EINVAL
+ * (not a region's start, bad prot, already in place), EBUSY (another
+ * region shares a page), ENOMEM (the kernel's mapping limit). */
+RTL_API int rtl_ext_region_in_place(void *addr, int prot);
 
 /* Signal actions, for a part of rtl that interposes sigaction. */
 typedef int (*rtl_ext_sigaction_fn)(int sig, const struct sigaction *act,

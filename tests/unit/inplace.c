@@ -1,0 +1,280 @@
+/* Regions protected in place (core/inplace.c): pointers never leave the home
+ * view, the protection is on the home view's pages. What swizzling cannot
+ * give code whose pointer copies rtl cannot reach: a copy kept in memory and
+ * a register a trap would have moved still compare equal. */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "test.h"
+
+#define PAGE 4096
+
+/* p (a region's address in any view) moved to the view of prot. */
+static char *in_view(void *p, int prot)
+{
+	uintptr_t base;
+	size_t size;
+	int from, to = prot == PROT_NONE ? 0 : prot == PROT_READ ? 1 : 2;
+
+	rtl_ext_views(&base, &size);
+	from = (int)(((uintptr_t)p - base) / size);
+	return (char *)p + ((intptr_t)to - from) * (intptr_t)size;
+}
+
+/* A region of whole pages (its buddy block is its own), in place with
+ * protection prot; returns its address in the home view of prot. */
+static char *in_place(size_t size, int prot)
+{
+	char *rw = region_alloc(size, NULL);
+
+	CHECK(rw != NULL);
+	region_handler(rw, grant_handler);
+	CHECK_EQ(rtl_ext_region_in_place(in_view(rw, prot), prot), 0);
+	return in_view(rw, prot);
+}
+
+/* The end of the loop below lives in memory, where no trap can move it. */
+static char *volatile loop_end;
+
+static __attribute__((noinline)) long fill_to_end(char *p, char v)
+{
+	long n = 0;
+
+	for (; p != loop_end; p++, n++)
+		*(volatile char *)p = v;
+	return n;
+}
+
+/* The loop pointer traps in a register; the end pointer is a copy in
+ * memory. Moved to the RW view, the loop pointer would never meet it. */
+TEST(pointer_kept_in_memory_still_meets_the_loop_pointer)
+{
+	char *ro = in_place(3 * PAGE, PROT_READ);
+
+	loop_end = ro + 3 * PAGE;
+	CHECK_EQ(fill_to_end(ro, 7), 3 * PAGE);
+	CHECK_EQ(h_calls, 1);
+	CHECK_EQ(h_writes, 1);
+	CHECK_EQ(peek(in_view(ro, RW) + 3 * PAGE - 1), 7);
+	CHECK_EQ(stats().stale_traps, 0);
+	CHECK_EQ(stats().in_place_protects, 1);
+	/* Read-only again: the pages are, so the next write traps again. */
+	CHECK_EQ(region_protect(ro, PROT_READ), 0);
+	CHECK_EQ(fill_to_end(ro + PAGE, 8), 2 * PAGE);
+	CHECK_EQ(h_calls, 2);
+	CHECK_EQ(peek(ro), 7);
+	CHECK_EQ(peek(ro + PAGE), 8);
+}
+
+TEST(none_home_reads_then_writes)
+{
+	char *rw = region_alloc(2 * PAGE, NULL);
+	char *none;
+
+	CHECK(rw != NULL);
+	rw[100] = 42;
+	region_handler(rw, grant_handler);
+	none = in_view(rw, PROT_NONE);
+	CHECK_EQ(rtl_ext_region_in_place(none, PROT_NONE), 0);
+	CHECK_EQ(peek(none + 100), 42);
+	CHECK_EQ(h_reads, 1);
+	poke(none + 101, 43);
+	CHECK_EQ(h_writes, 1);
+	CHECK_EQ(peek(rw + 101), 43);
+	CHECK_EQ(h_calls, 2);
+	/* Down to none: a read traps again. */
+	CHECK_EQ(region_protect(none, PROT_NONE), 0);
+	CHECK_EQ(peek(none + 101), 43);
+	CHECK_EQ(h_calls, 3);
+}
+
+/* rtl_ext_region_find reports the protection the home pages have. */
+TEST(find_reports_the_region_protection_at_home)
+{
+	char *ro = in_place(PAGE, PROT_READ);
+	struct rtl_ext_region r;
+
+	CHECK_EQ(rtl_ext_region_find(ro, &r), 0);
+	CHECK_EQ(r.prot, PROT_READ);
+	CHECK_EQ(region_protect(ro, RW), 0);
+	CHECK_EQ(rtl_ext_region_find(ro, &r), 0);
+	CHECK_EQ(r.prot, RW);
+	CHECK_EQ(region_protect(ro, PROT_NONE), 0);
+	CHECK_EQ(rtl_ext_region_find(ro, &r), 0);
+	CHECK_EQ(r.prot, PROT_NONE);
+}
+
+/* System calls: resolved like a trap, the pointer the program holds is
+ * the one it keeps. */
+TEST(read_into_in_place_region_and_refusal)
+{
+	char *ro = in_place(2 * PAGE, PROT_READ);
+	char out[8];
+	int fds[2];
+
+	CHECK_EQ(pipe(fds), 0);
+	CHECK_EQ(write(fds[1], "hello", 5), 5);
+	CHECK_EQ(read(fds[0], ro + PAGE - 2, 5), 5);
+	CHECK_EQ(h_writes, 1);
+	CHECK_EQ(memcmp(ro + PAGE - 2, "hello", 5), 0);
+	/* A write() from it needs no handler: it is readable. */
+	CHECK_EQ(write(fds[1], ro + PAGE - 2, 5), 5);
+	CHECK_EQ(read(fds[0], out, 5), 5);
+	CHECK_EQ(memcmp(out, "hello", 5), 0);
+	CHECK_EQ(h_calls, 1);
+	/* Down to none with a handler that refuses: EFAULT, data kept. */
+	region_handler(ro, NULL);
+	CHECK_EQ(region_protect(ro, PROT_NONE), 0);
+	CHECK_EQ(write(fds[1], "kept", 4), 4);
+	errno = 0;
+	CHECK_EQ(read(fds[0], ro, 4), -1);
+	CHECK_EQ(errno, EFAULT);
+	CHECK_EQ(read(fds[0], out, 8), 4);
+	CHECK_EQ(memcmp(out, "kept", 4), 0);
+}
+
+TEST(bad_requests)
+{
+	char *a = region_alloc(2 * PAGE, NULL), *small, *b;
+
+	CHECK(a != NULL);
+	errno = 0;
+	CHECK_EQ(rtl_ext_region_in_place(a + 64, PROT_READ), -1);
+	CHECK_EQ(errno, EINVAL); /* not the region's start */
+	errno = 0;
+	CHECK_EQ(rtl_ext_region_in_place(a, 7), -1);
+	CHECK_EQ(errno, EINVAL);
+	CHECK_EQ(rtl_ext_region_in_place(a, RW), 0);
+	errno = 0;
+	CHECK_EQ(rtl_ext_region_in_place(a, RW), -1);
+	CHECK_EQ(errno, EINVAL); /* twice */
+	/* MAP2 would put its pointers in other views. */
+	b = a;
+	errno = 0;
+	CHECK_EQ(region_protect_ptr(&b, PROT_READ), -1);
+	CHECK_EQ(errno, EINVAL);
+	/* Small regions share a page: not in place. */
+	small = region_alloc(100, NULL);
+	CHECK(region_alloc(100, NULL) != NULL);
+	errno = 0;
+	CHECK_EQ(rtl_ext_region_in_place(small, PROT_READ), -1);
+	CHECK_EQ(errno, EBUSY);
+	errno = 0;
+	CHECK_EQ(rtl_ext_region_in_place(NULL, PROT_READ), -1);
+	CHECK(errno == EINVAL || errno == ENOENT);
+}
+
+/* Whether the kernel lets this process write at p (EFAULT, not a fault). */
+static int writable(void *p)
+{
+	char byte = 0;
+	struct iovec local = { &byte, 1 }, remote = { p, 1 };
+
+	return process_vm_writev(getpid(), &local, 1, &remote, 1, 0) == 1;
+}
+
+/* No region may be defined on an in-place region's pages; after it is
+ * freed they are ordinary view pages again. */
+TEST(free_gives_the_pages_back)
+{
+	size_t got = 0;
+	char *pool = rtl_ext_reserve(16 * PAGE, &got), *ro, *rw;
+
+	CHECK(pool != NULL && got >= 16 * PAGE);
+	rw = region_define(pool, 2 * PAGE, NULL);
+	CHECK(rw == pool);
+	ro = in_view(rw, PROT_READ);
+	CHECK(!writable(ro));
+	CHECK_EQ(rtl_ext_region_in_place(ro, RW), 0);
+	CHECK(writable(ro) && writable(ro + 2 * PAGE));
+	/* The slack after the region, on its last page. */
+	errno = 0;
+	CHECK(region_define(rw + 2 * PAGE + 128, 64, NULL) == NULL);
+	CHECK_EQ(errno, EBUSY);
+	/* A page further is free for anyone. */
+	CHECK(region_define(rw + 3 * PAGE, 64, NULL) != NULL);
+	CHECK_EQ(region_free(ro), 0);
+	CHECK(!writable(ro) && !writable(ro + 2 * PAGE));
+	CHECK(region_define(rw + 2 * PAGE + 128, 64, NULL) != NULL);
+}
+
+/* Threads writing through read-only pointers while another lowers the
+ * protection again and again: every write lands, every fault is resolved
+ * by a grant (the handler, or another thread's), no pointer moves. */
+#define WRITERS 4
+#define ROUNDS 20000
+
+static char *shared_ro;
+static _Atomic int writers_done;
+
+static void *writer(void *arg)
+{
+	long id = (long)arg;
+	char *mine = shared_ro + id * PAGE;
+
+	for (int round = 0; round < ROUNDS; round++)
+		*(volatile char *)(mine + round % PAGE) = (char)round;
+	atomic_fetch_add(&writers_done, 1);
+	return NULL;
+}
+
+TEST(threads_write_while_protection_drops)
+{
+	pthread_t tid[WRITERS];
+	long lowered = 0;
+
+	shared_ro = in_place(WRITERS * PAGE, PROT_READ);
+	for (long i = 0; i < WRITERS; i++)
+		pthread_create(&tid[i], NULL, writer, (void *)i);
+	while (atomic_load(&writers_done) < WRITERS) {
+		CHECK_EQ(region_protect(shared_ro, PROT_READ), 0);
+		lowered++;
+		usleep(50);
+	}
+	for (int i = 0; i < WRITERS; i++) {
+		void *ret;
+		pthread_join(tid[i], &ret);
+		CHECK(ret == NULL);
+	}
+	for (long i = 0; i < WRITERS; i++)
+		CHECK_EQ(peek(shared_ro + i * PAGE + (ROUNDS - 1) % PAGE),
+		         (unsigned char)(ROUNDS - 1));
+	CHECK(h_writes >= 1);
+	CHECK(lowered > 0);
+	CHECK_EQ(stats().in_place_failed, 0);
+}
+
+/* fork: the child's views are a new file; the in-place protection comes
+ * along, and neither side sees the other's writes. */
+TEST(fork_keeps_protection_and_isolation)
+{
+	char *ro = in_place(2 * PAGE, PROT_READ);
+	char *none = in_place(PAGE, PROT_NONE);
+	int status;
+	pid_t pid;
+
+	poke(ro, 1); /* granted: the parent's RO pages are writable */
+	CHECK_EQ(h_calls, 1);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		int ok = peek(ro) == 1;
+		poke(ro, 2); /* still granted in the child: no trap */
+		ok &= h_calls == 1;
+		ok &= peek(none) == 0 && h_calls == 2; /* still protected */
+		poke(none, 9);
+		ok &= h_calls == 3;
+		_exit(ok ? 0 : 1);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_EQ(peek(ro), 1);
+	CHECK_EQ(h_calls, 1);
+	CHECK_EQ(peek(none), 0);
+	CHECK_EQ(h_calls, 2);
+}

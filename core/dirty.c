@@ -222,9 +222,14 @@ size_t region_dirty(void **bases, size_t max, int reset)
 			marked = atomic_load(&d->dirty);
 		if (!marked)
 			continue;
-		if (n < max)
-			bases[n] = (void *)(rtl_view_base(atomic_load(&d->r->view)) +
-			                    d->r->lo);
+		if (n < max) {
+			/* Where its pointers are: an in-place region's home. */
+			int v = rtl_region_home(d->r);
+
+			if (v < 0)
+				v = atomic_load(&d->r->view);
+			bases[n] = (void *)(rtl_view_base(v) + d->r->lo);
+		}
 		n++;
 	}
 	pthread_mutex_unlock(&rtl_define_lock);

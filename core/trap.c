@@ -370,6 +370,18 @@ static void in_place_trap(struct trap *t, region_handler_t h)
 	if (!h)
 		return die(t, "unhandled region trap (no handler)");
 	call_handler(t, h);
+	if (rtl_region_home(r) != t->f.view) {
+		/* The kernel refused the mprotect (out of mappings): r moves
+		 * pointers now, like any region. */
+		int cv = atomic_load(&r->view);
+
+		if (!view_allows(cv, t->write))
+			return die(t, "region trap not granted by its handler");
+		move_view(t, r, t->f.view, cv);
+		if (!resolved(t))
+			die_unresolved(t, 0);
+		return;
+	}
 	/* Granted, though maybe lowered again since by another thread: the
 	 * instruction then meets that protection as a new trap. */
 	if (!t->granted &&

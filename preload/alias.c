@@ -9,7 +9,7 @@
  * the system-call wrappers. A fault on an alias is outside rtl's views, so
  * it reaches the core's foreign hook (alias_fault, in the SIGSEGV handler:
  * no malloc, the record's spin lock only). Each alias costs a mapping, so
- * selection stops before vm.max_map_count. */
+ * selection stops before vm.max_map_count (maps.c). */
 #include "engine.h"
 
 #include <errno.h>
@@ -42,77 +42,6 @@ static uint32_t nsmall[SMALL + 1], small_cap;
 static struct { uintptr_t va; uint32_t pages; } *big_free;
 static uint32_t nbig;
 
-_Atomic uint64_t rtl_alias_live;
-static uint64_t budget;  /* most live aliases under vm.max_map_count */
-static long max_maps, maps_at_start;
-static _Atomic int limit_hit;
-
-/* ---- the mapping count ---- */
-
-static long read_long(const char *path)
-{
-	char buf[32] = "";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? strtol(buf, NULL, 10) : -1;
-}
-
-static long count_maps(void)
-{
-	char buf[4096];
-	long lines = 0;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			lines += buf[i] == '\n';
-	close(fd);
-	return lines;
-}
-
-/* Each alias is one mapping and may split the reservation once more: two.
- * A quarter of the limit stays for the program. RTL_MAX_MAP_COUNT may lower
- * the limit (for tests), never raise it. */
-static void set_budget(void)
-{
-	const char *env = getenv("RTL_MAX_MAP_COUNT");
-	long lim;
-
-	max_maps = read_long("/proc/sys/vm/max_map_count");
-	if (max_maps <= 0)
-		max_maps = 65530;
-	if (env && (lim = strtol(env, NULL, 10)) > 0 && lim < max_maps)
-		max_maps = lim;
-	maps_at_start = count_maps();
-	lim = max_maps * 3 / 4 - maps_at_start;
-	budget = lim > 0 ? (uint64_t)lim / 2 : 0;
-}
-
-int rtl_alias_room(void)
-{
-	if (atomic_load_explicit(&rtl_alias_live, memory_order_relaxed) < budget)
-		return 1;
-	atomic_store_explicit(&limit_hit, 1, memory_order_relaxed);
-	return 0;
-}
-
-void rtl_alias_note(char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (atomic_load(&limit_hit))
-		snprintf(buf, len,
-		         "stopped selecting alias objects at %llu live "
-		         "(vm.max_map_count = %ld, %ld mappings at start)",
-		         (unsigned long long)budget, max_maps, maps_at_start);
-}
 
 /* ---- virtual space ---- */
 
@@ -383,14 +312,13 @@ int rtl_alias_init(void)
 
 	rtl_ext_views(&vb, &vs);
 	rw_base = vb + 2 * vs;
-	set_budget();
 	span = vs;
 	res = mmap(NULL, span, PROT_NONE,
 	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (res == MAP_FAILED)
 		return -1;
 	pagemap = map_anon(span / PAGE * sizeof(*pagemap));
-	small_cap = (uint32_t)(budget + 1024);
+	small_cap = (uint32_t)(rtl_maps_budget() + 1024);
 	big_free = map_anon(small_cap * sizeof(*big_free));
 	for (int i = 1; i <= SMALL; i++)
 		small_free[i] = map_anon(small_cap * sizeof(uintptr_t));

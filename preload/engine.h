@@ -57,6 +57,7 @@ struct rtl_rec {
 	_Atomic uint32_t next;  /* free list: index + 1 */
 	_Atomic uint8_t live;
 	uint8_t mech;           /* RTL_MECH_* */
+	uint8_t in_place;       /* swizzle: protected in place (heap.c) */
 	uint16_t rule;
 	uint32_t site;          /* stats slot (site.c) */
 	uint32_t pages;         /* alias: pages of its mapping */
@@ -154,8 +155,6 @@ void rtl_trace_forked(void);
 /* ---- the alias mechanism (alias.c) ---- */
 int rtl_alias_init(void);
 int rtl_alias_owns(const void *p);
-/* Whether another alias object fits under vm.max_map_count. */
-int rtl_alias_room(void);
 /* Map rec (rw, size, rule set) at its own pages; the address to hand out,
  * or NULL with errno. */
 void *rtl_alias_map(struct rtl_rec *rec, int prot);
@@ -164,8 +163,18 @@ struct rtl_rec *rtl_alias_find(const void *p);
 void rtl_alias_unmap(struct rtl_rec *rec);
 /* Set the mapping's protection (rec locked). Signal handler. */
 int rtl_alias_protect(struct rtl_rec *rec, int prot);
-extern _Atomic uint64_t rtl_alias_live;
-void rtl_alias_note(char *buf, size_t len); /* "" if no limit was reached */
+
+/* ---- the mapping budget (maps.c) ---- */
+void rtl_maps_init(void);
+uint64_t rtl_maps_budget(void);
+/* Whether another alias object, or block protected in place, fits under
+ * vm.max_map_count; the live counts the budget is checked against. */
+int rtl_alias_room(void);
+int rtl_in_place_room(void);
+extern _Atomic uint64_t rtl_alias_live, rtl_in_place_live;
+/* The report's notes: "" if that limit was not reached. */
+void rtl_alias_note(char *buf, size_t len);
+void rtl_in_place_note(char *buf, size_t len);
 
 /* ---- dirty tracking and epochs (epoch.c) ---- */
 int rtl_epoch_start(void);

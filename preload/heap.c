@@ -33,6 +33,7 @@ int rtl_heap_init(uint64_t max_regions)
 
 	if (rtl_arena_init() < 0)
 		return -1;
+	rtl_maps_init();
 	rtl_ext_views(&base, &size);
 	max_live = max_regions;
 	views_len = 3 * size;
@@ -70,16 +71,29 @@ static void *define(void *rw, size_t size, const struct rtl_choice *c,
 	region_set_data(rw, rec);
 	/* A block of whole pages is protected in place: the program's copies
 	 * of its address never change view, so its pointer comparisons hold
-	 * (docs/preload.md). Past the mapping limit it is an ordinary
-	 * region. */
-	if (!rtl_arena_owns_pages(rw) ||
-	    rtl_ext_region_in_place(in_view(rw, c->prot), c->prot) < 0)
-		if (c->prot != (PROT_READ | PROT_WRITE))
-			region_protect(rw, c->prot);
+	 * (docs/preload.md, "Blocks of whole pages"). Past the mapping
+	 * budget it is an ordinary region. */
+	rec->in_place = rtl_arena_owns_pages(rw) && rtl_in_place_room() &&
+	                rtl_ext_region_in_place(in_view(rw, c->prot), c->prot) == 0;
+	if (rec->in_place)
+		atomic_fetch_add_explicit(&rtl_in_place_live, 1,
+		                          memory_order_relaxed);
+	else if (c->prot != (PROT_READ | PROT_WRITE))
+		region_protect(rw, c->prot);
 	/* region_track takes rtl's define lock: here, never in a handler. */
 	if (c->track)
 		region_track(rw, 1);
 	return in_view(rw, c->prot);
+}
+
+/* A region's record after region_free: out of the in-place count. */
+static void left_in_place(struct rtl_rec *rec)
+{
+	if (rec && rec->in_place) {
+		rec->in_place = 0;
+		atomic_fetch_sub_explicit(&rtl_in_place_live, 1,
+		                          memory_order_relaxed);
+	}
 }
 
 static void count_new(size_t size, const struct rtl_choice *c, uint32_t site)
@@ -152,6 +166,7 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 	rec->site = site;
 	rec->size = size;
 	rec->mech = (uint8_t)c->mechanism;
+	rec->in_place = 0;
 	if (c->mechanism == RTL_MECH_ALIAS) {
 		why = RTL_FALLBACK_MAPS;
 		if (!(p = alloc_alias(rec, size, align, zero, c, &rw)))
@@ -219,6 +234,7 @@ int rtl_heap_free(const struct rtl_obj *o)
 			rtl_epoch_freeing(rec);
 		if (region_free(o->rw) < 0)
 			return -1;
+		left_in_place(rec);
 	}
 	if (rec)
 		rtl_rec_free(rec);
@@ -250,6 +266,7 @@ void *rtl_heap_resize(const struct rtl_obj *o, size_t size,
 	rtl_epoch_freeing(rec);
 	if (region_free(o->rw) < 0)
 		return NULL;
+	left_in_place(rec);
 	rec->size = size;
 	p = define(o->rw, size, c, rec);
 	if (!p) {

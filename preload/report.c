@@ -388,6 +388,9 @@ static json_t *notes_list(int status)
 	rtl_alias_note(buf, sizeof(buf));
 	if (buf[0])
 		rtl_report_note("%s", buf);
+	rtl_in_place_note(buf, sizeof(buf));
+	if (buf[0])
+		rtl_report_note("%s", buf);
 	if ((v = atomic_load(&rtl_site_overflow)))
 		rtl_report_note("%llu allocations found the site table full and are "
 		                "under (other sites)", (unsigned long long)v);

@@ -203,6 +203,19 @@ run_access() {
   assert_equal "$(rep maps 'r["notes"][0].startswith("stopped selecting alias objects at ")')" True
 }
 
+@test "blocks of whole pages are protected in place up to the mapping budget" {
+  policy pages '[rule big]' 'size = 32K..' 'protect = read'
+  # 2000 blocks of 64 KiB: one live at a time, then all live at once.
+  RTL_MAX_MAP_COUNT=1000 run_mode pages "$PROGS/malloc_loop" 2000 65536
+  assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/pages.rc")" 0
+  assert_equal "$(rep pages '(r["totals"]["selected"], r["totals"]["write_traps"], r["totals"]["stale_traps"])')" "(4000, 4000, 0)"
+  # Every grant of the first phase, and of the second only those under
+  # the budget, were an mprotect on the block's pages.
+  in_place=$(rep pages 'r["totals"]["in_place_protects"]')
+  [[ $in_place -gt 2000 && $in_place -lt 3000 ]]
+  assert_equal "$(rep pages 'r["notes"][0].startswith("blocks of whole pages past ")')" True
+}
+
 @test "alias: fork gives the child its own copy, threads share one" {
   policy fork-al '[rule all]' 'mechanism = alias' 'protect = read'
   policy stress-al '[rule all]' 'mechanism = alias' 'protect = none' 'on_read = count, grant-rw'

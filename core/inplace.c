@@ -90,13 +90,21 @@ int rtl_inplace_set(struct rtl_region *r, int home, int view)
 	return 0;
 }
 
-/* Back to the view's own protection and an ordinary region. */
+/* Back to the view's own protection and an ordinary region. A NONE home
+ * becomes reservation again, so that its mapping merges with the rest
+ * instead of staying one more mapping per region ever protected there. */
 static void unset(struct rtl_region *r, int home)
 {
+	struct span s = home_pages(r, home);
+
 	__atomic_store_n(&r->flags, r->flags & ~(RTL_REGION_IN_PLACE |
 	                                         3u << RTL_REGION_HOME_SHIFT),
 	                 __ATOMIC_RELEASE);
-	set_pages(r, home, home, 0);
+	if (home == RTL_VIEW_NONE)
+		mmap((void *)s.addr, s.len, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	else
+		set_pages(r, home, home, 0);
 }
 
 int rtl_inplace_protect(struct rtl_region *r, int view)

@@ -3,6 +3,7 @@
  * give code whose pointer copies rtl cannot reach: a copy kept in memory and
  * a register a trap would have moved still compare equal. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -201,6 +202,41 @@ TEST(free_gives_the_pages_back)
 	CHECK_EQ(region_free(ro), 0);
 	CHECK(!writable(ro) && !writable(ro + 2 * PAGE));
 	CHECK(region_define(rw + 2 * PAGE + 128, 64, NULL) != NULL);
+}
+
+static long mappings(void)
+{
+	char buf[4096];
+	long lines = 0;
+	ssize_t n;
+	int fd = open("/proc/self/maps", O_RDONLY);
+
+	while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			lines += buf[i] == '\n';
+	close(fd);
+	return lines;
+}
+
+/* Regions come and go; the mappings they split are merged back. */
+TEST(freed_regions_leave_no_mappings_behind)
+{
+	static const int prots[] = { PROT_NONE, PROT_READ, RW };
+	char *keep[64];
+	long before = mappings();
+
+	for (int round = 0; round < 100; round++) {
+		for (int i = 0; i < 64; i++) {
+			int prot = prots[(round + i) % 3];
+
+			keep[i] = in_place((size_t)(1 + i % 3) * PAGE, prot);
+			/* A protection other than home's: a split mapping. */
+			CHECK_EQ(region_protect(keep[i], prot == RW ? PROT_NONE : RW), 0);
+		}
+		for (int i = 0; i < 64; i++)
+			CHECK_EQ(region_free(keep[i]), 0);
+	}
+	CHECK(mappings() < before + 16);
 }
 
 /* Threads writing through read-only pointers while another lowers the

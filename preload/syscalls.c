@@ -86,6 +86,12 @@ static void *find(const char *name)
 	{                                                                  \
 		return get_##name()(a1, a2, a3, a4, a5, a6);               \
 	}
+#define FWD7(ret, name, t1, t2, t3, t4, t5, t6, t7)                        \
+	SLOT(ret, name, t1, t2, t3, t4, t5, t6, t7)                        \
+	DEF(ret, name, t1 a1, t2 a2, t3 a3, t4 a4, t5 a5, t6 a6, t7 a7)    \
+	{                                                                  \
+		return get_##name()(a1, a2, a3, a4, a5, a6, a7);           \
+	}
 
 typedef const struct iovec *iovp;
 typedef struct sockaddr *__restrict sap;
@@ -149,6 +155,25 @@ FWD4(size_t, fwrite_unlocked, const void *__restrict, size_t, size_t,
 FWD2(char *, getcwd, char *, size_t)
 FWD3(ssize_t, readlink, const char *__restrict, char *__restrict, size_t)
 FWD4(ssize_t, readlinkat, int, const char *__restrict, char *__restrict, size_t)
+/* The _FORTIFY_SOURCE forms (core/sys_fortify.c). */
+FWD4(ssize_t, __read_chk, int, void *, size_t, size_t)
+FWD5(ssize_t, __pread_chk, int, void *, size_t, off_t, size_t)
+FWD5(ssize_t, __pread64_chk, int, void *, size_t, off_t, size_t)
+FWD5(ssize_t, __recv_chk, int, void *, size_t, size_t, int)
+FWD7(ssize_t, __recvfrom_chk, int, void *__restrict, size_t, size_t, int, sap,
+     socklen_t *__restrict)
+FWD5(size_t, __fread_chk, void *__restrict, size_t, size_t, size_t,
+     FILE *__restrict)
+FWD5(size_t, __fread_unlocked_chk, void *__restrict, size_t, size_t, size_t,
+     FILE *__restrict)
+FWD3(char *, __getcwd_chk, char *, size_t, size_t)
+FWD4(ssize_t, __readlink_chk, const char *__restrict, char *__restrict, size_t,
+     size_t)
+FWD5(ssize_t, __readlinkat_chk, int, const char *__restrict, char *__restrict,
+     size_t, size_t)
+FWD4(int, __poll_chk, struct pollfd *, nfds_t, int, size_t)
+FWD5(int, __ppoll_chk, struct pollfd *, nfds_t, const struct timespec *,
+     const sigset_t *, size_t)
 
 /* All of them now, in the constructor: none is then resolved in a signal
  * handler or while the program holds the loader's lock. */
@@ -165,4 +190,8 @@ void rtl_syscalls_resolve(void)
 	get_pselect(); get_epoll_wait(); get_epoll_pwait(); get_fread();
 	get_fread_unlocked(); get_fwrite(); get_fwrite_unlocked(); get_getcwd();
 	get_readlink(); get_readlinkat();
+	get___read_chk(); get___pread_chk(); get___pread64_chk(); get___recv_chk();
+	get___recvfrom_chk(); get___fread_chk(); get___fread_unlocked_chk();
+	get___getcwd_chk(); get___readlink_chk(); get___readlinkat_chk();
+	get___poll_chk(); get___ppoll_chk();
 }

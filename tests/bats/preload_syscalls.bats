@@ -135,3 +135,24 @@ SQL
   [[ $(sum_of sw-all sort in_place_protects) -gt 0 ]]
   [[ $(sum_of sw-all sort stale_traps) -eq 0 ]]
 }
+
+@test "a fortified program: the _chk forms of read, fread, recv and getcwd into regions" {
+  # Built with _FORTIFY_SOURCE=2, as Debian builds its packages: it calls
+  # the _chk forms, which glibc would take to the kernel from inside.
+  run nm -D "$PROGS/fortified"
+  for f in __read_chk __fread_chk __recv_chk __getcwd_chk; do
+    assert_output --partial "U $f"
+  done
+  data=$BATS_TEST_TMPDIR/data
+  seq 1 100000 >"$data"
+  for m in none sw-all alias; do
+    run_mode "$m" "$PROGS/fortified" "$data" 3000
+  done
+  same_as_without sw-all alias
+  run cat "$BATS_TEST_TMPDIR/runs/none.out"
+  assert_output --partial "588895 bytes, checksum"
+  for m in sw-all alias; do
+    [[ $(sum_of "$m" fortified write_traps) -gt 0 ]]
+    [[ $(sum_of "$m" fortified syscall_buffers) -gt 0 ]]
+  done
+}

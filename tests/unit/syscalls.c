@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -237,4 +239,67 @@ TEST(ordinary_buffers_untouched)
 	CHECK_EQ(pipe_with("plain", fds), 5);
 	CHECK_EQ(read(fds[0], buf, sizeof(buf)), 5);
 	CHECK_EQ(stats().traps, 0);
+}
+
+/* The _FORTIFY_SOURCE forms a fortified program calls where the compiler
+ * knows the buffer's size (core/sys_fortify.c). */
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+size_t __fread_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *f);
+ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
+char *__getcwd_chk(char *buf, size_t size, size_t buflen);
+
+TEST(fortified_forms_resolve_like_the_plain_calls)
+{
+	char *buf = region_alloc(4096, &buf), cwd[4096];
+	int fds[2], sv[2];
+	FILE *f;
+
+	CHECK(buf != NULL);
+	region_handler(buf, grant_handler);
+	region_protect(buf, PROT_READ);
+	CHECK_EQ(pipe_with("fortified", fds), 9);
+	CHECK_EQ(__read_chk(fds[0], buf, 64, 4096), 9);
+	CHECK_EQ(h_writes, 1);
+	CHECK_EQ(memcmp(buf, "fortified", 9), 0);
+
+	region_protect(buf, PROT_READ);
+	CHECK((f = fopen("/proc/self/exe", "rb")) != NULL);
+	CHECK_EQ(__fread_chk(buf, 4096, 1, 4, f), 4);
+	fclose(f);
+	CHECK_EQ(h_writes, 2);
+	CHECK_EQ(memcmp(buf, "\177ELF", 4), 0);
+
+	region_protect(buf, PROT_READ);
+	CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	CHECK_EQ(send(sv[0], "sock", 4, 0), 4);
+	CHECK_EQ(__recv_chk(sv[1], buf + 100, 4, 4096 - 100, 0), 4);
+	CHECK_EQ(h_writes, 3);
+	CHECK_EQ(memcmp(buf + 100, "sock", 4), 0);
+
+	/* The result is the pointer passed (buf, bound, has moved since). */
+	region_protect(buf, PROT_READ);
+	CHECK(__getcwd_chk(buf, 4096, 4096) != NULL);
+	CHECK_EQ(h_writes, 4);
+	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+	CHECK_EQ(strcmp(buf, cwd), 0);
+}
+
+static void read_past_buffer(void)
+{
+	char *buf = region_alloc(64, NULL);
+	int fds[2] = { -1, -1 };
+
+	pipe_with("0123456789", fds);
+	__read_chk(fds[0], buf, 65, 64);
+	_exit(0); /* not reached */
+}
+
+/* A size past the buffer fails as glibc's would: SIGABRT, no read. */
+TEST(fortified_overflow_still_aborts)
+{
+	char err[512];
+	int st = test_run_captured(read_past_buffer, err, sizeof(err));
+
+	CHECK(test_died_of(st, SIGABRT));
+	CHECK(strstr(err, "buffer overflow detected") != NULL);
 }

@@ -9,6 +9,7 @@
 #include "access.h"
 #include "foreign.h"
 #include "inplace.h"
+#include "trap.h"
 #include "views.h"
 
 int rtl_ext_init(void)
@@ -207,6 +208,11 @@ int rtl_ext_views_fd(void)
 void rtl_ext_set_foreign_hook(rtl_ext_foreign_hook_fn fn)
 {
 	rtl_foreign_set_hook(fn);
+}
+
+void rtl_ext_set_death_hook(rtl_ext_death_hook_fn fn)
+{
+	atomic_store(&rtl_trap_death_hook, fn);
 }
 
 void rtl_ext_set_access_range(void *lo, size_t len, rtl_ext_access_fn fn)

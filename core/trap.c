@@ -31,6 +31,7 @@ static TLS struct trap *current;
 static TLS int depth;
 
 _Atomic int rtl_time_traps;
+_Atomic(void (*)(int)) rtl_trap_death_hook;
 
 static int view_allows(int view, int write)
 {
@@ -212,6 +213,7 @@ static void die(struct trap *t, const char *why)
 {
 	struct rtl_diag d;
 	struct sigaction dfl;
+	void (*hook)(int);
 
 	t->dead = 1; /* the frame keeps the registers it came with */
 	d.n = 0;
@@ -221,6 +223,9 @@ static void die(struct trap *t, const char *why)
 	describe(&d, t);
 	rtl_diag_backtrace(&d, t->uc);
 	rtl_diag_flush(&d);
+	hook = atomic_load(&rtl_trap_death_hook);
+	if (hook)
+		hook(SIGSEGV); /* the preload's report */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	rtl_foreign_real_sigaction(SIGSEGV, &dfl, NULL);

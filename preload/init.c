@@ -57,6 +57,9 @@ static void start(void)
 	 * extent hooks take no lock, so the two never nest), but natural. */
 	if (rtl_ext_init() < 0)
 		return; /* rtl said why */
+	/* A death over a trap rtl cannot resolve writes the report too. */
+	if (rtl_engine.report[0])
+		rtl_ext_set_death_hook(rtl_fatal_report);
 	if (rtl_engine.report[0])
 		rtl_ext_time_traps(1); /* the report's trap_ns */
 	if (rtl_heap_init(rtl_select_max_regions()) < 0) {

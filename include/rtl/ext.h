@@ -147,6 +147,13 @@ RTL_API int rtl_ext_views_fd(void);
 typedef int (*rtl_ext_foreign_hook_fn)(void *addr, int write, void *uc);
 RTL_API void rtl_ext_set_foreign_hook(rtl_ext_foreign_hook_fn fn);
 
+/* Called in the SIGSEGV handler when rtl ends the process over a region
+ * trap it cannot resolve, after its diagnostic and before the signal's
+ * default action takes the process (sig: SIGSEGV). Runs in a signal
+ * handler: async-signal-safe work only. NULL: none. */
+typedef void (*rtl_ext_death_hook_fn)(int sig);
+RTL_API void rtl_ext_set_death_hook(rtl_ext_death_hook_fn fn);
+
 /* One more range of memory for the system-call wrappers to resolve, besides
  * the views (the preload's aliases): a buffer wholly inside [lo, lo + len)
  * goes to fn, which returns the address to hand the kernel or NULL with

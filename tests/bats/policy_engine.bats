@@ -193,6 +193,17 @@ run_access() {
   assert_equal "$(rep crash '(r["run"]["signal"], r["totals"]["selected"])')" "(15, 4)"
 }
 
+@test "a death rtl decides (a write past a region's end) still writes the report" {
+  policy overflow '[rule a]' 'size = 100' 'protect = read'
+  run_mode none "$ACCESS" 4 1 overflow
+  assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/none.rc")" 0
+  run_mode overflow "$ACCESS" 4 1 overflow
+  assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/overflow.rc")" 139
+  run cat "$BATS_TEST_TMPDIR/runs/overflow.err"
+  assert_output --partial "rtl: write crossing the end of the region"
+  assert_equal "$(rep overflow '(r["run"]["signal"], r["totals"]["selected"])')" "(11, 4)"
+}
+
 @test "alias objects stop before vm.max_map_count, and the report says so" {
   policy maps '[rule a]' 'size = 100' 'mechanism = alias' 'protect = read'
   RTL_MAX_MAP_COUNT=1000 run_access maps 2000 1 rw

@@ -13,6 +13,7 @@
  *                         re-protected by an epoch); write a[i][24]
  *   access NA NB mprotect K   K mprotect calls on a page of its own
  *   access NA NB crash    write a[i][8], then raise SIGTERM
+ *   access NA NB overflow an 8-byte store at a[0] + 124, past its end
  *
  * Prints one line with a checksum of what it read. */
 #include <signal.h>
@@ -133,6 +134,12 @@ int main(int argc, char **argv)
 		                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		for (long i = 0; i < k; i++)
 			mprotect(page, 4096, i % 2 ? PROT_READ | PROT_WRITE : PROT_READ);
+	} else if (!strcmp(mode, "overflow")) {
+		/* An 8-byte store at offset 124 of a 100-byte block: past
+		 * the 128 bytes rtl answers for (a silent overrun without
+		 * rtl; under a read-only rule, a trap rtl refuses). */
+		memcpy((char *)a[0] + 124, "overflow", 8);
+		sum += a[0][124];
 	} else if (!strcmp(mode, "crash")) {
 		pass_write(a, na, 8, 1);
 		fflush(stdout);

@@ -96,6 +96,47 @@ def program_figures(cfgs, reps, rows, cwd):
     return out
 
 
+# Time per write trap, each block written once under protect = read: small
+# swizzle blocks (registers moved), blocks of whole pages (protected in
+# place, one mprotect per grant) and the same blocks under alias.
+GRANTS = {
+    "swizzle_small": (64, "size = 48..64\n"),
+    "swizzle_in_place": (65536, "size = 32K..128K\n"),
+    "alias": (65536, "size = 32K..128K\nmechanism = alias\n"),
+}
+
+
+def grant_figures(build, lib, reps, blocks, cwd):
+    prog = os.path.join(build, "tests", "progs", "malloc_loop")
+    out = {}
+    for name, (size, rule) in GRANTS.items():
+        pol = os.path.join(cwd, "grant-%s.ini" % name)
+        rep = os.path.join(cwd, "grant-%s.json" % name)
+        with open(pol, "w") as f:
+            f.write("[rtl]\nreport = %s\n[rule r]\n%sprotect = read\n"
+                    % (rep, rule))
+        best = None
+        for _ in range(reps):
+            run([prog, str(blocks), str(size)],
+                {"LD_PRELOAD": lib, "RTL_CONFIG": pol}, cwd)
+            with open(rep) as f:
+                t = json.load(f)["totals"]
+            if t["write_traps"] != 2 * blocks:
+                raise RuntimeError("%s: %d write traps, want %d" % (
+                    name, t["write_traps"], 2 * blocks))
+            if (t["in_place_protects"] > 0) != (name == "swizzle_in_place"):
+                raise RuntimeError("%s: %d in-place protection changes" % (
+                    name, t["in_place_protects"]))
+            ns = t["trap_ns"] / t["traps"]
+            best = ns if best is None else min(best, ns)
+        out[name] = {"block_bytes": size, "ns_per_trap": best}
+    out["in_place_over_alias"] = out["swizzle_in_place"]["ns_per_trap"] / \
+        out["alias"]["ns_per_trap"]
+    out["in_place_over_small"] = out["swizzle_in_place"]["ns_per_trap"] / \
+        out["swizzle_small"]["ns_per_trap"]
+    return out
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit("usage: preload.py BUILD OUT [--quick]")
@@ -121,6 +162,8 @@ def main():
             prog = program_figures({k: cfgs[k] for k in
                                     ("plain", "preload_none", "preload_all")},
                                    reps, 1000 if quick else ROWS, cwd)
+            grants = grant_figures(build, lib, reps if quick else 3,
+                                   1000 if quick else 20000, cwd)
     except (RuntimeError, OSError) as e:
         print("\nPreload: FAILED, its keys in summary.json are null:\n%s" % e)
         with open(dest, "w") as f:
@@ -132,6 +175,7 @@ def main():
         "library": lib,
         "malloc_free": mal,
         "sqlite3_insert": dict(prog, rows=1000 if quick else ROWS),
+        "write_trap_grants": grants,
         "summary": {"none_over_plain": prog["preload_none"]["over_plain"],
                     "all_over_plain": prog["preload_all"]["over_plain"]},
     }
@@ -151,6 +195,11 @@ def main():
               res["sqlite3_insert"]["rows"], prog["plain"]["seconds"],
               prog["preload_none"]["over_plain"],
               prog["preload_all"]["over_plain"]))
+    print("write trap, granted, ns:    small swizzle %.0f   in place (64 KiB) "
+          "%.0f   alias (64 KiB) %.0f   in place / alias %.2f x" % (
+              grants["swizzle_small"]["ns_per_trap"],
+              grants["swizzle_in_place"]["ns_per_trap"],
+              grants["alias"]["ns_per_trap"], grants["in_place_over_alias"]))
 
 
 if __name__ == "__main__":

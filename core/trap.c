@@ -5,6 +5,7 @@
  * the interrupted code may hold (region spin locks are never held across an
  * access to region memory, so the faulting code cannot be holding one). */
 #include "trap.h"
+#include "trap_state.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -15,7 +16,6 @@
 #include "core.h"
 #include "decoder.h"
 #include "derive.h"
-#include "diag.h"
 #include "dirty.h"
 #include "foreign.h"
 #include "views.h"
@@ -23,15 +23,12 @@
 #define MAX_DEPTH 8 /* nested traps: a handler touching other regions */
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
-struct trap;
-
 /* The trap being handled on this thread, so that region_protect called from
  * the region's handler can move the interrupted registers too. */
 static TLS struct trap *current;
 static TLS int depth;
 
 _Atomic int rtl_time_traps;
-_Atomic(void (*)(int)) rtl_trap_death_hook;
 
 static int view_allows(int view, int write)
 {
@@ -75,23 +72,6 @@ static int ours(uintptr_t addr, int write)
 	return !rtl_foreign_claims(addr, write);
 }
 
-struct trap {
-	uintptr_t addr;   /* the faulting address */
-	uintptr_t inside; /* addr, or for a read past the region the pointer */
-	ucontext_t *uc;
-	struct rtl_found f;
-	int write;
-	int have_insn;
-	int ambiguous; /* the faulting operand's pointer could not be told */
-	struct rtl_insn insn;
-	const struct rtl_mem_op *op; /* the operand that faulted, if known */
-	uint64_t entry_gpr[RTL_NGPR];
-	uint64_t gpr[RTL_NGPR]; /* the registers as moved so far; the signal
-	                           frame gets them once, when the trap resolves */
-	int dead;               /* die() ran: the frame keeps entry_gpr */
-	int granted;            /* the handler allowed the access in place */
-	struct trap *outer;
-};
 
 /* ---- moving registers between views ---- */
 
@@ -169,66 +149,6 @@ int rtl_trap_current_region(uintptr_t a, struct rtl_found *f)
 	f->view = view;
 	f->off = off;
 	return 0;
-}
-
-/* ---- diagnostics and death ---- */
-
-static const char *prot_name(int view)
-{
-	static const char *const n[RTL_NVIEWS] = { "PROT_NONE", "PROT_READ",
-		                                   "PROT_READ|PROT_WRITE" };
-	return n[view];
-}
-
-static void describe(struct rtl_diag *d, const struct trap *t)
-{
-	rtl_diag_str(d, t->write ? "rtl:   write" : "rtl:   read");
-	rtl_diag_str(d, " at ");
-	rtl_diag_hex(d, t->addr);
-	if (t->f.r) {
-		const struct rtl_region *r = t->f.r;
-		rtl_diag_str(d, ", offset ");
-		rtl_diag_dec(d, t->f.off - r->lo);
-		rtl_diag_str(d, " of region ");
-		rtl_diag_hex(d, rtl_view_base(t->f.view) + r->lo);
-		rtl_diag_str(d, " (");
-		rtl_diag_dec(d, r->size);
-		rtl_diag_str(d, " bytes), through the ");
-		rtl_diag_str(d, prot_name(t->f.view));
-		rtl_diag_str(d, " view; region protection ");
-		rtl_diag_str(d, atomic_load(&r->mixed)
-		                    ? "mixed (MAP2)"
-		                    : prot_name(atomic_load(&r->view)));
-	}
-	rtl_diag_str(d, "\nrtl:   instruction: ");
-	rtl_diag_str(d, t->have_insn ? t->insn.text : "(not decoded)");
-	rtl_diag_str(d, " at ");
-	rtl_diag_hex(d, rtl_ctx_pc(t->uc));
-	rtl_diag_str(d, "\nrtl:   backtrace:\n");
-}
-
-/* Print why, then let the instruction fault again with the default action:
- * the process ends with SIGSEGV (and a core where enabled). */
-static void die(struct trap *t, const char *why)
-{
-	struct rtl_diag d;
-	struct sigaction dfl;
-	void (*hook)(int);
-
-	t->dead = 1; /* the frame keeps the registers it came with */
-	d.n = 0;
-	rtl_diag_str(&d, "rtl: ");
-	rtl_diag_str(&d, why);
-	rtl_diag_str(&d, "\n");
-	describe(&d, t);
-	rtl_diag_backtrace(&d, t->uc);
-	rtl_diag_flush(&d);
-	hook = atomic_load(&rtl_trap_death_hook);
-	if (hook)
-		hook(SIGSEGV); /* the preload's report */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	rtl_foreign_real_sigaction(SIGSEGV, &dfl, NULL);
 }
 
 /* ---- decoding ---- */
@@ -322,19 +242,6 @@ static int resolved(const struct trap *t)
 	return view < 0 || view_allows(view, t->write);
 }
 
-static void die_unresolved(struct trap *t, int mixed)
-{
-	if (mixed)
-		die(t, "region trap not granted by its handler (MAP2 region)");
-	else if (t->ambiguous)
-		die(t, "trap through base + index where neither register points "
-		       "into the region and rtl cannot tell which one holds a "
-		       "difference of pointers");
-	else
-		die(t, "trap that no register explains (the address was not "
-		       "formed from a register pointing into the region)");
-}
-
 /* ---- region traps ---- */
 
 static void call_handler(struct trap *t, region_handler_t h)
@@ -373,7 +280,7 @@ static void in_place_trap(struct trap *t, region_handler_t h)
 		return;
 	}
 	if (!h)
-		return die(t, "unhandled region trap (no handler)");
+		return rtl_trap_die(t, "unhandled region trap (no handler)");
 	call_handler(t, h);
 	if (rtl_region_home(r) != t->f.view) {
 		/* The kernel refused the mprotect (out of mappings): r moves
@@ -381,17 +288,17 @@ static void in_place_trap(struct trap *t, region_handler_t h)
 		int cv = atomic_load(&r->view);
 
 		if (!view_allows(cv, t->write))
-			return die(t, "region trap not granted by its handler");
+			return rtl_trap_die(t, "region trap not granted by its handler");
 		move_view(t, r, t->f.view, cv);
 		if (!resolved(t))
-			die_unresolved(t, 0);
+			rtl_trap_die_unresolved(t, 0);
 		return;
 	}
 	/* Granted, though maybe lowered again since by another thread: the
 	 * instruction then meets that protection as a new trap. */
 	if (!t->granted &&
 	    !view_allows(rtl_region_view_at(r, t->f.view), t->write))
-		return die(t, "region trap not granted by its handler");
+		return rtl_trap_die(t, "region trap not granted by its handler");
 }
 
 static region_handler_t handler_of(const struct rtl_region *r)
@@ -413,10 +320,10 @@ static void region_trap(struct trap *t)
 		return in_place_trap(t, handler_of(r));
 	}
 	if (t->have_insn && (t->insn.flags & RTL_INSN_UNSUPPORTED))
-		return die(t, "trap by an instruction rtl cannot swizzle (vector "
+		return rtl_trap_die(t, "trap by an instruction rtl cannot swizzle (vector "
 		              "addresses: gather or scatter)");
 	if (!write_in_span(t))
-		return die(t, "write crossing the end of the region it is checked "
+		return rtl_trap_die(t, "write crossing the end of the region it is checked "
 		              "against (into a neighbour or free space)");
 	if (t->write) /* a tracked region's twin, before its handler runs */
 		rtl_dirty_write_trap(&t->f);
@@ -426,21 +333,21 @@ static void region_trap(struct trap *t)
 		RTL_COUNT(stale_traps);
 		move_view(t, r, t->f.view, cv);
 		if (!resolved(t))
-			die_unresolved(t, 0);
+			rtl_trap_die_unresolved(t, 0);
 		return;
 	}
 	h = handler_of(r);
 	if (!h)
-		return die(t, "unhandled region trap (no handler)");
+		return rtl_trap_die(t, "unhandled region trap (no handler)");
 	call_handler(t, h);
 	if (!atomic_load(&r->mixed)) {
 		cv = atomic_load(&r->view);
 		if (!view_allows(cv, t->write))
-			return die(t, "region trap not granted by its handler");
+			return rtl_trap_die(t, "region trap not granted by its handler");
 		move_view(t, r, t->f.view, cv);
 	}
 	if (!resolved(t))
-		die_unresolved(t, atomic_load(&r->mixed));
+		rtl_trap_die_unresolved(t, atomic_load(&r->mixed));
 }
 
 static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
@@ -480,10 +387,10 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	if (t.have_insn)
 		t.op = faulting_operand(&t);
 	if (++depth > MAX_DEPTH) {
-		die(&t, "region traps nested too deeply (a handler keeps trapping)");
+		rtl_trap_die(&t, "region traps nested too deeply (a handler keeps trapping)");
 	} else if (attribute(&t) < 0) {
 		t.f.r = NULL;
-		die(&t, "access to rtl's views outside any region (a freed region?)");
+		rtl_trap_die(&t, "access to rtl's views outside any region (a freed region?)");
 	} else {
 		if (t.have_insn && !t.op)
 			t.op = operand_in_span(&t);

@@ -9,6 +9,7 @@
 #include "access.h"
 #include "foreign.h"
 #include "inplace.h"
+#include "rmap.h"
 #include "trap.h"
 #include "views.h"
 
@@ -157,6 +158,41 @@ int rtl_ext_region_find(const void *addr, struct rtl_ext_region *out)
 	out->offset = f.off - lo;
 	out->prot = rtl_view_prot(rtl_region_view_at(f.r, f.view));
 	return 0;
+}
+
+int rtl_ext_region_in_place_end(void *addr, size_t len,
+                                void (*each)(void *data))
+{
+	uintptr_t a = (uintptr_t)addr;
+	int view = rtl_view_of(a), n = 0;
+	uint64_t off, stop;
+
+	if (!rtl_ext_started() || view < 0 || !len)
+		return 0;
+	off = a - rtl_view_base(view);
+	stop = off + len > rtl_views.size ? rtl_views.size : off + len;
+	while ((off = rtl_rmap_next(off, stop)) < stop) {
+		struct rtl_found f;
+		void *data = NULL;
+		int ended = 0;
+
+		if (rtl_region_find(rtl_view_base(view) + off, &f) < 0) {
+			off += 64; /* freed meanwhile */
+			continue;
+		}
+		if (rtl_region_home(f.r) == view && rtl_region_lock(&f) == 0) {
+			ended = rtl_inplace_end(f.r);
+			data = atomic_load(&f.r->data);
+			rtl_lock_release(&f.r->lock);
+		}
+		if (ended) {
+			n++;
+			if (each)
+				each(data);
+		}
+		off = f.r->lo + f.r->span;
+	}
+	return n;
 }
 
 int rtl_ext_region_in_place(void *addr, int prot)

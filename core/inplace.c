@@ -140,6 +140,28 @@ void rtl_inplace_clear(struct rtl_region *r)
 		unset(r, home);
 }
 
+void rtl_inplace_resync(struct rtl_region *r)
+{
+	int home;
+
+	if (rtl_lock_acquire(&r->lock) < 0)
+		return; /* this thread holds it: nothing to repair here */
+	home = rtl_region_home(r);
+	if (home >= 0)
+		set_pages(r, home, atomic_load(&r->view), 0);
+	rtl_lock_release(&r->lock);
+}
+
+int rtl_inplace_end(struct rtl_region *r)
+{
+	int home = rtl_region_home(r);
+
+	if (home < 0)
+		return 0;
+	unset(r, home);
+	return 1;
+}
+
 void rtl_inplace_after_fork(struct rtl_region *r)
 {
 	int home = rtl_region_home(r);

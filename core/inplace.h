@@ -20,6 +20,16 @@ int rtl_inplace_protect(struct rtl_region *r, int view);
 /* At free: give the home pages back their view's protection. */
 void rtl_inplace_clear(struct rtl_region *r);
 
+/* A fault on home pages whose region allows the access: another thread
+ * granted it (the pages already allow it), or something outside rtl
+ * changed them. Set them to the region's protection again, so that the
+ * instruction cannot fault on for ever. Takes r's lock. */
+void rtl_inplace_resync(struct rtl_region *r);
+
+/* End it (lock held): the home pages get their view's protection back and
+ * r moves pointers from now on. 1 if r was in place. */
+int rtl_inplace_end(struct rtl_region *r);
+
 /* In a forked child, after the views are remapped: protect again. */
 void rtl_inplace_after_fork(struct rtl_region *r);
 

@@ -18,6 +18,7 @@
 #include "derive.h"
 #include "dirty.h"
 #include "foreign.h"
+#include "inplace.h"
 #include "views.h"
 
 #define MAX_DEPTH 8 /* nested traps: a handler touching other regions */
@@ -277,6 +278,7 @@ static void in_place_trap(struct trap *t, region_handler_t h)
 	if (view_allows(atomic_load(&r->view), t->write)) {
 		/* Granted by another thread since the fault. */
 		RTL_COUNT(stale_traps);
+		rtl_inplace_resync(r);
 		return;
 	}
 	if (!h)

@@ -232,7 +232,13 @@ size_t rtl_arena_usable(const void *rw)
 
 int rtl_arena_owns_pages(const void *rw)
 {
-	return rtl_je_sallocx(rw, 0) > small_max;
+	size_t usable = rtl_je_sallocx(rw, 0);
+
+	/* A large size class is an extent of its own; a small one owns its
+	 * pages when it is whole pages at a page boundary (slabs are
+	 * page-aligned and their items of a page multiple stay so). */
+	return usable > small_max ||
+	       ((uintptr_t)rw % 4096 == 0 && usable % 4096 == 0);
 }
 
 size_t rtl_arena_good_size(size_t size, size_t align)

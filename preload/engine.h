@@ -57,7 +57,7 @@ struct rtl_rec {
 	_Atomic uint32_t next;  /* free list: index + 1 */
 	_Atomic uint8_t live;
 	uint8_t mech;           /* RTL_MECH_* */
-	uint8_t in_place;       /* swizzle: protected in place (heap.c) */
+	_Atomic uint8_t in_place; /* swizzle: protected in place (heap.c) */
 	uint16_t rule;
 	uint32_t site;          /* stats slot (site.c) */
 	uint32_t pages;         /* alias: pages of its mapping */

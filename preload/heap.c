@@ -19,6 +19,7 @@
 #include "rtl/region.h"
 
 #define GRAN 64u
+#define PAGE 4096u
 
 struct rtl_heap_stats rtl_heap_stats;
 
@@ -51,6 +52,24 @@ static size_t span_of(size_t size)
 	return (size + GRAN) & ~(size_t)(GRAN - 1); /* > size, whole granules */
 }
 
+/* What a swizzle block of size bytes takes from the arena, and at which
+ * alignment: its span; from a page up, whole pages at a page boundary, so
+ * that no other block shares them and it can be protected in place. */
+static size_t block_of(size_t size, size_t align, size_t *align_out)
+{
+	size_t span = span_of(size);
+
+	if (align < GRAN)
+		align = GRAN;
+	if (span >= PAGE) {
+		span = (span + PAGE - 1) & ~(size_t)(PAGE - 1);
+		if (align < PAGE)
+			align = PAGE;
+	}
+	*align_out = align;
+	return span;
+}
+
 /* RW memory rw, in the view of protection prot. */
 static void *in_view(void *rw, int prot)
 {
@@ -73,12 +92,12 @@ static void *define(void *rw, size_t size, const struct rtl_choice *c,
 	 * of its address never change view, so its pointer comparisons hold
 	 * (docs/preload.md, "Blocks of whole pages"). Past the mapping
 	 * budget it is an ordinary region. */
-	rec->in_place = rtl_arena_owns_pages(rw) && rtl_in_place_room() &&
-	                rtl_ext_region_in_place(in_view(rw, c->prot), c->prot) == 0;
-	if (rec->in_place)
+	if (rtl_arena_owns_pages(rw) && rtl_in_place_room() &&
+	    rtl_ext_region_in_place(in_view(rw, c->prot), c->prot) == 0) {
 		atomic_fetch_add_explicit(&rtl_in_place_live, 1,
 		                          memory_order_relaxed);
-	else if (c->prot != (PROT_READ | PROT_WRITE))
+		atomic_store(&rec->in_place, 1);
+	} else if (c->prot != (PROT_READ | PROT_WRITE))
 		region_protect(rw, c->prot);
 	/* region_track takes rtl's define lock: here, never in a handler. */
 	if (c->track)
@@ -86,14 +105,15 @@ static void *define(void *rw, size_t size, const struct rtl_choice *c,
 	return in_view(rw, c->prot);
 }
 
-/* A region's record after region_free: out of the in-place count. */
-static void left_in_place(struct rtl_rec *rec)
+/* A record whose region is no longer protected in place (freed, or the
+ * program set its pages' protection): out of the in-place count. */
+void rtl_heap_left_in_place(void *data)
 {
-	if (rec && rec->in_place) {
-		rec->in_place = 0;
+	struct rtl_rec *rec = data;
+
+	if (rec && atomic_exchange(&rec->in_place, 0))
 		atomic_fetch_sub_explicit(&rtl_in_place_live, 1,
 		                          memory_order_relaxed);
-	}
 }
 
 static void count_new(size_t size, const struct rtl_choice *c, uint32_t site)
@@ -166,13 +186,15 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 	rec->site = site;
 	rec->size = size;
 	rec->mech = (uint8_t)c->mechanism;
-	rec->in_place = 0;
+	atomic_store(&rec->in_place, 0);
 	if (c->mechanism == RTL_MECH_ALIAS) {
 		why = RTL_FALLBACK_MAPS;
 		if (!(p = alloc_alias(rec, size, align, zero, c, &rw)))
 			goto fail_rec;
 	} else {
-		rw = rtl_arena_alloc(span_of(size), align < GRAN ? GRAN : align, zero);
+		size_t block = block_of(size, align, &align);
+
+		rw = rtl_arena_alloc(block, align, zero);
 		if (!rw)
 			goto fail_rec;
 		rec->rw = rw;
@@ -234,7 +256,7 @@ int rtl_heap_free(const struct rtl_obj *o)
 			rtl_epoch_freeing(rec);
 		if (region_free(o->rw) < 0)
 			return -1;
-		left_in_place(rec);
+		rtl_heap_left_in_place(rec);
 	}
 	if (rec)
 		rtl_rec_free(rec);
@@ -247,7 +269,7 @@ void *rtl_heap_resize(const struct rtl_obj *o, size_t size,
                       const struct rtl_choice *c)
 {
 	struct rtl_rec *rec = o->rec;
-	size_t have, want;
+	size_t have, want, align;
 	void *p;
 
 	/* In place: a swizzle region staying with its rule, when jemalloc
@@ -260,13 +282,13 @@ void *rtl_heap_resize(const struct rtl_obj *o, size_t size,
 	if (size > ((size_t)1 << 40))
 		return NULL;
 	have = rtl_arena_usable(o->rw);
-	want = span_of(size);
-	if (want > have || rtl_arena_good_size(want, GRAN) != have)
+	want = block_of(size, GRAN, &align);
+	if (want > have || rtl_arena_good_size(want, align) != have)
 		return NULL;
 	rtl_epoch_freeing(rec);
 	if (region_free(o->rw) < 0)
 		return NULL;
-	left_in_place(rec);
+	rtl_heap_left_in_place(rec);
 	rec->size = size;
 	p = define(o->rw, size, c, rec);
 	if (!p) {

@@ -199,7 +199,14 @@ API int mprotect(void *addr, size_t len, int prot)
 	for (int v = 0; v < 3; v++) {
 		uintptr_t vlo = base + (uintptr_t)v * view, vhi = vlo + view;
 		uintptr_t a = lo > vlo ? lo : vlo, b = hi < vhi ? hi : vhi;
-		if (a < b && real_mprotect(a, b, view_prot(v, prot)) < 0)
+
+		if (a >= b)
+			continue;
+		/* The program's protection of these pages is its own from now
+		 * on: blocks protected in place there go back to moving
+		 * pointers (docs/preload.md, "Blocks of whole pages"). */
+		rtl_ext_region_in_place_end((void *)a, b - a, rtl_heap_left_in_place);
+		if (real_mprotect(a, b, view_prot(v, prot)) < 0)
 			return -1;
 	}
 	update(lo > base ? lo : base, hi < end ? hi : end, prot);

@@ -63,8 +63,9 @@ int rtl_arena_owns(const void *rw);
 size_t rtl_arena_usable(const void *rw);
 /* What an allocation of size bytes at align would really get. */
 size_t rtl_arena_good_size(size_t size, size_t align);
-/* Whether the allocation at rw has an extent (whole pages) of its own,
- * shared with no other allocation: a large size class. */
+/* Whether the allocation at rw has whole pages of its own, shared with no
+ * other allocation: a large size class, or whole pages at a page
+ * boundary. */
 int rtl_arena_owns_pages(const void *rw);
 
 /* Extents the hooks handed jemalloc, for the report and the tests. */
@@ -97,6 +98,8 @@ int rtl_heap_find(const void *p, struct rtl_obj *o); /* -1: not one */
 /* End it and give its memory back. -1 if it was not live (a double free
  * racing). */
 int rtl_heap_free(const struct rtl_obj *o);
+/* data (a record) is no longer protected in place: the budget's count. */
+void rtl_heap_left_in_place(void *data);
 
 /* Resize in place when its memory already holds size bytes and it stays
  * with c: the new pointer, or NULL to do it by copying. */

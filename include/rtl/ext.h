@@ -109,6 +109,15 @@ RTL_API int rtl_ext_region_find(const void *addr, struct rtl_ext_region *out);
  * region shares a page), ENOMEM (the kernel's mapping limit). */
 RTL_API int rtl_ext_region_in_place(void *addr, int prot);
 
+/* End protection in place for every region whose home pages lie in
+ * [addr, addr + len) (one view): their pages get their view's own
+ * protection back and the regions move pointers again from now on, like
+ * any region. For a program that sets the protection of those pages
+ * itself. each(data) is called for each such region, outside its lock.
+ * Returns how many. */
+RTL_API int rtl_ext_region_in_place_end(void *addr, size_t len,
+                                        void (*each)(void *data));
+
 /* Signal actions, for a part of rtl that interposes sigaction. */
 typedef int (*rtl_ext_sigaction_fn)(int sig, const struct sigaction *act,
                                     struct sigaction *old);

@@ -244,6 +244,44 @@ TEST(freed_regions_leave_no_mappings_behind)
 	CHECK(mappings() < before + 16);
 }
 
+static int ended_calls;
+static void *ended_data;
+
+static void on_ended(void *data)
+{
+	ended_calls++;
+	ended_data = data;
+}
+
+/* For a program that mprotects the pages itself: the region moves
+ * pointers again, its pages have their view's protection back. */
+TEST(in_place_ends_for_a_range)
+{
+	char *ro = in_place(2 * PAGE, PROT_READ);
+	char *other = in_place(PAGE, PROT_READ);
+	int tag;
+
+	region_set_data(ro, &tag);
+	poke(ro, 1); /* granted in place: writable pages */
+	CHECK(writable(ro));
+	CHECK_EQ(rtl_ext_region_in_place_end(ro, 2 * PAGE, on_ended), 1);
+	CHECK_EQ(ended_calls, 1);
+	CHECK(ended_data == &tag);
+	CHECK(!writable(ro)); /* the RO view's own protection */
+	/* Still RW as a region: a write through the old pointer is a stale
+	 * trap, healed by moving the register. */
+	poke(ro + 1, 2);
+	CHECK_EQ(stats().stale_traps, 1);
+	CHECK_EQ(h_calls, 1);
+	CHECK_EQ(peek(in_view(ro, RW) + 1), 2);
+	/* Ended once; the other region is untouched. */
+	CHECK_EQ(rtl_ext_region_in_place_end(ro, 2 * PAGE, on_ended), 0);
+	CHECK_EQ(rtl_ext_region_in_place(ro, PROT_READ), 0);
+	poke(other, 3);
+	CHECK_EQ(h_calls, 2);
+	CHECK_EQ(stats().stale_traps, 1);
+}
+
 /* Threads writing through read-only pointers while another lowers the
  * protection again and again: every write lands, every fault is resolved
  * by a grant (the handler, or another thread's), no pointer moves. */

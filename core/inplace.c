@@ -71,11 +71,17 @@ int rtl_inplace_set(struct rtl_region *r, int home, int view)
 {
 	uint32_t fl = r->flags;
 
-	if (atomic_load(&r->mixed) || (fl & RTL_REGION_IN_PLACE)) {
+	/* Never the RW view: it stays rtl's own way to the bytes (twins,
+	 * diffs, the kernel's side of a system call), writable whatever the
+	 * region's protection. */
+	if (home == RTL_VIEW_RW || atomic_load(&r->mixed) ||
+	    (fl & RTL_REGION_IN_PLACE)) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (pages_shared(r)) {
+	/* A block of rtl's own allocator under a page shares its page with
+	 * the buddy blocks beside it, free now or not. */
+	if (pages_shared(r) || ((fl & RTL_REGION_OWNED) && r->span < PAGE)) {
 		errno = EBUSY;
 		return -1;
 	}
@@ -87,24 +93,28 @@ int rtl_inplace_set(struct rtl_region *r, int home, int view)
 	                 fl | RTL_REGION_IN_PLACE |
 	                         (uint32_t)home << RTL_REGION_HOME_SHIFT,
 	                 __ATOMIC_RELEASE);
+	rtl_ptrs_swizzle(r, home); /* bound pointers live at home too */
 	return 0;
 }
 
-/* Back to the view's own protection and an ordinary region. A NONE home
- * becomes reservation again, so that its mapping merges with the rest
- * instead of staying one more mapping per region ever protected there. */
+/* Back to the view's own protection and an ordinary region (lock held).
+ * A NONE home becomes reservation again, so that its mapping merges with
+ * the rest instead of staying one more mapping per region ever protected
+ * there. Pages first: until the flag goes, a fault there is still the
+ * region's (the trap path re-syncs under this lock, then finds it
+ * ordinary). */
 static void unset(struct rtl_region *r, int home)
 {
 	struct span s = home_pages(r, home);
 
-	__atomic_store_n(&r->flags, r->flags & ~(RTL_REGION_IN_PLACE |
-	                                         3u << RTL_REGION_HOME_SHIFT),
-	                 __ATOMIC_RELEASE);
 	if (home == RTL_VIEW_NONE)
 		mmap((void *)s.addr, s.len, PROT_NONE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 	else
 		set_pages(r, home, home, 0);
+	__atomic_store_n(&r->flags, r->flags & ~(RTL_REGION_IN_PLACE |
+	                                         3u << RTL_REGION_HOME_SHIFT),
+	                 __ATOMIC_RELEASE);
 }
 
 int rtl_inplace_protect(struct rtl_region *r, int view)
@@ -162,14 +172,16 @@ int rtl_inplace_end(struct rtl_region *r)
 	return 1;
 }
 
-void rtl_inplace_after_fork(struct rtl_region *r)
+int rtl_inplace_after_fork(struct rtl_region *r)
 {
 	int home = rtl_region_home(r);
 
 	/* The child's views are a fresh memfd mapped over RO and RW with
 	 * their own protections; a NONE home still maps the parent's file. */
 	if (home >= 0 && (home == RTL_VIEW_NONE || atomic_load(&r->view) != home))
-		set_pages(r, home, atomic_load(&r->view), home == RTL_VIEW_NONE);
+		return set_pages(r, home, atomic_load(&r->view),
+		                 home == RTL_VIEW_NONE);
+	return 0;
 }
 
 int rtl_inplace_conflict(uint64_t lo, uint64_t span)

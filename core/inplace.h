@@ -7,9 +7,10 @@
 
 #include "region.h"
 
-/* Make r (lock held, not MAP2) an in-place region with home view home and
- * protection view. -1 with errno: EINVAL (already so, or MAP2), EBUSY
- * (another region lies on its pages), or the kernel's. */
+/* Make r (lock held, not MAP2) an in-place region with home view home (RO
+ * or NONE) and protection view; its bound pointers move home. -1 with
+ * errno: EINVAL (the RW view, already so, or MAP2), EBUSY (another region
+ * lies or may come to lie on its pages), or the kernel's. */
 int rtl_inplace_set(struct rtl_region *r, int home, int view);
 
 /* Set an in-place region's protection (lock held; async-signal-safe). -1
@@ -30,8 +31,9 @@ void rtl_inplace_resync(struct rtl_region *r);
  * r moves pointers from now on. 1 if r was in place. */
 int rtl_inplace_end(struct rtl_region *r);
 
-/* In a forked child, after the views are remapped: protect again. */
-void rtl_inplace_after_fork(struct rtl_region *r);
+/* In a forked child, after the views are remapped: protect again. -1 if
+ * the kernel refused (a NONE home would still map the parent's file). */
+int rtl_inplace_after_fork(struct rtl_region *r);
 
 /* Whether an in-place region lies on the first or last page of
  * [lo, lo + span) (define lock held): a new region there would share it. */

@@ -1,6 +1,7 @@
 /* Region records and the define/free half of the API: region_alloc,
  * region_define, region_free, region_handler, region_set_data. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -147,7 +148,14 @@ void rtl_regions_after_fork(void)
 	struct rtl_region *r;
 	for (r = live; r; r = r->next) {
 		rtl_lock_reset(&r->lock);
-		rtl_inplace_after_fork(r);
+		if (rtl_inplace_after_fork(r) < 0) {
+			/* Sharing memory with the parent would be silent
+			 * corruption (as in fork.c). */
+			static const char msg[] = "rtl: fork: cannot protect a "
+				"region in place in the child; aborting the child\n";
+			write(2, msg, sizeof(msg) - 1);
+			abort();
+		}
 	}
 }
 

@@ -48,14 +48,14 @@ static uint64_t now_ns(void)
 
 /* ---- foreign faults ---- */
 
-/* A fault on the home pages of a region protected in place below its home
- * view's protection (inplace.c). */
-static int in_place_fault(uintptr_t addr, int view, int write)
+/* A fault on the home pages of a region protected in place (inplace.c):
+ * rtl's, even when the region allows the access by now (another thread
+ * granted it since; the trap path then just resumes). */
+static int in_place_fault(uintptr_t addr, int view)
 {
 	struct rtl_found f;
 
-	return rtl_region_find(addr, &f) == 0 && f.view == view &&
-	       !view_allows(rtl_region_view_at(f.r, view), write);
+	return rtl_region_find(addr, &f) == 0 && rtl_region_home(f.r) == view;
 }
 
 /* A fault in the views is rtl's unless the view's own mapping allows the
@@ -68,7 +68,7 @@ static int ours(uintptr_t addr, int write)
 
 	if (view < 0)
 		return 0;
-	if (view_allows(view, write) && !in_place_fault(addr, view, write))
+	if (view_allows(view, write) && !in_place_fault(addr, view))
 		return 0;
 	return !rtl_foreign_claims(addr, write);
 }

@@ -83,6 +83,12 @@ static void *in_view(void *rw, int prot)
 static void *define(void *rw, size_t size, const struct rtl_choice *c,
                     struct rtl_rec *rec)
 {
+	const int rwprot = PROT_READ | PROT_WRITE;
+	/* An in-place block's home is never the RW view (rtl keeps that one
+	 * writable for itself): a block that starts writable lives in the
+	 * RO view with its pages raised. */
+	int home = c->prot == rwprot ? PROT_READ : c->prot;
+
 	if (!region_define(rw, size, NULL))
 		return NULL;
 	if (c->handler)
@@ -90,19 +96,24 @@ static void *define(void *rw, size_t size, const struct rtl_choice *c,
 	region_set_data(rw, rec);
 	/* A block of whole pages is protected in place: the program's copies
 	 * of its address never change view, so its pointer comparisons hold
-	 * (docs/preload.md, "Blocks of whole pages"). Past the mapping
-	 * budget it is an ordinary region. */
-	if (rtl_arena_owns_pages(rw) && rtl_in_place_room() &&
-	    rtl_ext_region_in_place(in_view(rw, c->prot), c->prot) == 0) {
+	 * (docs/preload.md, "Blocks of whole pages"). Only where it can trap
+	 * (protect below rw, or tracked); past the mapping budget it is an
+	 * ordinary region. */
+	if ((c->prot != rwprot || c->track) && rtl_arena_owns_pages(rw) &&
+	    rtl_in_place_room() &&
+	    rtl_ext_region_in_place(in_view(rw, home), c->prot) == 0) {
 		atomic_fetch_add_explicit(&rtl_in_place_live, 1,
 		                          memory_order_relaxed);
 		atomic_store(&rec->in_place, 1);
-	} else if (c->prot != (PROT_READ | PROT_WRITE))
-		region_protect(rw, c->prot);
+	} else {
+		home = c->prot;
+		if (c->prot != rwprot)
+			region_protect(rw, c->prot);
+	}
 	/* region_track takes rtl's define lock: here, never in a handler. */
 	if (c->track)
 		region_track(rw, 1);
-	return in_view(rw, c->prot);
+	return in_view(rw, home);
 }
 
 /* A record whose region is no longer protected in place (freed, or the

@@ -185,8 +185,8 @@ API int mprotect(void *addr, size_t len, int prot)
 	if (rtl_engine.policy.mprotect_log)
 		atomic_fetch_add_explicit(&rtl_totals.mprotect_calls, 1,
 		                          memory_order_relaxed);
-	if (!len || !rtl_ext_started())
-		return real_mprotect(lo, lo + len, prot);
+	if (!len || !rtl_ext_started() || (lo & (PAGE - 1)))
+		return real_mprotect(lo, lo + len, prot); /* EINVAL if unaligned */
 	rtl_ext_views(&base, &view);
 	end = base + 3 * view;
 	hi = lo + ((len + PAGE - 1) & ~(uintptr_t)(PAGE - 1));

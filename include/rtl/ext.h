@@ -99,14 +99,16 @@ struct rtl_ext_region {
 RTL_API int rtl_ext_region_find(const void *addr, struct rtl_ext_region *out);
 
 /* Protect the region starting at addr in place from now on: addr's view
- * becomes its home, pointers into it are never moved again (not by
- * region_protect, not by a trap), and its protection, set to prot now, is
- * applied to the home view's pages with mprotect. For code whose copies of
- * a pointer rtl cannot reach (docs/internals.md, "In-place regions"). The
- * caller promises the region is the only one on the pages it touches, now
- * and while it lives. Not for MAP2 regions. 0, or -1 with errno: EINVAL
- * (not a region's start, bad prot, already in place), EBUSY (another
- * region shares a page), ENOMEM (the kernel's mapping limit). */
+ * (RO or NONE) becomes its home, its bound pointers move there, pointers
+ * into it are never moved again (not by region_protect, not by a trap),
+ * and its protection, set to prot now, is applied to the home view's pages
+ * with mprotect. For code whose copies of a pointer rtl cannot reach
+ * (docs/internals.md, "In-place regions"). The caller promises the region
+ * is the only one on the pages it touches, now and while it lives. Not for
+ * MAP2 regions. 0, or -1 with errno: EINVAL (not a region's start, bad
+ * prot, the RW view, already in place), EBUSY (another region shares a
+ * page, or may: a region_alloc block under a page), ENOMEM (the kernel's
+ * mapping limit). */
 RTL_API int rtl_ext_region_in_place(void *addr, int prot);
 
 /* End protection in place for every region whose home pages lie in

@@ -10,11 +10,6 @@
 #include "core.h"
 #include "rmap.h"
 
-static int view_allows(int view, int write)
-{
-	return write ? view == RTL_VIEW_RW : view != RTL_VIEW_NONE;
-}
-
 /* One region the range covers: 0 if the access may proceed. */
 static int resolve_region(struct rtl_found *f, uintptr_t first, int write)
 {
@@ -23,9 +18,9 @@ static int resolve_region(struct rtl_found *f, uintptr_t first, int write)
 	region_handler_t h;
 	int mixed = atomic_load(&r->mixed);
 
-	if (view_allows(rtl_region_view_at(r, f->view), write))
+	if (rtl_view_allows(rtl_region_view_at(r, f->view), write))
 		return 0;
-	if (!mixed && view_allows(atomic_load(&r->view), write)) {
+	if (!mixed && rtl_view_allows(atomic_load(&r->view), write)) {
 		RTL_COUNT(stale_traps);
 		return 0;
 	}
@@ -49,7 +44,8 @@ static int resolve_region(struct rtl_found *f, uintptr_t first, int write)
 	h(&info);
 	/* A mixed region has no protection to consult: refuse unless the
 	 * handler settled it with region_protect. */
-	return !atomic_load(&r->mixed) && view_allows(atomic_load(&r->view), write)
+	return !atomic_load(&r->mixed) &&
+	               rtl_view_allows(atomic_load(&r->view), write)
 	               ? 0
 	               : -1;
 }

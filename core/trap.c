@@ -31,11 +31,6 @@ static TLS int depth;
 
 _Atomic int rtl_time_traps;
 
-static int view_allows(int view, int write)
-{
-	return write ? view == RTL_VIEW_RW : view != RTL_VIEW_NONE;
-}
-
 /* For the time spent in traps (clock_gettime is async-signal-safe; the
  * vDSO answers it). */
 static uint64_t now_ns(void)
@@ -68,7 +63,7 @@ static int ours(uintptr_t addr, int write)
 
 	if (view < 0)
 		return 0;
-	if (view_allows(view, write) && !in_place_fault(addr, view))
+	if (rtl_view_allows(view, write) && !in_place_fault(addr, view))
 		return 0;
 	return !rtl_foreign_claims(addr, write);
 }
@@ -130,7 +125,7 @@ void rtl_trap_granted_in_place(const struct rtl_region *r, int view)
 {
 	struct trap *t = current;
 
-	if (t && t->f.r == r && view_allows(view, t->write))
+	if (t && t->f.r == r && rtl_view_allows(view, t->write))
 		t->granted = 1;
 }
 
@@ -240,7 +235,7 @@ static int resolved(const struct trap *t)
 		return memcmp(t->gpr, t->entry_gpr, sizeof(t->gpr)) != 0;
 	ea = rtl_mem_ea(&t->insn, t->op, t->gpr);
 	view = rtl_view_of(ea);
-	return view < 0 || view_allows(view, t->write);
+	return view < 0 || rtl_view_allows(view, t->write);
 }
 
 /* ---- region traps ---- */
@@ -275,7 +270,7 @@ static void in_place_trap(struct trap *t, region_handler_t h)
 {
 	struct rtl_region *r = t->f.r;
 
-	if (view_allows(atomic_load(&r->view), t->write)) {
+	if (rtl_view_allows(atomic_load(&r->view), t->write)) {
 		/* Granted by another thread since the fault. */
 		RTL_COUNT(stale_traps);
 		rtl_inplace_resync(r);
@@ -289,7 +284,7 @@ static void in_place_trap(struct trap *t, region_handler_t h)
 		 * pointers now, like any region. */
 		int cv = atomic_load(&r->view);
 
-		if (!view_allows(cv, t->write))
+		if (!rtl_view_allows(cv, t->write))
 			return rtl_trap_die(t, "region trap not granted by its handler");
 		move_view(t, r, t->f.view, cv);
 		if (!resolved(t))
@@ -299,7 +294,7 @@ static void in_place_trap(struct trap *t, region_handler_t h)
 	/* Granted, though maybe lowered again since by another thread: the
 	 * instruction then meets that protection as a new trap. */
 	if (!t->granted &&
-	    !view_allows(rtl_region_view_at(r, t->f.view), t->write))
+	    !rtl_view_allows(rtl_region_view_at(r, t->f.view), t->write))
 		return rtl_trap_die(t, "region trap not granted by its handler");
 }
 
@@ -330,7 +325,7 @@ static void region_trap(struct trap *t)
 	if (t->write) /* a tracked region's twin, before its handler runs */
 		rtl_dirty_write_trap(&t->f);
 	cv = atomic_load(&r->view);
-	if (!atomic_load(&r->mixed) && view_allows(cv, t->write)) {
+	if (!atomic_load(&r->mixed) && rtl_view_allows(cv, t->write)) {
 		/* A stale pointer: the region already allows this access. */
 		RTL_COUNT(stale_traps);
 		move_view(t, r, t->f.view, cv);
@@ -344,7 +339,7 @@ static void region_trap(struct trap *t)
 	call_handler(t, h);
 	if (!atomic_load(&r->mixed)) {
 		cv = atomic_load(&r->view);
-		if (!view_allows(cv, t->write))
+		if (!rtl_view_allows(cv, t->write))
 			return rtl_trap_die(t, "region trap not granted by its handler");
 		move_view(t, r, t->f.view, cv);
 	}

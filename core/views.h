@@ -31,6 +31,12 @@ static inline int rtl_view_of(uintptr_t a)
 	                                : RTL_VIEW_RW;
 }
 
+/* Whether view's own protection allows a read (write 0) or a write. */
+static inline int rtl_view_allows(int view, int write)
+{
+	return write ? view == RTL_VIEW_RW : view != RTL_VIEW_NONE;
+}
+
 static inline uintptr_t rtl_view_base(int view)
 {
 	return rtl_views.base + (uintptr_t)view * rtl_views.size;

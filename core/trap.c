@@ -8,9 +8,13 @@
 #include "trap_state.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "context.h"
 #include "core.h"
@@ -71,17 +75,38 @@ static int ours(uintptr_t addr, int write)
 
 /* ---- moving registers between views ---- */
 
-/* What lies at address a, for derive.c; arg: the view being left. */
+/* The lowest address a mapping may have (vm.mmap_min_addr), read at start:
+ * a register holding less is a number, never a pointer. */
+static uint64_t min_addr = 65536;
+
+/* Whether the page holding a is mapped (any protection). mincore fails
+ * with ENOMEM on an unmapped page; any other failure (a seccomp filter)
+ * says nothing, so the address counts as mapped. */
+static int mapped(uint64_t a)
+{
+	unsigned char vec;
+
+	if (mincore((void *)(a & ~(uint64_t)4095), 1, &vec) == 0)
+		return 1;
+	return errno != ENOMEM;
+}
+
+/* What lies at address a, outside the span being moved, for derive.c. */
 static enum rtl_where where_is(uint64_t a, void *arg)
 {
-	int from = *(const int *)arg, view = rtl_view_of(a);
 	struct rtl_found f;
 
-	if (view < 0)
-		return RTL_AT_OUTSIDE;
-	if (rtl_region_find(a, &f) == 0)
-		return RTL_AT_REGION;
-	return view == from ? RTL_AT_FREE : RTL_AT_OUTSIDE;
+	(void)arg;
+	if (rtl_view_of(a) >= 0) {
+		if (rtl_region_find(a, &f) != 0)
+			return RTL_AT_FREE;
+		return f.off - f.r->lo < f.r->size ? RTL_AT_OBJECT : RTL_AT_EDGE;
+	}
+	/* Canonical user addresses end below 2^47 (2^56 with 5-level
+	 * paging, which mincore then tells). */
+	if (a < min_addr || a >= (uint64_t)1 << 56 || !mapped(a))
+		return RTL_AT_NOADDR;
+	return RTL_AT_OBJECT;
 }
 
 /* Move the interrupted registers that lie in r's span in view from to view
@@ -97,9 +122,10 @@ static void move_view(struct trap *t, const struct rtl_region *r, int from,
 		return;
 	mv.lo = rtl_view_base(from) + r->lo;
 	mv.hi = mv.lo + r->span;
+	mv.end = mv.lo + r->size;
 	mv.delta = (int64_t)(rtl_view_base(to) - rtl_view_base(from));
 	mv.where = where_is;
-	mv.arg = &from;
+	mv.arg = NULL;
 	memcpy(old, t->gpr, sizeof(old));
 	if (!rtl_gprs_swizzle(t->gpr, mv.lo, mv.hi, mv.delta) && t->have_insn &&
 	    !rtl_derive_inside(&t->insn, &mv, old))
@@ -401,9 +427,30 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	errno = saved_errno;
 }
 
+/* vm.mmap_min_addr, where the kernel tells it. */
+static void read_min_addr(void)
+{
+	char buf[32];
+	int fd = open("/proc/sys/vm/mmap_min_addr", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	min_addr = strtoull(buf, NULL, 10);
+	if (min_addr < 4096)
+		min_addr = 4096; /* page zero is never a pointer */
+}
+
 int rtl_trap_install(void)
 {
 	struct sigaction sa;
+
+	read_min_addr();
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_sigsegv;

@@ -73,9 +73,10 @@ void rtl_trap_die_unresolved(struct trap *t, int mixed)
 	if (mixed)
 		rtl_trap_die(t, "region trap not granted by its handler (MAP2 region)");
 	else if (t->ambiguous)
-		rtl_trap_die(t, "trap through base + index where neither register points "
-		       "into the region and rtl cannot tell which one holds a "
-		       "difference of pointers");
+		rtl_trap_die(t, "trap through base + index: rtl cannot tell which "
+		       "register carries the region's address (both or neither "
+		       "could be a pointer; docs/internals.md, \"Which registers "
+		       "move\")");
 	else
 		rtl_trap_die(t, "trap that no register explains (the address was not "
 		       "formed from a register pointing into the region)");

@@ -1,13 +1,72 @@
-/* Keeping derived addresses right across a view move (see derive.h).
- * Runs in the trap handler: pure arithmetic on register arrays plus the
- * caller's lock-free classifier; never allocates, never blocks. */
+/* Keeping derived addresses right across a view move (see derive.h): which
+ * registers move is chosen so that every address form reaches the object
+ * it reached, the cheapest choice by what the registers hold.
+ *
+ * Runs in the trap handler: arithmetic on register arrays plus the caller's
+ * lock-free classifier; never allocates, never blocks. */
 #include "derive.h"
 
+#include <string.h>
+
+#define MAX_FORMS (RTL_INSN_MAX_MEM + RTL_INSN_MAX_LATER + RTL_NGPR)
+#define NEVER 1000000 /* the cost of a choice that may not be made */
+#define MISSED 20     /* the cost of a look-ahead form left unreached */
+
+/* What a register holds, relative to the move. */
+enum hold {
+	H_IN,        /* inside the moving region's bytes */
+	H_SPAN_EDGE, /* the span's end: one-past-end, padding, last 64 bytes */
+	H_BELOW,     /* within RTL_DERIVE_BIAS below the span */
+	H_OBJECT,    /* a live object elsewhere (RTL_AT_OBJECT) */
+	H_EDGE,      /* another region's edge (RTL_AT_EDGE) */
+	H_FREE,      /* rtl's free space (RTL_AT_FREE) */
+	H_NOADDR,    /* not an address (RTL_AT_NOADDR) */
+	H_UNKNOWN,
+};
+
+/* The cost of moving a register by -delta, 0, +delta, by what it holds:
+ * pointers into the region move with it, pointers into other objects stay,
+ * a value that is no address moves only as a difference of pointers. */
+static const int cost_of[H_UNKNOWN][3] = {
+	[H_IN] = { NEVER, 50, 0 },
+	[H_SPAN_EDGE] = { NEVER, 3, 0 },
+	[H_BELOW] = { NEVER, 0, 2 },
+	[H_OBJECT] = { 50, 0, 50 },
+	[H_EDGE] = { 6, 0, 3 },
+	[H_FREE] = { 6, 0, 3 },
+	[H_NOADDR] = { 5, 0, 5 },
+};
+
 struct form {
-	int base, index;
-	uint64_t scale;
+	int8_t base, index;
+	uint8_t scale;
+	uint8_t hard;   /* an operand of the instruction itself */
+	int8_t target;  /* 1: the span's new view; 0: stays; -1: either */
 	uint64_t disp;
 };
+
+struct solver {
+	const struct rtl_move *mv;
+	const uint64_t *old;
+	struct form f[MAX_FORMS];
+	int nf;
+	int8_t hold[RTL_NGPR];
+	int8_t var[RTL_NGPR]; /* registers chosen anew, in search order */
+	int nvar;
+	uint16_t stays;       /* scaled indexes: element numbers never move */
+	uint8_t unit[RTL_NGPR]; /* a register moves by delta / unit: the
+	                           scale of an index used with no base */
+	uint16_t must_regs;   /* the faulting operand's registers */
+	int8_t a[RTL_NGPR];   /* the choice: -1, 0, 1 (units of delta) */
+	int8_t best[RTL_NGPR];
+	int best_cost;
+	int ambiguous; /* another choice as cheap moves must's registers apart */
+};
+
+static int in_span(const struct rtl_move *mv, uint64_t a)
+{
+	return a - mv->lo < mv->hi - mv->lo;
+}
 
 static uint64_t form_ea(const struct form *f, const uint64_t gpr[RTL_NGPR])
 {
@@ -19,164 +78,286 @@ static uint64_t form_ea(const struct form *f, const uint64_t gpr[RTL_NGPR])
 	return ea;
 }
 
-static int in_span(const struct rtl_move *mv, uint64_t a)
+static enum hold hold_of(struct solver *s, int r)
 {
-	return a - mv->lo < mv->hi - mv->lo;
+	const struct rtl_move *mv = s->mv;
+	uint64_t v = s->old[r];
+
+	if (s->hold[r] != H_UNKNOWN)
+		return (enum hold)s->hold[r];
+	if (in_span(mv, v))
+		s->hold[r] = v < mv->end && mv->hi - v > RTL_DERIVE_BIAS
+		                     ? H_IN
+		                     : H_SPAN_EDGE;
+	else if (mv->lo - v <= RTL_DERIVE_BIAS)
+		s->hold[r] = H_BELOW;
+	else
+		s->hold[r] = (int8_t)(H_OBJECT + mv->where(v, mv->arg));
+	return (enum hold)s->hold[r];
 }
 
-static enum rtl_where where(const struct rtl_move *mv, uint64_t a)
+/* The default move: registers in the span moved, the rest did not. */
+static int moved_by_default(const struct rtl_move *mv, const uint64_t *old,
+                            int r)
 {
-	return in_span(mv, a) ? RTL_AT_SPAN : mv->where(a, mv->arg);
+	return in_span(mv, old[r]);
 }
 
-static int small(uint64_t v)
+/* Where form f must lead after the move (see derive.h). A pointer alone
+ * (base + disp) leads where its base points: a vector block read past a
+ * region's end is the region's, as the trap's attribution says. */
+static int target_of(struct solver *s, const struct form *f)
 {
-	return v + RTL_DERIVE_NEAR <= 2 * RTL_DERIVE_NEAR;
-}
+	const struct rtl_move *mv = s->mv;
+	uint64_t ea = form_ea(f, s->old);
+	enum rtl_where w;
+	int b = f->base, i = f->index;
 
-/* A register value that is a pointer biased by a constant into the span
- * (close to the address, in the span's view, in no other region). */
-static int near(const struct rtl_move *mv, uint64_t v, uint64_t ea)
-{
-	uint64_t d = v > ea ? v - ea : ea - v;
-	return d <= RTL_DERIVE_NEAR && where(mv, v) == RTL_AT_FREE;
-}
-
-/* Neither register moved but the address is in the span: which one is not
- * a pointer to something else, and so carries the span's address? Returns
- * the register, or -1 if that cannot be told. */
-static int carrier(const struct form *f, const struct rtl_move *mv,
-                   uint16_t ptr_regs, const uint64_t old[RTL_NGPR],
-                   uint64_t ea)
-{
-	int b = f->base, i = f->scale == 1 ? f->index : -1;
-	int b_other, i_other;
-
-	if (f->index < 0)
-		return b; /* base + disp: the base is the pointer */
-	if (b < 0)
-		return f->index;
-	/* A scaled index is an element number, never the pointer: the base
-	 * carries the address, even when it lies in another region's span (a
-	 * pointer biased back by the first index, as in LU's blocked loops;
-	 * moving the index would run the loop away). */
-	if (i < 0)
-		return b;
-	/* A register inside a region (any view) points at that region. */
-	b_other = where(mv, old[b]) == RTL_AT_REGION;
-	i_other = where(mv, old[i]) == RTL_AT_REGION;
-	if (b_other != i_other)
-		return b_other ? f->index : b;
-	/* A pointer biased into the span: that one carries it. */
-	if (near(mv, old[b], ea) != near(mv, old[i], ea))
-		return near(mv, old[b], ea) ? b : i;
-	/* The code after uses one of them alone as a base: the pointer. */
-	if (!(ptr_regs >> b & 1) != !(ptr_regs >> i & 1))
-		return (ptr_regs >> b & 1) ? i : b;
-	return -1;
-}
-
-/* Whether f already forms after the move the address it must: the first
- * test fix_form makes, cheap enough for every form on every move. */
-static int consistent(const struct form *f, const struct rtl_move *mv,
-                      const uint64_t old[RTL_NGPR], const uint64_t gpr[RTL_NGPR])
-{
-	uint64_t ea_old = form_ea(f, old);
-	uint64_t want = in_span(mv, ea_old) ? ea_old + (uint64_t)mv->delta : ea_old;
-	return form_ea(f, gpr) == want;
-}
-
-/* Make one form consistent. Returns -1 if it needed a move and which
- * register to move could not be told. */
-static int fix_form(const struct form *f, const struct rtl_move *mv,
-                    uint16_t ptr_regs, const uint64_t old[RTL_NGPR],
-                    uint64_t gpr[RTL_NGPR], uint16_t *fixed)
-{
-	uint64_t ea_old = form_ea(f, old), ea_new = form_ea(f, gpr);
-	int inside = in_span(mv, ea_old);
-	uint64_t want = inside ? ea_old + (uint64_t)mv->delta : ea_old;
-	int b_moved = f->base >= 0 && gpr[f->base] != old[f->base];
-	int i_moved = f->index >= 0 && gpr[f->index] != old[f->index];
-	uint64_t diff, scale;
-	int x;
-
-	if (ea_new == want)
-		return 0;
-	if (inside) {
-		if (b_moved || i_moved)
-			return 0; /* two pointers summed: no meaning to keep */
-		x = carrier(f, mv, ptr_regs, old, ea_old);
-		if (x < 0)
-			return -1;
-	} else {
-		/* Its pointer moved; the other register is a difference to
-		 * another object, unless the address only runs past the span
-		 * into free space of its view (the span's own index). */
-		if (b_moved == i_moved || where(mv, ea_old) == RTL_AT_FREE)
+	if (i < 0 && b >= 0) {
+		enum hold h = hold_of(s, b);
+		if (h == H_IN || h == H_SPAN_EDGE)
+			return 1;
+		if (h == H_OBJECT)
 			return 0;
-		x = b_moved ? f->index : f->base;
-		if (x < 0 || (ptr_regs >> x & 1))
-			return 0; /* past the span by a constant, or two pointers */
-		if (small(old[x] * (x == f->base ? 1 : f->scale)) &&
-		    small(ea_old - (ea_old < mv->lo ? mv->lo : mv->hi)))
-			return 0; /* a length just past an end, not a difference */
 	}
-	scale = x == f->base ? 1 : f->scale;
-	diff = want - ea_new;
-	if ((*fixed >> x & 1) || diff % scale)
-		return 0;
-	gpr[x] += diff / scale;
-	*fixed |= (uint16_t)(1u << x);
+	if (in_span(mv, ea))
+		return 1;
+	w = mv->where(ea, mv->arg);
+	if (w == RTL_AT_FREE || w == RTL_AT_NOADDR)
+		return -1; /* no object there: a way not taken, or arithmetic */
+	/* A pointer into the region plus a small value, just outside it. */
+	if (b >= 0 && i >= 0 &&
+	    (ea < mv->lo ? mv->lo - ea : ea - mv->hi) < RTL_DERIVE_NEAR) {
+		enum hold hb = hold_of(s, b), hi = hold_of(s, i);
+		if ((hb == H_IN && hi == H_NOADDR) ||
+		    (hi == H_IN && hb == H_NOADDR))
+			return -1;
+	}
 	return 0;
 }
 
-static int own_form(const struct rtl_mem_op *m, struct form *f)
+/* ---- gathering the forms ---- */
+
+static void add(struct solver *s, int base, int index, unsigned scale,
+                uint64_t disp, int hard)
 {
-	if (m->segment || m->addr32 || m->base == RTL_REG_PC)
-		return 0;
-	if (m->base < 0 && m->index < 0)
-		return 0;
-	f->base = m->base;
-	f->index = m->index;
-	f->scale = m->scale;
-	f->disp = (uint64_t)m->disp;
-	return 1;
+	struct form *f;
+
+	if (base < 0 && index < 0)
+		return;
+	for (int k = 0; k < s->nf; k++) {
+		f = &s->f[k];
+		if (f->base == base && f->index == index && f->scale == scale &&
+		    f->disp == disp) {
+			f->hard |= (uint8_t)hard;
+			return;
+		}
+	}
+	if (s->nf == MAX_FORMS)
+		return;
+	f = &s->f[s->nf++];
+	f->base = (int8_t)base;
+	f->index = (int8_t)index;
+	f->scale = (uint8_t)scale;
+	f->disp = disp;
+	f->hard = (uint8_t)hard;
+	f->target = -1;
+}
+
+static int own_form(const struct rtl_mem_op *m)
+{
+	return !m->segment && !m->addr32 && m->base != RTL_REG_PC &&
+	       (m->base >= 0 || m->index >= 0);
+}
+
+static void gather(struct solver *s, const struct rtl_insn *in)
+{
+	for (int k = 0; k < in->nmem; k++) {
+		const struct rtl_mem_op *m = &in->mem[k];
+		if (own_form(m))
+			add(s, m->base, m->index, m->scale, (uint64_t)m->disp, 1);
+	}
+	for (int k = 0; k < in->nlater; k++) {
+		const struct rtl_form *l = &in->later[k];
+		int feasible = 1;
+		/* On a way the registers cannot take (glibc's dispatch on
+		 * the size), the form means nothing. */
+		for (int c = 0; c < l->ncond; c++)
+			feasible &= rtl_cond_holds(&l->cond[c], s->old);
+		if (feasible)
+			add(s, l->base, l->index, l->scale, (uint64_t)l->disp, 0);
+	}
+	for (int r = 0; r < RTL_NGPR; r++)
+		if (in->ptr_regs >> r & 1)
+			add(s, r, RTL_REG_NONE, 1, 0, 0);
+}
+
+/* ---- the choice ---- */
+
+/* How far the address of f moves, in units of delta (a fraction, for a
+ * register moving in another unit, never equals a target). */
+static int64_t shift_bytes(const struct solver *s, const struct form *f)
+{
+	int64_t sh = 0, d = s->mv->delta;
+
+	if (f->base >= 0)
+		sh += s->a[f->base] * (d / s->unit[f->base]);
+	if (f->index >= 0)
+		sh += s->a[f->index] * (d / s->unit[f->index]) * f->scale;
+	return sh;
+}
+
+static int reaches(const struct solver *s, const struct form *f, int target)
+{
+	return shift_bytes(s, f) == target * s->mv->delta;
+}
+
+static int cost_now(const struct solver *s)
+{
+	int c = 0;
+
+	for (int k = 0; k < s->nvar; k++) {
+		int r = s->var[k];
+		c += cost_of[s->hold[r]][s->a[r] + 1];
+	}
+	for (int k = 0; k < s->nf; k++) {
+		const struct form *f = &s->f[k];
+		if (f->target >= 0 && !reaches(s, f, f->target))
+			c += f->hard ? NEVER : MISSED;
+	}
+	return c;
+}
+
+static int differs_on_must(const struct solver *s)
+{
+	for (int r = 0; r < RTL_NGPR; r++)
+		if ((s->must_regs >> r & 1) && s->a[r] != s->best[r])
+			return 1;
+	return 0;
+}
+
+/* Every choice for the registers from var[k] on (3^nvar at most; nvar is
+ * the handful of registers a few forms use). */
+static void search(struct solver *s, int k)
+{
+	static const int8_t order[3] = { 0, 1, -1 };
+	int c;
+
+	if (k == s->nvar) {
+		c = cost_now(s);
+		if (c < s->best_cost) {
+			s->best_cost = c;
+			s->ambiguous = 0;
+			memcpy(s->best, s->a, sizeof(s->a));
+		} else if (c == s->best_cost && c < NEVER && differs_on_must(s)) {
+			s->ambiguous = 1;
+		}
+		return;
+	}
+	int r = s->var[k];
+	int8_t first = s->a[r];
+	for (int j = -1; j < 3; j++) {
+		/* The default first, so that ties keep it. */
+		int8_t v = j < 0 ? first : order[j];
+		if (j >= 0 && v == first)
+			continue;
+		if (cost_of[s->hold[r]][v + 1] >= NEVER ||
+		    (v != 0 && (s->stays >> r & 1)))
+			continue;
+		s->a[r] = v;
+		search(s, k + 1);
+	}
+	s->a[r] = first;
+}
+
+static void add_var(struct solver *s, int r)
+{
+	for (int k = 0; k < s->nvar; k++)
+		if (s->var[k] == r)
+			return;
+	hold_of(s, r);
+	s->var[s->nvar++] = (int8_t)r;
 }
 
 int rtl_derive_fix(const struct rtl_insn *in, const struct rtl_mem_op *must,
                    const struct rtl_move *mv, const uint64_t old[RTL_NGPR],
                    uint64_t gpr[RTL_NGPR])
 {
-	uint16_t fixed = 0;
-	int ret = 0;
-	struct form f;
+	struct solver s;
+	int broken = 0;
 
-	if (must && own_form(must, &f) &&
-	    fix_form(&f, mv, in->ptr_regs, old, gpr, &fixed) < 0)
-		ret = -1;
-	for (int i = 0; i < in->nmem; i++)
-		if (&in->mem[i] != must && own_form(&in->mem[i], &f))
-			fix_form(&f, mv, in->ptr_regs, old, gpr, &fixed);
-	for (int i = 0; i < in->nlater; i++) {
-		const struct rtl_form *l = &in->later[i];
-		int feasible = 1;
-
-		f.base = l->base;
-		f.index = l->index;
-		f.scale = l->scale;
-		f.disp = (uint64_t)l->disp;
-		/* Most forms are consistent already (nothing they use moved, or
-		 * all of it did): look no further, this runs on every move. */
-		if (consistent(&f, mv, old, gpr))
-			continue;
-		/* On a way the registers cannot take (glibc's dispatch on the
-		 * size), the form means nothing. */
-		for (int c = 0; c < l->ncond; c++)
-			feasible &= rtl_cond_holds(&l->cond[c], old);
-		if (feasible)
-			fix_form(&f, mv, in->ptr_regs, old, gpr, &fixed);
+	s.mv = mv;
+	s.old = old;
+	s.nf = 0;
+	s.nvar = 0;
+	s.stays = 0;
+	s.must_regs = 0;
+	memset(s.hold, H_UNKNOWN, sizeof(s.hold));
+	for (int r = 0; r < RTL_NGPR; r++) {
+		s.a[r] = (int8_t)moved_by_default(mv, old, r);
+		s.unit[r] = 1;
 	}
-	return ret;
+	gather(&s, in);
+
+	/* Most forms are reached by the default move already (nothing they
+	 * use moved, or all of it did): this runs on every move. */
+	for (int k = 0; k < s.nf; k++) {
+		struct form *f = &s.f[k];
+		int span = in_span(mv, form_ea(f, old));
+
+		if (reaches(&s, f, span))
+			continue;
+		f->target = (int8_t)target_of(&s, f);
+		if (f->target >= 0 && !reaches(&s, f, f->target))
+			broken = 1;
+	}
+	if (!broken)
+		return 0;
+
+	/* Some form is broken: every form with an object to reach counts,
+	 * and the registers they use are chosen anew. */
+	for (int k = 0; k < s.nf; k++) {
+		struct form *f = &s.f[k];
+		if (reaches(&s, f, in_span(mv, form_ea(f, old))))
+			f->target = (int8_t)target_of(&s, f);
+	}
+	for (int k = 0; k < s.nf; k++) {
+		struct form *f = &s.f[k];
+		if (f->target < 0)
+			continue;
+		if (f->base >= 0)
+			add_var(&s, f->base);
+		if (f->index < 0 || f->scale == 1) {
+			if (f->index >= 0)
+				add_var(&s, f->index);
+		} else if (f->base < 0) {
+			/* No base: the index is the pointer, scaled. */
+			s.unit[f->index] = f->scale;
+			add_var(&s, f->index);
+		} else {
+			/* A scaled index beside a base is an element number:
+			 * the base carries the address. */
+			add_var(&s, f->index);
+			s.stays |= (uint16_t)(1u << f->index);
+		}
+	}
+	if (must && own_form(must)) {
+		if (must->base >= 0)
+			s.must_regs |= (uint16_t)(1u << must->base);
+		if (must->index >= 0)
+			s.must_regs |= (uint16_t)(1u << must->index);
+	}
+	s.best_cost = NEVER;
+	s.ambiguous = 0;
+	memcpy(s.best, s.a, sizeof(s.a));
+	search(&s, 0);
+	if (s.best_cost >= NEVER || s.ambiguous)
+		return must ? -1 : 0;
+	for (int k = 0; k < s.nvar; k++) {
+		int r = s.var[k];
+		gpr[r] = old[r] + (uint64_t)(s.best[r] * (mv->delta / s.unit[r]));
+	}
+	return 0;
 }
 
 int rtl_derive_inside(const struct rtl_insn *in, const struct rtl_move *mv,
@@ -184,9 +365,17 @@ int rtl_derive_inside(const struct rtl_insn *in, const struct rtl_move *mv,
 {
 	struct form f;
 
-	for (int i = 0; i < in->nmem; i++)
-		if (own_form(&in->mem[i], &f) && in_span(mv, form_ea(&f, gpr)))
+	for (int i = 0; i < in->nmem; i++) {
+		const struct rtl_mem_op *m = &in->mem[i];
+		if (!own_form(m))
+			continue;
+		f.base = m->base;
+		f.index = m->index;
+		f.scale = m->scale;
+		f.disp = (uint64_t)m->disp;
+		if (in_span(mv, form_ea(&f, gpr)))
 			return 1;
+	}
 	for (int i = 0; i < in->nlater; i++) {
 		const struct rtl_form *l = &in->later[i];
 		f.base = l->base;

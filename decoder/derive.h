@@ -3,31 +3,42 @@
  * instruction and the code after it will form must still reach the object
  * it reached before (arch-neutral; register arrays only).
  *
- * Runs in the trap handler: no malloc, no locks, no system calls. */
+ * Runs in the trap handler: no malloc, no locks, no system calls of its own
+ * (the caller's classifier may make one). */
 #ifndef RTL_DECODER_DERIVE_H
 #define RTL_DECODER_DERIVE_H
 
 #include "decoder.h"
 
-/* What lies at an address, as the caller's region map sees it. */
+/* What lies at an address outside the span being moved, as the caller sees
+ * it (region map, mappings). */
 enum rtl_where {
-	RTL_AT_SPAN,    /* the span being moved, in the view it leaves */
-	RTL_AT_FREE,    /* the same view, in no region (padding, free space) */
-	RTL_AT_REGION,  /* another region, or the same region in another view */
-	RTL_AT_OUTSIDE, /* not rtl's memory */
+	RTL_AT_OBJECT, /* a live object: another region's bytes (any view), the
+	                  moving region through another view, or mapped
+	                  memory that is not rtl's */
+	RTL_AT_EDGE,   /* another region's one-past-end byte or padding */
+	RTL_AT_FREE,   /* rtl's views, in no region */
+	RTL_AT_NOADDR, /* cannot be an address: below mmap_min_addr,
+	                  non-canonical, in no mapping */
 };
 
 struct rtl_move {
 	uint64_t lo, hi; /* the span, in the view it leaves */
+	uint64_t end;    /* one past the region's last byte (lo + size) */
 	int64_t delta;   /* added to the registers that lay in [lo, hi) */
-	/* Classify an address other than [lo, hi) (lock-free lookup). */
+	/* Classify an address outside [lo, hi) (lock-free). */
 	enum rtl_where (*where)(uint64_t a, void *arg);
 	void *arg;
 };
 
-/* Registers within this distance below or above an address inside the span,
- * and not in any region, are taken as pointers to it biased by a constant
- * (strcpy keeps dst - k in a register and adds k back in the address). */
+/* Below a span's start or its next neighbour's, this many bytes: a
+ * register there, added to a small value, is read as a pointer biased by
+ * a vector alignment (glibc's strcpy keeps dst - (src & 63)). */
+#define RTL_DERIVE_BIAS 64
+
+/* An address this close outside the span, formed by a pointer into the
+ * region and a small value, is the region's own (a length or index past an
+ * end on a way not taken: memcmp's lea -0x80(%rdi,%rdx,1) for n < 128). */
 #define RTL_DERIVE_NEAR 4096
 
 /* Whether any address form of in (own operands and in->later, whatever
@@ -36,16 +47,17 @@ struct rtl_move {
 int rtl_derive_inside(const struct rtl_insn *in, const struct rtl_move *mv,
                       const uint64_t gpr[RTL_NGPR]);
 
-/* old: the registers before the move; gpr: after it, fixed in place. For
- * each address form of in (its own operands, then in->later):
- *  - an address that pointed into the span and did not move with it (no
- *    register in the span: base + difference, or a biased pointer) has its
- *    non-pointer register moved;
- *  - an address that pointed elsewhere (another region, a view, ordinary
- *    memory) but moved (its pointer register was in the span, the other
- *    held a difference) has the difference register moved back.
- * must: the faulting operand, or NULL. Returns -1 if must pointed into the
- * span and which register to move cannot be told; 0 otherwise. */
+/* old: the registers before the move; gpr: after the default move (every
+ * register in [lo, hi) moved by delta), fixed in place. Every address form
+ * of in (its own operands; the look-ahead's forms whose conditions hold;
+ * the registers it uses alone as a base) must reach after the move what it
+ * reached before: the span in its new view, or the object outside it where
+ * it is. When the default move breaks one, the registers the forms use are
+ * chosen anew, the cheapest choice by what each register holds (the rule
+ * and its costs: docs/internals.md, "Which registers move").
+ * must: the faulting operand, or NULL. Returns -1 if must's registers
+ * cannot be chosen (no choice reaches its object, or two equally good
+ * ones move different registers): the caller refuses, never guesses. */
 int rtl_derive_fix(const struct rtl_insn *in, const struct rtl_mem_op *must,
                    const struct rtl_move *mv, const uint64_t old[RTL_NGPR],
                    uint64_t gpr[RTL_NGPR]);

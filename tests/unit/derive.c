@@ -86,14 +86,21 @@ TEST(lookahead_stops_at_redefinition)
 
 static uint64_t other_lo, other_hi; /* "another region" for the fake map */
 
+/* The fake address space: rtl's views are [4 GiB, 8 GiB), free but for
+ * the other region; ordinary memory is mapped at [64 KiB, 4 GiB) and at
+ * HEAP; nothing else is. */
+#define HEAP 0x555555000000ull
+
 static enum rtl_where fake_where(uint64_t a, void *arg)
 {
 	(void)arg;
 	if (a - other_lo < other_hi - other_lo)
-		return RTL_AT_REGION;
+		return RTL_AT_OBJECT;
 	if (a >= 0x100000000ull && a < 0x200000000ull)
 		return RTL_AT_FREE;
-	return RTL_AT_OUTSIDE;
+	if ((a >= 65536 && a < 0x100000000ull) || a - HEAP < 0x1000000)
+		return RTL_AT_OBJECT;
+	return RTL_AT_NOADDR;
 }
 
 #define LO 0x100010000ull
@@ -101,7 +108,7 @@ static enum rtl_where fake_where(uint64_t a, void *arg)
 
 static struct rtl_move move(void)
 {
-	struct rtl_move mv = { LO, LO + 256, DELTA, fake_where, NULL };
+	struct rtl_move mv = { LO, LO + 256, LO + 200, DELTA, fake_where, NULL };
 	return mv;
 }
 
@@ -128,11 +135,11 @@ TEST(fix_compensates_difference_after_pointer_moved)
 	uint64_t old[RTL_NGPR] = { 0 }, gpr[RTL_NGPR];
 
 	old[RDI] = LO + 8;              /* in the span: moves */
-	old[RSI] = 0x5000 - (LO + 8);   /* difference to 0x5000 */
+	old[RSI] = (HEAP + 8) - (LO + 8); /* difference to plain memory */
 	memcpy(gpr, old, sizeof(gpr));
 	gpr[RDI] += DELTA;
 	CHECK_EQ(rtl_derive_fix(&in, NULL, &mv, old, gpr), 0);
-	CHECK_EQ(gpr[RSI] + gpr[RDI], 0x5000);
+	CHECK_EQ(gpr[RSI] + gpr[RDI], HEAP + 8);
 }
 
 /* An index running past the span into free space of the same view is the
@@ -169,7 +176,8 @@ TEST(fix_moves_difference_beside_other_region_pointer)
 	CHECK_EQ(gpr[RDX] + gpr[RAX], LO + 32 + DELTA);
 }
 
-/* ... with no evidence either way it is refused (-1), not guessed. */
+/* ... with no evidence either way it is refused (-1), not guessed: both
+ * registers could point into ordinary memory. */
 TEST(fix_refuses_to_guess)
 {
 	struct rtl_insn in = insn_with(RDX, RAX, 0);
@@ -177,8 +185,8 @@ TEST(fix_refuses_to_guess)
 	uint64_t old[RTL_NGPR] = { 0 }, gpr[RTL_NGPR];
 
 	other_lo = other_hi = 0;
-	old[RAX] = 0x555555550000ull; /* ordinary memory */
-	old[RDX] = LO + 32 - old[RAX];
+	old[RAX] = 0x100000;          /* ordinary memory */
+	old[RDX] = LO + 32 - old[RAX]; /* below 4 GiB: ordinary memory too */
 	memcpy(gpr, old, sizeof(gpr));
 	CHECK_EQ(rtl_derive_fix(&in, &in.mem[0], &mv, old, gpr), -1);
 	/* The code after uses rax alone: rax is the pointer, rdx moves. */
@@ -186,6 +194,92 @@ TEST(fix_refuses_to_guess)
 	CHECK_EQ(rtl_derive_fix(&in, &in.mem[0], &mv, old, gpr), 0);
 	CHECK_EQ(gpr[RAX], old[RAX]);
 	CHECK_EQ(gpr[RDX], old[RDX] + DELTA);
+}
+
+/* A value that cannot be an address (non-canonical) beside one that points
+ * into ordinary memory: the number moves, as a difference. */
+TEST(fix_moves_the_number_beside_a_pointer)
+{
+	struct rtl_insn in = insn_with(RAX, RDX, 0);
+	struct rtl_move mv = move();
+	uint64_t old[RTL_NGPR] = { 0 }, gpr[RTL_NGPR];
+
+	other_lo = other_hi = 0;
+	old[RAX] = HEAP + 64;            /* ordinary memory */
+	old[RDX] = LO + 32 - old[RAX]; /* negative: no address */
+	memcpy(gpr, old, sizeof(gpr));
+	CHECK_EQ(rtl_derive_fix(&in, &in.mem[0], &mv, old, gpr), 0);
+	CHECK_EQ(gpr[RAX] + gpr[RDX], LO + 32 + DELTA);
+	CHECK_EQ(gpr[RDX], old[RDX] + DELTA);
+}
+
+/* glibc's EVEX strcpy: rsi = source (the moving span), rdi = destination
+ * minus (src & 31), lying in the span's padding because the destination
+ * region follows it, rcx = the running offset. The source load forms
+ * [rsi + rcx], the store [rdi + rcx]: rdi stays with the destination,
+ * rcx (a number) stays, rsi moves. */
+TEST(fix_keeps_biased_destination_in_the_padding)
+{
+	struct rtl_insn in;
+	struct rtl_move mv = move();
+	uint64_t old[RTL_NGPR] = { 0 }, gpr[RTL_NGPR];
+
+	memset(&in, 0, sizeof(in));
+	in.nmem = 1;
+	in.mem[0] = (struct rtl_mem_op){ .base = RSI, .index = RCX, .scale = 1 };
+	in.nlater = 1;
+	in.later[0] = (struct rtl_form){ .base = RDI, .index = RCX, .scale = 1 };
+	other_lo = LO + 256; /* the destination region, right after the span */
+	other_hi = other_lo + 4096;
+	old[RSI] = LO;
+	old[RDI] = other_lo - 5;
+	old[RCX] = 0x20;
+	memcpy(gpr, old, sizeof(gpr));
+	gpr[RSI] += DELTA;
+	gpr[RDI] += DELTA; /* the default move took it: it lies in the span */
+	CHECK_EQ(rtl_derive_fix(&in, &in.mem[0], &mv, old, gpr), 0);
+	CHECK_EQ(gpr[RSI], LO + DELTA);
+	CHECK_EQ(gpr[RCX], 0x20);
+	CHECK_EQ(gpr[RDI], other_lo - 5);
+}
+
+/* The same store when the destination region moves: rdi lies just below
+ * its span, in the live neighbour's bytes or not; rcx (a number) never
+ * moves, rdi does, whether the neighbour is live or free. */
+TEST(fix_biased_base_ignores_a_live_neighbour)
+{
+	struct rtl_insn in = insn_with(RDI, RCX, 0);
+	struct rtl_move mv = move();
+	uint64_t old[RTL_NGPR] = { 0 }, gpr[RTL_NGPR];
+
+	for (int live = 0; live < 2; live++) {
+		other_lo = live ? LO - 4096 : 0;
+		other_hi = live ? LO : 0;
+		old[RDI] = LO - 1;
+		old[RCX] = 1 + 16;
+		memcpy(gpr, old, sizeof(gpr));
+		CHECK_EQ(rtl_derive_fix(&in, &in.mem[0], &mv, old, gpr), 0);
+		CHECK_EQ(gpr[RDI], LO - 1 + DELTA);
+		CHECK_EQ(gpr[RCX], 17);
+	}
+}
+
+/* No base: the scaled index carries the address and moves by delta /
+ * scale. */
+TEST(fix_moves_scaled_index_without_base)
+{
+	struct rtl_insn in;
+	struct rtl_move mv = move();
+	uint64_t old[RTL_NGPR] = { 0 }, gpr[RTL_NGPR];
+
+	memset(&in, 0, sizeof(in));
+	in.nmem = 1;
+	in.mem[0] = (struct rtl_mem_op){ .base = -1, .index = RAX, .scale = 4 };
+	other_lo = other_hi = 0;
+	old[RAX] = (LO + 64) / 4;
+	memcpy(gpr, old, sizeof(gpr));
+	CHECK_EQ(rtl_derive_fix(&in, &in.mem[0], &mv, old, gpr), 0);
+	CHECK_EQ(gpr[RAX] * 4, LO + 64 + DELTA);
 }
 
 /* A pointer biased a few bytes before the span carries it. */

@@ -131,7 +131,7 @@ static double misses(int *count)
 static enum rtl_where outside(uint64_t a, void *arg)
 {
 	(void)a, (void)arg;
-	return RTL_AT_OUTSIDE;
+	return RTL_AT_OBJECT;
 }
 
 static void inner(double *hit, double *fix, int *forms)
@@ -139,7 +139,8 @@ static void inner(double *hit, double *fix, int *forms)
 	uint64_t pc = (uint64_t)dlsym(RTLD_DEFAULT, "memcmp");
 	uint64_t old[RTL_NGPR] = { 0 }, gpr[RTL_NGPR];
 	struct rtl_insn in;
-	struct rtl_move mv = { 0x10000000, 0x10001000, 1ll << 36, outside, NULL };
+	struct rtl_move mv = { 0x10000000, 0x10001000, 0x10000800, 1ll << 36,
+		                 outside, NULL };
 	double t0;
 
 	/* memcmp's second instruction pair: vpcmpeqb ymm1, ymm1, [rdi] */

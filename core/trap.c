@@ -209,11 +209,28 @@ static const struct rtl_mem_op *operand_in_span(const struct trap *t)
 	return NULL;
 }
 
+/* Whether the access of operand m overlaps the bytes of the region q its
+ * base points into: a vector block read past the end of a string (or
+ * before its start) holds some of them. A pointer biased into the next
+ * region (glibc's memcmp keeps s1 + (s2 - s1) & ~15, which may lie in the
+ * previous region's last bytes) reaches none: its access is the next
+ * region's. */
+static int touches(const struct trap *t, const struct rtl_mem_op *m,
+                   const struct rtl_found *q)
+{
+	uint64_t lo = rtl_view_base(q->view) + q->r->lo;
+	uint64_t ea = rtl_mem_ea(&t->insn, m, t->entry_gpr);
+	uint64_t size = m->size ? m->size : 1;
+
+	return ea < lo + q->r->size && ea + size > lo;
+}
+
 /* Which region the trap belongs to: the one at the faulting address, except
  * that an access through base + disp whose base points into another
- * region's span, in the same view, belongs to that region (a vector block
- * read past its end must not run a neighbour's handler); its handler is
- * then told the pointer as the address. -1 if none. */
+ * region's span, in the same view, and that touches that region's bytes,
+ * belongs to that region (a vector block read past its end must not run a
+ * neighbour's handler); its handler is then told the pointer as the
+ * address. -1 if none. */
 static int attribute(struct trap *t)
 {
 	int found = rtl_region_find(t->addr, &t->f) == 0;
@@ -227,7 +244,8 @@ static int attribute(struct trap *t)
 		return 0;
 	if (m && m->index < 0 && m->base >= 0 && m->base < RTL_NGPR &&
 	    rtl_region_find(t->entry_gpr[m->base], &q) == 0 &&
-	    q.view == rtl_view_of(t->addr) && (!found || q.r != t->f.r)) {
+	    q.view == rtl_view_of(t->addr) && (!found || q.r != t->f.r) &&
+	    touches(t, m, &q)) {
 		t->inside = t->entry_gpr[m->base];
 		q.off = t->addr - rtl_view_base(q.view);
 		t->f = q;

@@ -15,7 +15,8 @@
 /* What a register holds, relative to the move. */
 enum hold {
 	H_IN,        /* inside the moving region's bytes */
-	H_SPAN_EDGE, /* the span's end: one-past-end, padding, last 64 bytes */
+	H_IN_TAIL,   /* ... within RTL_DERIVE_BIAS of the span's end */
+	H_SPAN_EDGE, /* the region's one-past-end byte and padding */
 	H_BELOW,     /* within RTL_DERIVE_BIAS below the span */
 	H_OBJECT,    /* a live object elsewhere (RTL_AT_OBJECT) */
 	H_EDGE,      /* another region's edge (RTL_AT_EDGE) */
@@ -29,6 +30,7 @@ enum hold {
  * a value that is no address moves only as a difference of pointers. */
 static const int cost_of[H_UNKNOWN][3] = {
 	[H_IN] = { NEVER, 50, 0 },
+	[H_IN_TAIL] = { NEVER, 10, 0 },
 	[H_SPAN_EDGE] = { NEVER, 3, 0 },
 	[H_BELOW] = { NEVER, 0, 2 },
 	[H_OBJECT] = { 50, 0, 50 },
@@ -86,9 +88,9 @@ static enum hold hold_of(struct solver *s, int r)
 	if (s->hold[r] != H_UNKNOWN)
 		return (enum hold)s->hold[r];
 	if (in_span(mv, v))
-		s->hold[r] = v < mv->end && mv->hi - v > RTL_DERIVE_BIAS
-		                     ? H_IN
-		                     : H_SPAN_EDGE;
+		s->hold[r] = v >= mv->end                    ? H_SPAN_EDGE
+		             : mv->hi - v > RTL_DERIVE_BIAS ? H_IN
+		                                            : H_IN_TAIL;
 	else if (mv->lo - v <= RTL_DERIVE_BIAS)
 		s->hold[r] = H_BELOW;
 	else
@@ -103,9 +105,10 @@ static int moved_by_default(const struct rtl_move *mv, const uint64_t *old,
 	return in_span(mv, old[r]);
 }
 
-/* Where form f must lead after the move (see derive.h). A pointer alone
- * (base + disp) leads where its base points: a vector block read past a
- * region's end is the region's, as the trap's attribution says. */
+/* Where form f must lead after the move (see derive.h). A pointer into an
+ * object used alone (base + disp) leads where it points: a vector block
+ * read past the object's end is the object's, as the trap's attribution
+ * says. Anything else leads where its address lies. */
 static int target_of(struct solver *s, const struct form *f)
 {
 	const struct rtl_move *mv = s->mv;
@@ -115,7 +118,7 @@ static int target_of(struct solver *s, const struct form *f)
 
 	if (i < 0 && b >= 0) {
 		enum hold h = hold_of(s, b);
-		if (h == H_IN || h == H_SPAN_EDGE)
+		if (h == H_IN || h == H_IN_TAIL)
 			return 1;
 		if (h == H_OBJECT)
 			return 0;
@@ -129,8 +132,12 @@ static int target_of(struct solver *s, const struct form *f)
 	if (b >= 0 && i >= 0 &&
 	    (ea < mv->lo ? mv->lo - ea : ea - mv->hi) < RTL_DERIVE_NEAR) {
 		enum hold hb = hold_of(s, b), hi = hold_of(s, i);
-		if ((hb == H_IN && hi == H_NOADDR) ||
-		    (hi == H_IN && hb == H_NOADDR))
+		/* Past the end from the last bytes, it is rather a pointer
+		 * biased into the next object (glibc's strcpy). */
+		int below = ea < mv->lo;
+		int pb = hb == H_IN || (hb == H_IN_TAIL && below);
+		int pi = hi == H_IN || (hi == H_IN_TAIL && below);
+		if ((pb && hi == H_NOADDR) || (pi && hb == H_NOADDR))
 			return -1;
 	}
 	return 0;

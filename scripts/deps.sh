@@ -9,7 +9,7 @@ packages=(
   libjansson-dev
   openmpi-bin libopenmpi-dev
   bats bats-support bats-assert bats-file
-  python3 sqlite3 gzip git perl coreutils
+  python3 sqlite3 gzip git perl coreutils mawk gawk xz-utils tar
 )
 packages+=(${RTL_EXTRA_PACKAGES:-})
 

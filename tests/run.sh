@@ -39,16 +39,44 @@ count() {
 # RTL_TEST_SKIP: names (unit/NAME, bats/NAME) not to run, with the reason
 # given by whoever sets it (make check-sanitize does).
 skipped() {
-  [[ " ${RTL_TEST_SKIP:-} " == *" $1 "* ]]
+  [[ " ${RTL_TEST_SKIP:-} " == *" $1 "* || " ${RTL_TEST_SKIP:-} " == *" ${1%%\[*} "* ]]
+}
+
+# The machine, so that a failure in CI names it: the CPU, the features
+# glibc's string functions choose by, and glibc.
+cpu=$(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*: //')
+flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
+  grep -xE 'sse2|ssse3|sse4_2|avx|avx2|bmi2|erms|fsrm|avx512f|avx512vl|avx512bw|rtm' |
+  tr '\n' ' ')
+echo "cpu: ${cpu:-unknown}; flags: ${flags:-none}"
+echo "glibc: $(getconf GNU_LIBC_VERSION 2>/dev/null || echo unknown)"
+
+# The tests whose outcome depends on which string functions glibc picks run
+# once per variant this CPU can run (rtl-selftest --list-variants names
+# them with the GLIBC_TUNABLES that picks each); the rest once.
+per_variant=" strings sweep decoder decoder_forms decoder_forms_simd derive trap_edges "
+variants=$("$build/tools/selftest/rtl-selftest" --list-variants 2>/dev/null)
+[[ -n $variants ]] || variants=$(printf 'default\t')
+echo "glibc string variants: $(cut -f1 <<<"$variants" | tr '\n' ' ')"
+
+run_unit() { # name program [tunables]
+  local name=$1 t=$2
+  skipped "$name" && { echo "$(printf '%-28s' "$name") skipped"; return; }
+  GLIBC_TUNABLES=${3:-${GLIBC_TUNABLES:-}} timeout 900 "$t" >"$log/out" 2>&1
+  count "$name" "$log/out"
 }
 
 export RTL_BUILD="$top/$build"
 for t in "$build"/tests/unit/unit-*; do
   [[ -f $t && -x $t ]] || continue
-  name=unit/${t##*/unit-}
-  skipped "$name" && { echo "$(printf '%-28s' "$name") skipped"; continue; }
-  timeout 900 "$t" >"$log/out" 2>&1
-  count "$name" "$log/out"
+  base=${t##*/unit-}
+  if [[ $per_variant == *" $base "* ]]; then
+    while IFS=$'\t' read -r v tunables; do
+      run_unit "unit/$base[$v]" "$t" "$tunables"
+    done <<<"$variants"
+  else
+    run_unit "unit/$base" "$t"
+  fi
 done
 
 if compgen -G "tests/bats/*.bats" >/dev/null; then

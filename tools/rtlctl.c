@@ -15,6 +15,8 @@ static const struct {
 	{ "show", cmd_show, "FILE", "print the effective policy, defaults filled in" },
 	{ "report", cmd_report, "FILE [--json]", "tables from a run's report" },
 	{ "init", cmd_init, "[FILE]", "write a commented default policy (stdout without FILE)" },
+	{ "selftest", cmd_selftest, "[--variant NAME] [CHECK...]",
+	  "check rtl's trap path on this CPU, per glibc string variant" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -30,7 +32,7 @@ static void help(FILE *out)
 {
 	fprintf(out, "rtlctl: region trapping for unmodified programs\n\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  rtlctl %-6s %-40s %s\n", commands[i].name,
+		fprintf(out, "  rtlctl %-8s %-40s %s\n", commands[i].name,
 		        commands[i].args, commands[i].what);
 	fprintf(out, "\nEach command takes --help. See docs/policy.md.\n");
 }

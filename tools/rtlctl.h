@@ -14,6 +14,7 @@ int cmd_check(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_init(int argc, char **argv);
+int cmd_selftest(int argc, char **argv);
 
 /* "usage: rtlctl CMD ..." for a command, to out. */
 void usage_of(const char *cmd, FILE *out);

@@ -39,7 +39,7 @@ teardown() {
 }
 
 @test "every command has --help, exit 0" {
-  for cmd in run check show report init; do
+  for cmd in run check show report init selftest; do
     run "$rtlctl" "$cmd" --help
     assert_success
     assert_output --partial "usage: rtlctl $cmd"
@@ -50,7 +50,7 @@ teardown() {
 }
 
 @test "unknown options give a usage line and exit 2" {
-  for cmd in run check show report init; do
+  for cmd in run check show report init selftest; do
     run "$rtlctl" "$cmd" --bogus
     assert_equal "$status" 2
     assert_output --partial "usage: rtlctl $cmd"
@@ -305,4 +305,44 @@ run_policy() {
   assert_failure
   assert_line --partial "totals has"
   assert_line --partial "run.pid is not int"
+}
+
+@test "selftest runs the checks once per glibc string variant and says which ran" {
+  needs_preload
+  # A few checks, to stay quick; the unit tests run all of them.
+  run "$rtlctl" selftest sweep/memcmp shape/offset_sse2
+  assert_success
+  assert_output --partial "== glibc variant sse2"
+  assert_output --partial "memcmp=sse2("
+  assert_output --partial "ok     sweep/memcmp"
+  assert_output --partial "ok     shape/offset_sse2"
+  n=$(grep -c '^== glibc variant' <<<"$output")
+  assert_line "selftest: $n of $n glibc variants passed"
+  if grep -qw avx2 /proc/cpuinfo; then
+    assert_output --partial "memcmp=avx2("
+  fi
+  if grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo; then
+    assert_output --partial "== glibc variant evex"
+  fi
+}
+
+@test "selftest fails when a check fails, and names it" {
+  # A stand-in rtl-selftest whose second variant fails.
+  cat >"$tmp/fake" <<'SH'
+#!/bin/sh
+if [ "$1" = --list-variants ]; then printf 'good\t\nbad\tglibc.cpu.x=1\n'; exit 0; fi
+case "$GLIBC_TUNABLES" in *glibc.cpu.x=1*) echo "FAIL   sweep/strcpy killed"; exit 1;; esac
+echo "ok     sweep/strcpy"
+SH
+  chmod +x "$tmp/fake"
+  RTL_SELFTEST=$tmp/fake run "$rtlctl" selftest
+  assert_equal "$status" 1
+  assert_output --partial "FAIL   sweep/strcpy"
+  assert_line "selftest: 1 of 2 glibc variants passed"
+  RTL_SELFTEST=$tmp/fake run "$rtlctl" selftest --variant nosuch
+  assert_equal "$status" 2
+  assert_output --partial "no variant 'nosuch'"
+  RTL_SELFTEST=$tmp/nothing-here run "$rtlctl" selftest
+  assert_equal "$status" 1
+  assert_output --partial "cannot find rtl-selftest"
 }

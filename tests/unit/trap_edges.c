@@ -142,13 +142,15 @@ TEST(gather_dies_naming_instruction)
 	CHECK(strstr(err, "vpgatherdd") != NULL);
 }
 
-/* A read through a's pointer that runs past a's span into b (an aligned
- * vector block, or a straddling load) is a's: b's handler never runs and
- * the bytes come from b through a's new view. */
+/* A read through a's pointer that holds some of a's bytes and runs past
+ * a's span into b (an aligned vector block, or a straddling load) is a's:
+ * b's handler never runs and the bytes come from b through a's new view.
+ * A read through a's pointer that holds none of a's bytes (a pointer
+ * biased back into a from b, as glibc's memcmp makes) is b's. */
 TEST(over_read_into_neighbour_is_the_pointers_region)
 {
 	char *a, *b, *p;
-	uint64_t v, w;
+	uint64_t w, x;
 
 	adjacent(&a, &b);
 	memcpy(b, "neighbour", 10);
@@ -156,20 +158,35 @@ TEST(over_read_into_neighbour_is_the_pointers_region)
 	region_handler(b, neighbour_handler);
 	region_protect(a, PROT_NONE);
 	region_protect(b, PROT_NONE);
-	p = *(char *volatile *)&a;
-	/* Starts in b: attributed by its base register. */
-	__asm__ volatile("mov 64(%[p]), %[v]" : [v] "=r"(v), [p] "+r"(p) : : "memory");
-	CHECK_EQ(h_calls, 1);
-	/* Straddles a's span end: starts in a. */
-	region_protect(a, PROT_NONE);
+	/* Starts at a's last byte, runs past a's span into b: a's. */
+	if (__builtin_cpu_supports("avx2")) {
+		char buf[32];
+		p = *(char *volatile *)&a + 39;
+		__asm__ volatile("vmovdqu (%[p]), %%ymm0\n vmovdqu %%ymm0, (%[b])"
+		                 : [p] "+r"(p)
+		                 : [b] "r"(buf)
+		                 : "memory", "xmm0");
+		CHECK_EQ(h_calls, 1);
+		CHECK_EQ(n_calls, 0);
+		CHECK(memcmp(buf + 25, "neighbo", 7) == 0);
+		region_protect(a, PROT_NONE);
+	} else {
+		h_calls++; /* the same count either way */
+	}
+	/* Straddles a's span end: starts in a's span. */
 	p = *(char *volatile *)&a;
 	__asm__ volatile("mov 60(%[p]), %[w]" : [w] "=r"(w), [p] "+r"(p) : : "memory");
 	CHECK_EQ(h_calls, 2);
 	CHECK_EQ(n_calls, 0);
-	CHECK(memcmp(&v, "neighbou", 8) == 0);
 	CHECK(memcmp((char *)&w + 4, "neig", 4) == 0);
-	peek(*(char *volatile *)&b); /* b still traps for itself */
+	/* Wholly in b through a pointer into a's bytes: b's. */
+	region_protect(a, PROT_NONE);
+	p = *(char *volatile *)&a + 30;
+	__asm__ volatile("mov 34(%[p]), %[x]" : [x] "=r"(x), [p] "+r"(p) : : "memory");
+	CHECK_EQ(h_calls, 2);
 	CHECK_EQ(n_calls, 1);
+	CHECK(memcmp(&x, "neighbou", 8) == 0);
+	peek(*(char *volatile *)&b); /* b traps for itself */
 }
 
 /* A write that leaves the region it is checked against is refused: it

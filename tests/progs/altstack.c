@@ -1,0 +1,52 @@
+/* An alternate signal stack in malloc'd memory, as libsigsegv (gawk) sets
+ * one: a signal delivered on it must run its handler, and the program
+ * reads back the stack it set. Prints what it saw; exit 0 if all held. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile sig_atomic_t ran;
+static char *stack_mem;
+static size_t stack_size = 65536;
+
+static void on_usr1(int sig)
+{
+	char here;
+
+	(void)sig;
+	/* The handler runs on an alternate stack (ours, or rtl's stand-in). */
+	stack_t now;
+	sigaltstack(NULL, &now);
+	ran = (now.ss_flags & SS_ONSTACK) ? 2 : 1;
+	(void)here;
+}
+
+int main(void)
+{
+	struct sigaction sa;
+	stack_t ss, back;
+
+	stack_mem = malloc(stack_size);
+	memset(stack_mem, 1, stack_size);
+	ss.ss_sp = stack_mem;
+	ss.ss_size = stack_size;
+	ss.ss_flags = 0;
+	if (sigaltstack(&ss, NULL) < 0) {
+		perror("sigaltstack");
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_ONSTACK;
+	sigaction(SIGUSR1, &sa, NULL);
+	raise(SIGUSR1);
+	sigaltstack(NULL, &back);
+	printf("handler %s, stack read back %s\n",
+	       ran == 2 ? "ran on the alternate stack" : ran ? "ran" : "did not run",
+	       back.ss_sp == stack_mem && back.ss_size == stack_size ? "as set" : "changed");
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	free(stack_mem);
+	return ran == 2 && back.ss_sp == stack_mem ? 0 : 1;
+}

@@ -15,8 +15,11 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	@ninja -C $(BUILD)
 
-test: build
-	@tests/run.sh $(BUILD)
+# The machine first: a failure in CI names it.
+test:
+	@scripts/machine.sh
+	@$(MAKE) --no-print-directory build
+	@RTL_MACHINE_SHOWN=1 tests/run.sh $(BUILD)
 
 demo: build
 	@examples/demo.sh $(BUILD)

@@ -42,14 +42,8 @@ skipped() {
   [[ " ${RTL_TEST_SKIP:-} " == *" $1 "* || " ${RTL_TEST_SKIP:-} " == *" ${1%%\[*} "* ]]
 }
 
-# The machine, so that a failure in CI names it: the CPU, the features
-# glibc's string functions choose by, and glibc.
-cpu=$(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*: //')
-flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
-  grep -xE 'sse2|ssse3|sse4_2|avx|avx2|bmi2|erms|fsrm|avx512f|avx512vl|avx512bw|rtm' |
-  tr '\n' ' ')
-echo "cpu: ${cpu:-unknown}; flags: ${flags:-none}"
-echo "glibc: $(getconf GNU_LIBC_VERSION 2>/dev/null || echo unknown)"
+# The machine, so that a failure in CI names it (make test has said it).
+[[ -n ${RTL_MACHINE_SHOWN:-} ]] || scripts/machine.sh
 
 # The tests whose outcome depends on which string functions glibc picks run
 # once per variant this CPU can run (rtl-selftest --list-variants names

@@ -21,6 +21,13 @@ test:
 	@$(MAKE) --no-print-directory build
 	@RTL_MACHINE_SHOWN=1 tests/run.sh $(BUILD)
 
+# Twenty real programs under every kind of policy, compared byte for byte
+# with their runs without rtl (tests/programs/, docs/preload.md).
+.PHONY: test-programs
+test-programs: build
+	@RTL_EXTRA_PACKAGES="$$(cat tests/programs/deps.txt)" scripts/deps.sh
+	@RTL_BUILD=$(CURDIR)/$(BUILD) bats --tap tests/programs
+
 demo: build
 	@examples/demo.sh $(BUILD)
 

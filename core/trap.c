@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -79,13 +80,21 @@ static int ours(uintptr_t addr, int write)
  * a register holding less is a number, never a pointer. */
 static uint64_t min_addr = 65536;
 
-/* Whether the page holding a is mapped (any protection). mincore fails
- * with ENOMEM on an unmapped page; any other failure (a seccomp filter)
- * says nothing, so the address counts as mapped. */
-static int mapped(uint64_t a)
+/* Whether a could be a pointer the program dereferences: a readable byte
+ * is there. Reservations (PROT_NONE: sanitizer shadow gaps, a JVM's or a
+ * runtime's heap not yet in use) hold no object, so a difference of two
+ * addresses that lands in one is still no address. process_vm_readv
+ * answers EFAULT instead of faulting; where it is refused (a seccomp
+ * filter), mincore tells at least whether anything is mapped there. */
+static int readable(uint64_t a)
 {
-	unsigned char vec;
+	unsigned char byte, vec;
+	struct iovec local = { &byte, 1 }, remote = { (void *)a, 1 };
 
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1)
+		return 1;
+	if (errno == EFAULT)
+		return 0;
 	if (mincore((void *)(a & ~(uint64_t)4095), 1, &vec) == 0)
 		return 1;
 	return errno != ENOMEM;
@@ -104,7 +113,7 @@ static enum rtl_where where_is(uint64_t a, void *arg)
 	}
 	/* Canonical user addresses end below 2^47 (2^56 with 5-level
 	 * paging, which mincore then tells). */
-	if (a < min_addr || a >= (uint64_t)1 << 56 || !mapped(a))
+	if (a < min_addr || a >= (uint64_t)1 << 56 || !readable(a))
 		return RTL_AT_NOADDR;
 	return RTL_AT_OBJECT;
 }

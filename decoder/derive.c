@@ -70,6 +70,12 @@ static int in_span(const struct rtl_move *mv, uint64_t a)
 	return a - mv->lo < mv->hi - mv->lo;
 }
 
+/* |v| within RTL_DERIVE_NEAR: an index or a length, not a pointer. */
+static int small(uint64_t v)
+{
+	return v + RTL_DERIVE_NEAR <= 2 * RTL_DERIVE_NEAR;
+}
+
 static uint64_t form_ea(const struct form *f, const uint64_t gpr[RTL_NGPR])
 {
 	uint64_t ea = f->disp;
@@ -125,6 +131,20 @@ static int target_of(struct solver *s, const struct form *f)
 	}
 	if (in_span(mv, ea))
 		return 1;
+	/* A pointer into the region plus a small number, carried out of the
+	 * span by the displacement (a field or a block past the end: ASan's
+	 * checks form [p + i + 0x61] with i = 0), is the pointer's, like
+	 * base + disp: the number is an index, not a difference. */
+	if (b >= 0 && i >= 0) {
+		enum hold hb = hold_of(s, b), hx = hold_of(s, i);
+		int pb = hb == H_IN || hb == H_IN_TAIL;
+		int px = (hx == H_IN || hx == H_IN_TAIL) && f->scale == 1;
+		if ((pb && hx == H_NOADDR && small(s->old[i] * f->scale) &&
+		     !in_span(mv, s->old[b] + f->disp)) ||
+		    (px && hb == H_NOADDR && small(s->old[b]) &&
+		     !in_span(mv, s->old[i] + f->disp)))
+			return 1;
+	}
 	w = mv->where(ea, mv->arg);
 	if (w == RTL_AT_FREE || w == RTL_AT_NOADDR)
 		return -1; /* no object there: a way not taken, or arithmetic */

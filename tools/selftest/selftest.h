@@ -66,7 +66,8 @@ int st_variants(struct st_variant *out, int max);
 
 /* What the implementation glibc resolved for fn in this process is, by its
  * code: "avx512", "evex", "avx2", "sse4", "sse2", or "?". Writes
- * "name=kind(libc+0xOFFSET)" into buf. */
+ * "name=kind(libc+0xOFFSET)" into buf, or "name=not glibc's(LIB)" when the
+ * name resolves outside glibc (a sanitizer's interceptor). */
 void st_describe(const char *fn, char *buf, size_t len);
 
 /* The functions the checks call, for st_describe. */

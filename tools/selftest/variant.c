@@ -106,6 +106,13 @@ void st_describe(const char *fn, char *buf, size_t len)
 		snprintf(buf, len, "%s=?", fn);
 		return;
 	}
+	if (!strstr(info.dli_fname, "libc.so")) {
+		/* A sanitizer's interceptor, or a preloaded library's. */
+		const char *base = strrchr(info.dli_fname, '/');
+		snprintf(buf, len, "%s=not glibc's(%s)", fn,
+		         base ? base + 1 : info.dli_fname);
+		return;
+	}
 	snprintf(buf, len, "%s=%s(libc+%#lx)", fn, kind_of(p),
 	         (unsigned long)((char *)p - (char *)info.dli_fbase));
 }

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "preload.h"
 
 /* ---- a line for stderr, without stdio ---- */
@@ -29,29 +30,16 @@ static void put(struct line *l, const char *s)
 
 static void put_dec(struct line *l, uint64_t v)
 {
-	char tmp[21];
-	int i = sizeof(tmp);
+	char tmp[RTL_FMT_MAX];
 
-	tmp[--i] = '\0';
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	put(l, tmp + i);
+	put(l, rtl_fmt_dec(v, tmp));
 }
 
 static void put_hex(struct line *l, uint64_t v)
 {
-	char tmp[19];
-	int i = sizeof(tmp);
+	char tmp[RTL_FMT_MAX];
 
-	tmp[--i] = '\0';
-	do {
-		tmp[--i] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	put(l, "0x");
-	put(l, tmp + i);
+	put(l, rtl_fmt_hex(v, tmp));
 }
 
 /* "write at offset 8 of a 56-byte region from objects!make_record (rule

@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lock.h"
 #include "preload.h"
 #include "rtl/ext.h"
 
@@ -35,7 +36,7 @@ static uintptr_t rw_base;             /* the RW view; file offset 0 */
 
 /* Virtual space for aliases: a bump pointer, then free lists (under a
  * spin flag: only the allocation path and fork take it). */
-static atomic_flag va_lock = ATOMIC_FLAG_INIT;
+static struct rtl_lock va_lock = RTL_LOCK_INIT;
 static uintptr_t bump;
 static uintptr_t *small_free[SMALL + 1];
 static uint32_t nsmall[SMALL + 1], small_cap;
@@ -45,22 +46,11 @@ static uint32_t nbig;
 
 /* ---- virtual space ---- */
 
-static void va_lock_take(void)
-{
-	while (atomic_flag_test_and_set_explicit(&va_lock, memory_order_acquire))
-		__builtin_ia32_pause();
-}
-
-static void va_lock_drop(void)
-{
-	atomic_flag_clear_explicit(&va_lock, memory_order_release);
-}
-
 static uintptr_t va_alloc(uint32_t pages)
 {
 	uintptr_t va = 0;
 
-	va_lock_take();
+	rtl_lock_acquire(&va_lock);
 	if (pages <= SMALL && nsmall[pages]) {
 		va = small_free[pages][--nsmall[pages]];
 	} else if (pages > SMALL) {
@@ -79,7 +69,7 @@ static uintptr_t va_alloc(uint32_t pages)
 		va = bump;
 		bump += (uintptr_t)pages * PAGE;
 	}
-	va_lock_drop();
+	rtl_lock_release(&va_lock);
 	return va;
 }
 
@@ -89,13 +79,13 @@ static void va_free(uintptr_t va, uint32_t pages)
 {
 	mmap((void *)va, (size_t)pages * PAGE, PROT_NONE,
 	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-	va_lock_take();
+	rtl_lock_acquire(&va_lock);
 	if (pages <= SMALL && nsmall[pages] < small_cap)
 		small_free[pages][nsmall[pages]++] = va;
 	else if (pages > SMALL && nbig < small_cap)
 		big_free[nbig++] = (typeof(*big_free)){ va, pages };
 	/* else: leaked virtual space, never reused */
-	va_lock_drop();
+	rtl_lock_release(&va_lock);
 }
 
 /* ---- mapping ---- */
@@ -265,12 +255,12 @@ static void *alias_access(const void *p, size_t len, int write)
 
 static void fork_prepare(void)
 {
-	va_lock_take();
+	rtl_lock_acquire(&va_lock);
 }
 
 static void fork_parent(void)
 {
-	va_lock_drop();
+	rtl_lock_release(&va_lock);
 }
 
 static void fork_child(void)
@@ -294,7 +284,7 @@ static void fork_child(void)
 			abort();
 		}
 	}
-	va_lock_drop();
+	rtl_lock_release(&va_lock);
 }
 
 static void *map_anon(size_t bytes)

@@ -9,20 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "preload.h"
 
 struct rtl_engine rtl_engine;
 struct rtl_totals rtl_totals;
-
-uint64_t rtl_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- allocations seen: striped counters, one cache line each ---- */
 

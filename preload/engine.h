@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
+#include "lock.h"
 #include "policy.h"
 #include "select.h"
 
@@ -36,7 +38,6 @@ struct rtl_engine {
 };
 extern struct rtl_engine rtl_engine;
 
-uint64_t rtl_now_ns(void); /* CLOCK_MONOTONIC; signal handler */
 
 /* ---- counters for the report (engine.c) ---- */
 struct rtl_totals {
@@ -67,7 +68,7 @@ struct rtl_rec {
 	_Atomic uint32_t read_traps, write_traps;
 	_Atomic int prot;       /* alias: current protection of the mapping */
 	_Atomic int written;    /* dirty: written since the last epoch */
-	atomic_flag lock;       /* alias: mapping and twin changes */
+	struct rtl_lock lock;   /* alias: mapping and twin changes */
 	void *twin;             /* alias with dirty: contents at first write */
 };
 

@@ -18,13 +18,14 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "lock.h"
 #include "preload.h"
 
 #define PAGE 4096u
 #define SET_CAP (1u << 16) /* distinct pages per epoch, deduplicated */
 #define MAX_EPOCHS 4096
 
-static atomic_flag acc_lock = ATOMIC_FLAG_INIT;
+static struct rtl_lock acc_lock = RTL_LOCK_INIT;
 static uint64_t acc_regions, acc_diff, acc_pages;
 static uintptr_t *pageset;
 static uint32_t npageset;
@@ -33,17 +34,6 @@ static size_t nlist;
 static uint64_t dropped;
 static pthread_t thread;
 static int thread_running;
-
-static void acc_take(void)
-{
-	while (atomic_flag_test_and_set_explicit(&acc_lock, memory_order_acquire))
-		__builtin_ia32_pause();
-}
-
-static void acc_drop(void)
-{
-	atomic_flag_clear_explicit(&acc_lock, memory_order_release);
-}
 
 /* A page with a changed byte: counted once per epoch (acc_lock held). */
 static void add_page(uintptr_t page)
@@ -129,7 +119,7 @@ static void account(struct rtl_rec *rec)
 {
 	if (!atomic_exchange(&rec->written, 0))
 		return;
-	acc_take();
+	rtl_lock_acquire(&acc_lock);
 	acc_regions++;
 	if (rec->mech == RTL_MECH_ALIAS) {
 		if (rec->twin)
@@ -137,7 +127,7 @@ static void account(struct rtl_rec *rec)
 	} else {
 		diff_region(rec);
 	}
-	acc_drop();
+	rtl_lock_release(&acc_lock);
 }
 
 void rtl_epoch_freeing(struct rtl_rec *rec)
@@ -149,7 +139,7 @@ void rtl_epoch_freeing(struct rtl_rec *rec)
 /* Close the epoch: its record, and the counts start again. */
 static void push(void)
 {
-	acc_take();
+	rtl_lock_acquire(&acc_lock);
 	if (nlist < MAX_EPOCHS)
 		list[nlist++] = (struct rtl_epoch){
 			rtl_now_ns() - rtl_engine.start_ns, acc_regions, acc_diff,
@@ -161,7 +151,7 @@ static void push(void)
 	if (pageset && npageset)
 		memset(pageset, 0, SET_CAP * sizeof(*pageset));
 	npageset = 0;
-	acc_drop();
+	rtl_lock_release(&acc_lock);
 }
 
 void rtl_epoch_final(void)
@@ -272,7 +262,7 @@ int rtl_epoch_start(void)
 
 void rtl_epoch_forked(void)
 {
-	atomic_flag_clear(&acc_lock); /* its holder did not come along */
+	rtl_lock_reset(&acc_lock); /* its holder did not come along */
 	nlist = 0;
 	dropped = 0;
 	acc_regions = acc_diff = acc_pages = 0;

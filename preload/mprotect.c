@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "lock.h"
 #include "rtl/ext.h"
 
 #define API __attribute__((visibility("default")))
@@ -30,7 +31,7 @@ struct range {
 static struct range ranges[MAX_RANGES];
 static _Atomic int nranges;
 static _Atomic unsigned seq;
-static atomic_flag busy = ATOMIC_FLAG_INIT;
+static struct rtl_lock busy = RTL_LOCK_INIT;
 static RTL_TLS int updating; /* this thread is inside update() */
 
 /* ---- the table (writers hold busy, seq is odd) ---- */
@@ -87,8 +88,7 @@ static void update(uintptr_t lo, uintptr_t hi, int prot)
 	if (updating)
 		return; /* an mprotect in a signal handler that interrupted one */
 	updating = 1;
-	while (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
-		;
+	rtl_lock_acquire(&busy);
 	atomic_fetch_add_explicit(&seq, 1, memory_order_relaxed); /* odd */
 	atomic_thread_fence(memory_order_release);
 	cut(lo, hi);
@@ -96,7 +96,7 @@ static void update(uintptr_t lo, uintptr_t hi, int prot)
 	if (prot != (PROT_READ | PROT_WRITE))
 		append(lo, hi, prot);
 	atomic_fetch_add_explicit(&seq, 1, memory_order_release); /* even */
-	atomic_flag_clear_explicit(&busy, memory_order_release);
+	rtl_lock_release(&busy);
 	updating = 0;
 }
 
@@ -104,15 +104,13 @@ static void update(uintptr_t lo, uintptr_t hi, int prot)
 void rtl_mprotect_fork_prepare(void)
 {
 	if (!updating)
-		while (atomic_flag_test_and_set_explicit(&busy,
-		                                         memory_order_acquire))
-			;
+		rtl_lock_acquire(&busy);
 }
 
 void rtl_mprotect_fork_done(void)
 {
 	if (!updating)
-		atomic_flag_clear_explicit(&busy, memory_order_release);
+		rtl_lock_release(&busy);
 }
 
 /* ---- the fault filter (signal handler) ---- */

@@ -19,7 +19,7 @@ static _Atomic uint64_t free_head; /* tag << 32 | index + 1 */
 
 static struct rtl_top top[TOP];
 static int ntop;
-static atomic_flag top_lock = ATOMIC_FLAG_INIT;
+static struct rtl_lock top_lock = RTL_LOCK_INIT;
 
 int rtl_rec_init(uint64_t n)
 {
@@ -85,7 +85,7 @@ struct rtl_rec *rtl_rec_new(void)
 	atomic_store_explicit(&rec->read_traps, 0, memory_order_relaxed);
 	atomic_store_explicit(&rec->write_traps, 0, memory_order_relaxed);
 	atomic_store_explicit(&rec->written, 0, memory_order_relaxed);
-	atomic_flag_clear(&rec->lock);
+	rtl_lock_reset(&rec->lock);
 	rec->alias = 0;
 	rec->pages = 0;
 	rec->twin = NULL;
@@ -105,8 +105,7 @@ static void offer(const struct rtl_rec *rec)
 
 	if (!r && !w)
 		return;
-	while (atomic_flag_test_and_set_explicit(&top_lock, memory_order_acquire))
-		;
+	rtl_lock_acquire(&top_lock);
 	if (ntop < TOP) {
 		at = ntop++;
 	} else {
@@ -120,7 +119,7 @@ static void offer(const struct rtl_rec *rec)
 	}
 	if (at >= 0)
 		top[at] = (struct rtl_top){ rec->site, rec->size, r, w };
-	atomic_flag_clear_explicit(&top_lock, memory_order_release);
+	rtl_lock_release(&top_lock);
 }
 
 void rtl_rec_free(struct rtl_rec *rec)
@@ -139,13 +138,12 @@ void rtl_rec_free(struct rtl_rec *rec)
 
 void rtl_rec_lock(struct rtl_rec *rec)
 {
-	while (atomic_flag_test_and_set_explicit(&rec->lock, memory_order_acquire))
-		__builtin_ia32_pause();
+	rtl_lock_acquire(&rec->lock);
 }
 
 void rtl_rec_unlock(struct rtl_rec *rec)
 {
-	atomic_flag_clear_explicit(&rec->lock, memory_order_release);
+	rtl_lock_release(&rec->lock);
 }
 
 static int by_traps(const void *a, const void *b)
@@ -162,11 +160,10 @@ size_t rtl_rec_top(struct rtl_top *out, size_t max)
 	struct rtl_top all[2 * TOP];
 	size_t n = 0;
 
-	while (atomic_flag_test_and_set_explicit(&top_lock, memory_order_acquire))
-		;
+	rtl_lock_acquire(&top_lock);
 	memcpy(all, top, (size_t)ntop * sizeof(*top));
 	n = (size_t)ntop;
-	atomic_flag_clear_explicit(&top_lock, memory_order_release);
+	rtl_lock_release(&top_lock);
 	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
 		const struct rtl_rec *rec = &recs[i];
 		uint32_t r, w;
@@ -193,10 +190,10 @@ size_t rtl_rec_top(struct rtl_top *out, size_t max)
 void rtl_rec_forked(void)
 {
 	ntop = 0;
-	atomic_flag_clear(&top_lock);
+	rtl_lock_reset(&top_lock);
 	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
 		atomic_store(&recs[i].read_traps, 0);
 		atomic_store(&recs[i].write_traps, 0);
-		atomic_flag_clear(&recs[i].lock); /* its holder did not come */
+		rtl_lock_reset(&recs[i].lock); /* its holder did not come */
 	}
 }

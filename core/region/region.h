@@ -7,6 +7,7 @@
 #ifndef RTL_REGION_INTERNAL_H
 #define RTL_REGION_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -67,6 +68,20 @@ static inline int rtl_region_view_at(const struct rtl_region *r, int v)
 	               ? atomic_load_explicit(&r->view, memory_order_acquire)
 	               : v;
 }
+
+/* Serialises define and free (the region map, the extent allocator, the
+ * live list). Never taken on the trap path. */
+extern pthread_mutex_t rtl_define_lock;
+
+/* The default handler (region_handler(NULL, h)). */
+extern _Atomic(region_handler_t) rtl_default_handler;
+
+/* Region records: define, free, iterate (for fork). Caller holds the define
+ * lock for all three. */
+struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size,
+                                     uint64_t span, uint32_t flags, int view);
+void rtl_region_destroy(struct rtl_region *r);
+void rtl_regions_after_fork(void);
 
 /* Find the region whose span holds address a (any view). Lock-free and
  * async-signal-safe. Returns 0 and fills *f, or -1 if none. */

@@ -10,6 +10,12 @@
 #include <stdint.h>
 
 enum rtl_view { RTL_VIEW_NONE = 0, RTL_VIEW_RO = 1, RTL_VIEW_RW = 2 };
+
+/* Regions start and end on granules: the region map's resolution inside a
+ * page, the extent allocator's smallest block, and the alignment that keeps
+ * a 64-byte vector access around a region byte inside its region. */
+#define RTL_GRANULE_SHIFT 6
+#define RTL_GRANULE (1u << RTL_GRANULE_SHIFT)
 #define RTL_NVIEWS 3
 
 struct rtl_views {

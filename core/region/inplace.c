@@ -20,9 +20,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core.h"
 #include "inplace.h"
+#include "pointers.h"
 #include "rmap.h"
+#include "stats.h"
 #include "views.h"
 
 #define PAGE 4096u
@@ -198,7 +199,7 @@ int rtl_inplace_conflict(uint64_t lo, uint64_t span)
 
 			if (r && rtl_region_home(r) >= 0)
 				return 1;
-			off = (off | 63) + 1;
+			off = (off | (RTL_GRANULE - 1)) + 1;
 		}
 	}
 	return 0;

@@ -3,13 +3,15 @@
 
 #include <errno.h>
 
-#include "core.h"
+#include "access.h"
 #include "decoder.h"
 #include "extent.h"
-#include "access.h"
 #include "foreign.h"
+#include "init.h"
 #include "inplace.h"
+#include "region.h"
 #include "rmap.h"
+#include "stats.h"
 #include "trap.h"
 #include "views.h"
 
@@ -177,7 +179,7 @@ int rtl_ext_region_in_place_end(void *addr, size_t len,
 		int ended = 0;
 
 		if (rtl_region_find(rtl_view_base(view) + off, &f) < 0) {
-			off += 64; /* freed meanwhile */
+			off += RTL_GRANULE; /* freed meanwhile */
 			continue;
 		}
 		if (rtl_region_home(f.r) == view && rtl_region_lock(&f) == 0) {

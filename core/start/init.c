@@ -4,39 +4,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#include "core.h"
 #include "decoder.h"
 #include "extent.h"
+#include "fork.h"
+#include "init.h"
 #include "rmap.h"
+#include "stats.h"
 #include "trap.h"
 #include "views.h"
 
 _Atomic int rtl_initialised;
-struct rtl_stats rtl_stats;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int init_errno;
-
-static __thread int tid_cache __attribute__((tls_model("initial-exec")));
-
-int rtl_tid(void)
-{
-	if (!tid_cache)
-		tid_cache = (int)syscall(SYS_gettid);
-	return tid_cache;
-}
-
-void rtl_tid_reset(void)
-{
-	tid_cache = 0;
-}
-
-void rtl_fork_prepare(void);
-void rtl_fork_parent(void);
-void rtl_fork_child(void);
 
 static void start(void)
 {

@@ -6,15 +6,15 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "core.h"
 #include "dirty.h"
 #include "extent.h"
+#include "init.h"
 #include "inplace.h"
 #include "meta.h"
+#include "pointers.h"
 #include "rmap.h"
+#include "stats.h"
 #include "views.h"
-
-#define GRAN 64u
 
 pthread_mutex_t rtl_define_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic(region_handler_t) rtl_default_handler;
@@ -248,10 +248,10 @@ static void *define_in_place(uintptr_t addr, size_t size, void *bptr)
 {
 	int view = rtl_view_of(addr);
 	uint64_t off = addr - rtl_view_base(view);
-	uint64_t span = (size + GRAN) & ~(uint64_t)(GRAN - 1); /* > size */
+	uint64_t span = (size + RTL_GRANULE) & ~(uint64_t)(RTL_GRANULE - 1); /* > size */
 	struct rtl_region *r = NULL;
 
-	if ((off & (GRAN - 1)) || off + span > rtl_views.size) {
+	if ((off & (RTL_GRANULE - 1)) || off + span > rtl_views.size) {
 		errno = EINVAL;
 		return NULL;
 	}

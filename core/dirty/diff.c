@@ -7,9 +7,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core.h"
 #include "diffcodec.h"
 #include "dirty.h"
+#include "init.h"
+#include "region.h"
 
 /* Lock the tracked region at addr; its state, or NULL with errno (EINVAL:
  * not tracked). On success the caller releases f->r->lock. */

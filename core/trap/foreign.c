@@ -10,13 +10,14 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "core.h"
+#include "lock.h"
+#include "stats.h"
 
 /* Two slots: a writer fills the one not current and flips, so the handler
  * always copies a whole action. Writers hold busy. */
 static struct sigaction actions[2];
 static _Atomic int cur;
-static atomic_flag busy = ATOMIC_FLAG_INIT;
+static struct rtl_lock busy = RTL_LOCK_INIT;
 static int installed; /* rtl's handler is the kernel's action for SIGSEGV */
 
 static _Atomic(rtl_ext_sigaction_fn) real_sigaction = sigaction;
@@ -58,25 +59,14 @@ int rtl_foreign_hooked(uintptr_t addr, int write, void *uc)
 	return f && f((void *)addr, write, uc);
 }
 
-static void busy_lock(void)
-{
-	while (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
-		;
-}
-
-static void busy_unlock(void)
-{
-	atomic_flag_clear_explicit(&busy, memory_order_release);
-}
-
 void rtl_foreign_fork_prepare(void)
 {
-	busy_lock();
+	rtl_lock_acquire(&busy);
 }
 
 void rtl_foreign_fork_done(void)
 {
-	busy_unlock();
+	rtl_lock_release(&busy);
 }
 
 /* Make act the current foreign action; busy held. */
@@ -90,9 +80,9 @@ static void store(const struct sigaction *act)
 
 int rtl_foreign_install(const struct sigaction *sa)
 {
-	busy_lock();
+	rtl_lock_acquire(&busy);
 	installed = rtl_foreign_real_sigaction(SIGSEGV, sa, &actions[cur]) == 0;
-	busy_unlock();
+	rtl_lock_release(&busy);
 	return installed ? 0 : -1;
 }
 
@@ -103,7 +93,7 @@ int rtl_foreign_sigaction(const struct sigaction *act, struct sigaction *old)
 
 	if (act)
 		in = *act; /* user pointers are touched outside the lock */
-	busy_lock();
+	rtl_lock_acquire(&busy);
 	if (!installed) {
 		r = rtl_foreign_real_sigaction(SIGSEGV, act ? &in : NULL, &out);
 	} else {
@@ -111,7 +101,7 @@ int rtl_foreign_sigaction(const struct sigaction *act, struct sigaction *old)
 		if (act)
 			store(&in);
 	}
-	busy_unlock();
+	rtl_lock_release(&busy);
 	if (r == 0 && old)
 		*old = out;
 	return r;
@@ -141,12 +131,12 @@ void rtl_foreign_pass_on(int sig, siginfo_t *si, void *uc)
 	 * signal itself stays unblocked: rtl needs SIGSEGV for the region
 	 * traps the program's handler may take. */
 	if ((prev.sa_flags & SA_RESETHAND) &&
-	    !atomic_flag_test_and_set_explicit(&busy, memory_order_acquire)) {
+	    rtl_lock_try(&busy) == 0) {
 		struct sigaction dfl;
 		memset(&dfl, 0, sizeof(dfl));
 		dfl.sa_handler = SIG_DFL;
 		store(&dfl);
-		busy_unlock();
+		rtl_lock_release(&busy);
 	}
 	mask = prev.sa_mask;
 	sigdelset(&mask, sig);

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fmt.h"
+
 void rtl_diag_str(struct rtl_diag *d, const char *s)
 {
 	while (*s) {
@@ -18,28 +20,16 @@ void rtl_diag_str(struct rtl_diag *d, const char *s)
 
 void rtl_diag_hex(struct rtl_diag *d, uint64_t v)
 {
-	char tmp[19];
-	int i = sizeof(tmp);
-	tmp[--i] = '\0';
-	do {
-		tmp[--i] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	tmp[--i] = 'x';
-	tmp[--i] = '0';
-	rtl_diag_str(d, tmp + i);
+	char tmp[RTL_FMT_MAX];
+
+	rtl_diag_str(d, rtl_fmt_hex(v, tmp));
 }
 
 void rtl_diag_dec(struct rtl_diag *d, uint64_t v)
 {
-	char tmp[21];
-	int i = sizeof(tmp);
-	tmp[--i] = '\0';
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	rtl_diag_str(d, tmp + i);
+	char tmp[RTL_FMT_MAX];
+
+	rtl_diag_str(d, rtl_fmt_dec(v, tmp));
 }
 
 void rtl_diag_backtrace(struct rtl_diag *d, ucontext_t *uc)

@@ -6,9 +6,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core.h"
 #include "dirty.h"
+#include "init.h"
 #include "meta.h"
+#include "protect.h"
+#include "region.h"
 #include "views.h"
 
 /* The tracked regions, in the order tracking started; under the define lock,

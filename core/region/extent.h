@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RTL_EXTENT_MIN 64u
+#include "views.h"
+
+#define RTL_EXTENT_MIN RTL_GRANULE
 
 int rtl_extent_init(size_t arena_size);
 

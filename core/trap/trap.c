@@ -10,15 +10,16 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "context.h"
-#include "core.h"
 #include "decoder.h"
 #include "derive.h"
 #include "dirty.h"
 #include "foreign.h"
 #include "inplace.h"
+#include "region.h"
+#include "stats.h"
 #include "views.h"
 
 #define MAX_DEPTH 8 /* nested traps: a handler touching other regions */
@@ -28,18 +29,6 @@
  * the region's handler can move the interrupted registers too. */
 static TLS struct trap *current;
 static TLS int depth;
-
-_Atomic int rtl_time_traps;
-
-/* For the time spent in traps (clock_gettime is async-signal-safe; the
- * vDSO answers it). */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- foreign faults ---- */
 
@@ -370,7 +359,7 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	}
 	if (depth == 0 &&
 	    atomic_load_explicit(&rtl_time_traps, memory_order_relaxed))
-		t0 = now_ns();
+		t0 = rtl_now_ns();
 	RTL_COUNT(traps);
 	t.f.r = NULL;
 	t.op = NULL;
@@ -396,7 +385,7 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 			rtl_ctx_set_gprs(t.uc, t.gpr);
 	}
 	if (--depth == 0 && t0)
-		atomic_fetch_add_explicit(&rtl_stats.trap_ns, now_ns() - t0,
+		atomic_fetch_add_explicit(&rtl_stats.trap_ns, rtl_now_ns() - t0,
 		                          memory_order_relaxed);
 	errno = saved_errno;
 }

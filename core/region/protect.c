@@ -3,9 +3,12 @@
  * handler: only the region's spin lock is taken. */
 #include <errno.h>
 
-#include "core.h"
 #include "dirty.h"
+#include "init.h"
 #include "inplace.h"
+#include "pointers.h"
+#include "protect.h"
+#include "stats.h"
 #include "trap.h"
 #include "views.h"
 

@@ -7,7 +7,8 @@
  * in a trap handler. */
 #include <errno.h>
 
-#include "core.h"
+#include "init.h"
+#include "pointers.h"
 #include "uthash_meta.h"
 #include "views.h"
 

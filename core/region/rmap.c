@@ -6,9 +6,10 @@
 #include <stdatomic.h>
 
 #include "meta.h"
+#include "views.h"
 
 #define PAGE_SHIFT 12
-#define GRAN_SHIFT 6
+#define GRAN_SHIFT RTL_GRANULE_SHIFT
 #define GRANS (1u << (PAGE_SHIFT - GRAN_SHIFT))
 #define LEAF_BITS 12
 #define LEAF_SIZE (1u << LEAF_BITS)

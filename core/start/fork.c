@@ -10,13 +10,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core.h"
 #include "foreign.h"
+#include "fork.h"
+#include "pointers.h"
+#include "region.h"
 #include "views.h"
-
-void rtl_fork_prepare(void);
-void rtl_fork_parent(void);
-void rtl_fork_child(void);
 
 /* Child to parent: "copied" (closed, or one byte). -1: no pipe, no wait. */
 static int copied[2] = { -1, -1 };
@@ -50,7 +48,6 @@ void rtl_fork_parent(void)
 
 void rtl_fork_child(void)
 {
-	rtl_tid_reset();
 	if (rtl_views_fork_child() < 0) {
 		/* Sharing memory with the parent would be silent corruption. */
 		fputs("rtl: fork: cannot give the child its own copy of the "

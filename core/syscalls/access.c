@@ -7,8 +7,9 @@
 
 #include <errno.h>
 
-#include "core.h"
+#include "region.h"
 #include "rmap.h"
+#include "stats.h"
 
 /* One region the range covers: 0 if the access may proceed. */
 static int resolve_region(struct rtl_found *f, uintptr_t first, int write)
@@ -80,7 +81,7 @@ void *rtl_access_resolve(const void *p, size_t len, int write)
 		if (next >= stop)
 			break;
 		if (rtl_region_find(rtl_view_base(view) + next, &f) < 0) {
-			off = next + 64; /* freed under us: look further on */
+			off = next + RTL_GRANULE; /* freed under us: look further on */
 			continue;
 		}
 		if (resolve_region(&f, rtl_view_base(view) + (next > off ? next : off),

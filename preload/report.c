@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "preload.h"
+#include "report_path.h"
 #include "rtl/ext.h"
 
 #define MAX_SITES 500
@@ -49,31 +50,14 @@ void rtl_report_note(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The report's path: %e the program's name, %p its pid, as rtlctl run
- * expands it. Under rtlctl run -o, a descendant of the program (another
- * pid) writes PATH.PID instead of overwriting the program's report. */
+/* The report's path (policy/report_path.c); RTL_REPORT_PID names the
+ * process the report belongs to under rtlctl run -o. */
 static void expand(const char *tmpl, char *out, size_t len)
 {
 	const char *owner = getenv("RTL_REPORT_PID");
-	size_t n = 0;
 
-	for (const char *s = tmpl; *s && n + 1 < len; s++) {
-		int w;
-		if (s[0] == '%' && s[1] == 'e')
-			w = snprintf(out + n, len - n, "%s", program_invocation_short_name);
-		else if (s[0] == '%' && s[1] == 'p')
-			w = snprintf(out + n, len - n, "%d", (int)getpid());
-		else
-			w = snprintf(out + n, len - n, "%c", *s);
-		if (w < 0 || (size_t)w >= len - n)
-			break;
-		if (s[0] == '%' && (s[1] == 'e' || s[1] == 'p'))
-			s++;
-		n += (size_t)w;
-	}
-	out[n] = '\0';
-	if (owner && atoi(owner) != (int)getpid() && !strstr(tmpl, "%p"))
-		snprintf(out + n, len - n, ".%d", (int)getpid());
+	rtl_report_path(tmpl, program_invocation_short_name, (long)getpid(),
+	                owner ? atol(owner) : 0, out, len);
 }
 
 static void set_int(json_t *o, const char *k, uint64_t v)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "policy.h"
+#include "report_path.h"
 #include "rtlctl.h"
 
 #ifndef RTL_PRELOAD_INSTALLED
@@ -39,35 +40,6 @@ static int find_preload(char *out, size_t len)
 	}
 	snprintf(out, len, "%s", RTL_PRELOAD_INSTALLED);
 	return access(out, R_OK);
-}
-
-/* The report file name the preload will use: %e program, %p pid. */
-static void expand_report(const char *tmpl, const char *prog, pid_t pid,
-                          char *out, size_t len)
-{
-	char progbuf[PATH_MAX];
-	const char *base;
-	size_t n = 0;
-
-	snprintf(progbuf, sizeof(progbuf), "%s", prog);
-	base = basename(progbuf);
-	for (const char *s = tmpl; *s && n + 1 < len; s++) {
-		int w = 0;
-		if (s[0] == '%' && s[1] == 'e') {
-			w = snprintf(out + n, len - n, "%s", base);
-			s++;
-		} else if (s[0] == '%' && s[1] == 'p') {
-			w = snprintf(out + n, len - n, "%d", (int)pid);
-			s++;
-		} else {
-			out[n] = *s;
-			w = 1;
-		}
-		if (w < 0 || (size_t)w >= len - n)
-			break;
-		n += (size_t)w;
-	}
-	out[n < len ? n : len - 1] = '\0';
 }
 
 static void set_env(const char *preload, const char *config, const char *report)
@@ -115,7 +87,7 @@ int cmd_run(int argc, char **argv)
 	};
 	static struct rtl_policy policy;
 	struct rtl_policy_errors errs;
-	char preload[PATH_MAX], config[PATH_MAX], report[PATH_MAX];
+	char preload[PATH_MAX], config[PATH_MAX], report[PATH_MAX], prog[PATH_MAX];
 	const char *config_arg = NULL, *report_arg = NULL;
 	int opt, status;
 	pid_t pid;
@@ -168,8 +140,9 @@ int cmd_run(int argc, char **argv)
 	signal(SIGQUIT, SIG_IGN);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	expand_report(report_arg ? report_arg : policy.report, argv[optind], pid,
-	              report, sizeof(report));
+	snprintf(prog, sizeof(prog), "%s", argv[optind]); /* basename edits it */
+	rtl_report_path(report_arg ? report_arg : policy.report, basename(prog),
+	                (long)pid, 0, report, sizeof(report));
 	if (report[0] && strcmp(report, "-") && access(report, R_OK) == 0) {
 		report_summary(report, stderr);
 		fprintf(stderr, "rtl: report: %s (see: rtlctl report %s)\n", report, report);

@@ -2,7 +2,6 @@
  * and protN for VM (page protection), RT-basic, RT-update and MultiView at
  * 64 B, 4 KiB, 64 KiB and 256 KiB objects, all interleaved in one run;
  * prints the tables and writes JSON (--json). */
-#include <rtl/ext.h>
 #include <rtl/region.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,13 +275,13 @@ static void update_over_basic(json_t *root)
 int main(int argc, char **argv)
 {
 	struct bench_opts o;
-	struct rtl_ext_stats st;
+	struct region_stats st;
 	json_t *root;
 	int cpu;
 
 	if (bench_args(argc, argv, &o) < 0)
 		return 2;
-	if (rtl_ext_init() < 0) {
+	if (region_init() < 0) {
 		perror("rtl");
 		return 1;
 	}
@@ -295,7 +294,7 @@ int main(int argc, char **argv)
 	print_table5(root, PROT1);
 	print_table5(root, PROTN);
 	update_over_basic(root);
-	rtl_ext_stats(&st);
+	region_stats(&st);
 	json_object_set_new(
 		root, "rtl_stats",
 		json_pack("{s:I, s:I, s:I, s:I}", "traps", (json_int_t)st.traps,

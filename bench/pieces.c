@@ -3,7 +3,6 @@
  * to 10^6 regions (independent lookups, and dependent ones beside a plain
  * memory chase over 1 to 128 MiB); a trap whose decode hits the cache
  * against one that misses it (many distinct instruction addresses). */
-#include <rtl/ext.h>
 #include <rtl/region.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -88,10 +87,9 @@ static void lookup_run(void *ctx)
 	uintptr_t acc = 0;
 
 	for (long i = 0; i < BATCH; i++) {
-		void *base;
-		size_t size;
-		rtl_ext_lookup(l->addr[l->k], &base, &size);
-		acc += (uintptr_t)base + size;
+		struct region_info r;
+		region_find(l->addr[l->k], &r);
+		acc += (uintptr_t)r.base + r.size;
 		l->k = (l->k + 1) & (NADDR - 1);
 	}
 	sink = acc;
@@ -105,10 +103,9 @@ static void lookup_dep_run(void *ctx)
 	size_t k = l->k;
 
 	for (long i = 0; i < BATCH; i++) {
-		void *base;
-		size_t size = 0;
-		rtl_ext_lookup(l->addr[k], &base, &size);
-		k = (k + 1 + (size >> 40)) & (NADDR - 1);
+		struct region_info r = { .size = 0 };
+		region_find(l->addr[k], &r);
+		k = (k + 1 + (r.size >> 40)) & (NADDR - 1);
 	}
 	l->k = k;
 	sink = k;
@@ -166,7 +163,7 @@ struct decode {
 	unsigned char *stubs; /* movzbl (%rdi),%eax; ret */
 	long nstubs, k;
 	uint64_t traps, misses;
-	struct rtl_ext_stats s0;
+	struct region_stats s0;
 };
 
 static void grant(rtl_trap_t *t)
@@ -206,15 +203,15 @@ static void decode_run(void *ctx)
 static void decode_begin(void *ctx)
 {
 	struct decode *d = ctx;
-	rtl_ext_stats(&d->s0);
+	region_stats(&d->s0);
 }
 
 static void decode_end(void *ctx)
 {
 	struct decode *d = ctx;
-	struct rtl_ext_stats s1;
+	struct region_stats s1;
 
-	rtl_ext_stats(&s1);
+	region_stats(&s1);
 	d->traps += s1.traps - d->s0.traps;
 	d->misses += s1.decode_misses - d->s0.decode_misses;
 }
@@ -252,7 +249,7 @@ int main(int argc, char **argv)
 	/* Whole samples, not short bursts: a lookup burst that followed a
 	 * 128 MiB chase would spend itself refilling the caches. */
 	o.burst_ms = o.sample_ms;
-	if (rtl_ext_init() < 0) {
+	if (region_init() < 0) {
 		perror("rtl");
 		return 1;
 	}

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <rtl/ext.h>
+#include <rtl/region.h>
 
 static double now_ns(void)
 {
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	if (fd < 0 || !libc_read)
 		return 1;
 	fns[1] = libc_read;
-	rtl_ext_init(); /* the views exist: the range check is a real one */
+	region_init(); /* the views exist: the range check is a real one */
 	for (int r = 0; r < rounds; r++)
 		for (int k = 0; k < 3; k++) {
 			double t = round_of(fns[k], fd, n / rounds);

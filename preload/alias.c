@@ -22,9 +22,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "access.h"
+#include "hooks.h"
 #include "lock.h"
 #include "preload.h"
-#include "rtl/ext.h"
 
 #define PAGE 4096u
 #define SMALL 32 /* free lists by exact page count up to this */
@@ -139,7 +140,7 @@ void *rtl_alias_map(struct rtl_rec *rec, int prot)
 		return NULL;
 	}
 	if (mmap((void *)va, (size_t)pages * PAGE, prot, MAP_SHARED | MAP_FIXED,
-	         rtl_ext_views_fd(), (off_t)(first - rw_base)) == MAP_FAILED) {
+	         rtl_views.fd, (off_t)(first - rw_base)) == MAP_FAILED) {
 		int e = errno;
 		va_free(va, pages);
 		errno = e;
@@ -265,7 +266,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
-	int fd = rtl_ext_views_fd();
+	int fd = rtl_views.fd;
 
 	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
 		struct rtl_rec *rec = rtl_rec_at(i);
@@ -296,13 +297,10 @@ static void *map_anon(size_t bytes)
 
 int rtl_alias_init(void)
 {
-	uintptr_t vb;
-	size_t vs;
 	void *res;
 
-	rtl_ext_views(&vb, &vs);
-	rw_base = vb + 2 * vs;
-	span = vs;
+	rw_base = rtl_view_base(RTL_VIEW_RW);
+	span = rtl_views.size;
 	res = mmap(NULL, span, PROT_NONE,
 	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (res == MAP_FAILED)
@@ -316,8 +314,8 @@ int rtl_alias_init(void)
 		return -1;
 	bump = (uintptr_t)res;
 	atomic_store(&base, (uintptr_t)res); /* rtl_alias_owns works from here */
-	rtl_ext_set_foreign_hook(alias_fault);
-	rtl_ext_set_access_range(res, span, alias_access);
+	rtl_hook_foreign(alias_fault);
+	rtl_access_set_range(res, span, alias_access);
 	/* After rtl's own (it started before us): in the child, rtl's
 	 * handler has made the new memfd when ours runs. */
 	pthread_atfork(fork_prepare, fork_parent, fork_child);

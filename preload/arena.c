@@ -16,7 +16,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "rtl/ext.h"
+#include "placement.h"
+#include "views.h"
 
 /* The private jemalloc's entry points. */
 void *rtl_je_mallocx(size_t size, int flags);
@@ -82,7 +83,7 @@ static void ext_destroy(extent_hooks_t *h, void *addr, size_t size,
                         bool committed, unsigned ind)
 {
 	(void)h, (void)committed, (void)ind;
-	rtl_ext_release(addr, size);
+	rtl_release(addr, size);
 }
 
 /* Punch the pages out of the memfd: they read as zero afterwards. */
@@ -90,7 +91,7 @@ static bool ext_purge(extent_hooks_t *h, void *addr, size_t size,
                       size_t offset, size_t length, unsigned ind)
 {
 	(void)h, (void)size, (void)ind;
-	return rtl_ext_release((char *)addr + offset, length) != 0;
+	return rtl_release((char *)addr + offset, length) != 0;
 }
 
 static bool ext_split(extent_hooks_t *h, void *addr, size_t size,
@@ -161,16 +162,14 @@ static void quiet(void *opaque, const char *s)
 
 int rtl_arena_init(void)
 {
-	uintptr_t base;
-	size_t view, got = 0, nbins_sz;
+	size_t got = 0, nbins_sz;
 	unsigned nbins = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	void *pool;
 
 	rtl_je_malloc_message = quiet;
 	/* Half the views' offset space; the rest stays for region_alloc. */
-	rtl_ext_views(&base, &view);
-	pool = rtl_ext_reserve(view / 2, &got);
+	pool = rtl_reserve(rtl_views.size / 2, &got);
 	if (!pool)
 		return -1;
 	atomic_store(&pool_next, (uintptr_t)pool);

@@ -15,10 +15,9 @@
 #include <sys/mman.h>
 
 #include "engine.h"
-#include "rtl/ext.h"
 #include "rtl/region.h"
+#include "views.h"
 
-#define GRAN 64u
 #define PAGE 4096u
 
 struct rtl_heap_stats rtl_heap_stats;
@@ -29,16 +28,12 @@ static uint64_t max_live;
 
 int rtl_heap_init(uint64_t max_regions)
 {
-	uintptr_t base;
-	size_t size;
-
 	if (rtl_arena_init() < 0)
 		return -1;
 	rtl_maps_init();
-	rtl_ext_views(&base, &size);
 	max_live = max_regions;
-	views_len = 3 * size;
-	views_lo = base; /* last: rtl_heap_owns is true from here on */
+	views_len = RTL_NVIEWS * rtl_views.size;
+	views_lo = rtl_views.base; /* last: rtl_heap_owns is true from here on */
 	return 0;
 }
 
@@ -49,7 +44,7 @@ int rtl_heap_owns(const void *p)
 
 static size_t span_of(size_t size)
 {
-	return (size + GRAN) & ~(size_t)(GRAN - 1); /* > size, whole granules */
+	return (size + RTL_GRANULE) & ~(size_t)(RTL_GRANULE - 1); /* > size, whole granules */
 }
 
 /* What a swizzle block of size bytes takes from the arena, and at which
@@ -59,8 +54,8 @@ static size_t block_of(size_t size, size_t align, size_t *align_out)
 {
 	size_t span = span_of(size);
 
-	if (align < GRAN)
-		align = GRAN;
+	if (align < RTL_GRANULE)
+		align = RTL_GRANULE;
 	if (span >= PAGE) {
 		span = (span + PAGE - 1) & ~(size_t)(PAGE - 1);
 		if (align < PAGE)
@@ -73,9 +68,7 @@ static size_t block_of(size_t size, size_t align, size_t *align_out)
 /* RW memory rw, in the view of protection prot. */
 static void *in_view(void *rw, int prot)
 {
-	int view = prot == PROT_NONE ? 0 : prot == PROT_READ ? 1 : 2;
-
-	return (char *)rw - (size_t)(2 - view) * (views_len / 3);
+	return (void *)rtl_view_move((uintptr_t)rw, rtl_prot_view(prot));
 }
 
 /* Make [rw, rw + size) a region as c says; the pointer to hand out, or NULL
@@ -101,7 +94,7 @@ static void *define(void *rw, size_t size, const struct rtl_choice *c,
 	 * ordinary region. */
 	if ((c->prot != rwprot || c->track) && rtl_arena_owns_pages(rw) &&
 	    rtl_in_place_room() &&
-	    rtl_ext_region_in_place(in_view(rw, home), c->prot) == 0) {
+	    region_protect_in_place(in_view(rw, home), c->prot) == 0) {
 		atomic_fetch_add_explicit(&rtl_in_place_live, 1,
 		                          memory_order_relaxed);
 		atomic_store(&rec->in_place, 1);
@@ -229,7 +222,7 @@ fail:
 
 int rtl_heap_find(const void *p, struct rtl_obj *o)
 {
-	struct rtl_ext_region r;
+	struct region_info r;
 	struct rtl_rec *rec;
 
 	if (rtl_alias_owns(p)) {
@@ -242,10 +235,11 @@ int rtl_heap_find(const void *p, struct rtl_obj *o)
 		o->rec = rec;
 		return 0;
 	}
-	if (rtl_ext_region_find(p, &r) < 0 || r.offset != 0 ||
-	    !rtl_arena_owns(r.start))
+	if (region_find(p, &r) < 0 || r.offset != 0)
 		return -1;
-	o->rw = r.start;
+	o->rw = (void *)rtl_view_move((uintptr_t)r.base, RTL_VIEW_RW);
+	if (!rtl_arena_owns(o->rw))
+		return -1;
 	o->size = r.size;
 	o->rec = r.data;
 	return 0;
@@ -293,7 +287,7 @@ void *rtl_heap_resize(const struct rtl_obj *o, size_t size,
 	if (size > ((size_t)1 << 40))
 		return NULL;
 	have = rtl_arena_usable(o->rw);
-	want = block_of(size, GRAN, &align);
+	want = block_of(size, RTL_GRANULE, &align);
 	if (want > have || rtl_arena_good_size(want, align) != have)
 		return NULL;
 	rtl_epoch_freeing(rec);

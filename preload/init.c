@@ -13,7 +13,8 @@
 #include <stdlib.h>
 
 #include "engine.h"
-#include "rtl/ext.h"
+#include "hooks.h"
+#include "rtl/region.h"
 #include "select.h"
 
 #define API __attribute__((visibility("default")))
@@ -40,7 +41,7 @@ static void start(void)
 	 * the preload selects: a program using the region API directly may
 	 * start rtl later. */
 	rtl_signals_ready();
-	rtl_ext_set_fault_filter(rtl_mprotect_claims);
+	rtl_hook_fault_filter(rtl_mprotect_claims);
 	/* The mprotect table's flag is taken with nothing else held and holds
 	 * nothing: any order against rtl's and jemalloc's handlers is safe. */
 	pthread_atfork(rtl_mprotect_fork_prepare, rtl_mprotect_fork_done,
@@ -55,13 +56,13 @@ static void start(void)
 	/* rtl first, jemalloc second (jemalloc starts on its first mallctl):
 	 * at fork, jemalloc's prepare then runs before rtl's. Not required (the
 	 * extent hooks take no lock, so the two never nest), but natural. */
-	if (rtl_ext_init() < 0)
+	if (region_init() < 0)
 		return; /* rtl said why */
 	/* A death over a trap rtl cannot resolve writes the report too. */
 	if (rtl_engine.report[0])
-		rtl_ext_set_death_hook(rtl_fatal_report);
+		rtl_hook_death(rtl_fatal_report);
 	if (rtl_engine.report[0])
-		rtl_ext_time_traps(1); /* the report's trap_ns */
+		region_time_traps(1); /* the report's trap_ns */
 	if (rtl_heap_init(rtl_select_max_regions()) < 0) {
 		perror("rtl: preload: cannot set up the arenas; nothing selected");
 		return;

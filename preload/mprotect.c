@@ -17,7 +17,9 @@
 
 #include "engine.h"
 #include "lock.h"
-#include "rtl/ext.h"
+#include "init.h"
+#include "placement.h"
+#include "views.h"
 
 #define API __attribute__((visibility("default")))
 #define MAX_RANGES 256
@@ -183,10 +185,11 @@ API int mprotect(void *addr, size_t len, int prot)
 	if (rtl_engine.policy.mprotect_log)
 		atomic_fetch_add_explicit(&rtl_totals.mprotect_calls, 1,
 		                          memory_order_relaxed);
-	if (!len || !rtl_ext_started() || (lo & (PAGE - 1)))
+	if (!len || !rtl_started() || (lo & (PAGE - 1)))
 		return real_mprotect(lo, lo + len, prot); /* EINVAL if unaligned */
-	rtl_ext_views(&base, &view);
-	end = base + 3 * view;
+	base = rtl_views.base;
+	view = rtl_views.size;
+	end = base + RTL_NVIEWS * view;
 	hi = lo + ((len + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
 	if (hi < lo || hi <= base || lo >= end)
 		return real_mprotect(lo, lo + len, prot);
@@ -194,8 +197,8 @@ API int mprotect(void *addr, size_t len, int prot)
 	if (real_mprotect(lo, lo < base ? base : lo, prot) < 0 ||
 	    real_mprotect(hi > end ? end : hi, hi, prot) < 0)
 		return -1;
-	for (int v = 0; v < 3; v++) {
-		uintptr_t vlo = base + (uintptr_t)v * view, vhi = vlo + view;
+	for (int v = 0; v < RTL_NVIEWS; v++) {
+		uintptr_t vlo = rtl_view_base(v), vhi = vlo + view;
 		uintptr_t a = lo > vlo ? lo : vlo, b = hi < vhi ? hi : vhi;
 
 		if (a >= b)
@@ -203,7 +206,7 @@ API int mprotect(void *addr, size_t len, int prot)
 		/* The program's protection of these pages is its own from now
 		 * on: blocks protected in place there go back to moving
 		 * pointers (docs/preload.md, "Blocks of whole pages"). */
-		rtl_ext_region_in_place_end((void *)a, b - a, rtl_heap_left_in_place);
+		rtl_in_place_end((void *)a, b - a, rtl_heap_left_in_place);
 		if (real_mprotect(a, b, view_prot(v, prot)) < 0)
 			return -1;
 	}

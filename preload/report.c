@@ -16,7 +16,8 @@
 
 #include "preload.h"
 #include "report_path.h"
-#include "rtl/ext.h"
+#include "init.h"
+#include "rtl/region.h"
 
 #define MAX_SITES 500
 #define MAX_STACKS 50
@@ -107,15 +108,15 @@ static json_t *policy_info(void)
 
 static json_t *totals(void)
 {
-	struct rtl_ext_stats st;
+	struct region_stats st;
 	json_t *t = json_object();
 	uint64_t rd = atomic_load(&rtl_totals.read_traps);
 	uint64_t wr = atomic_load(&rtl_totals.write_traps), stale;
 	uint64_t fb = 0;
 
 	memset(&st, 0, sizeof(st));
-	if (rtl_ext_started())
-		rtl_ext_stats(&st);
+	if (rtl_started())
+		region_stats(&st);
 	stale = st.stale_traps + atomic_load(&rtl_totals.alias_stale);
 	for (int i = 0; i < 3; i++)
 		fb += atomic_load(&rtl_totals.fallbacks[i]);

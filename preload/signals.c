@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "engine.h"
-#include "rtl/ext.h"
+#include "hooks.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -24,7 +24,7 @@ void rtl_signals_ready(void)
 {
 	const struct rtl_next *n = rtl_next();
 
-	rtl_ext_set_sigaction(n->sigaction);
+	rtl_hook_sigaction(n->sigaction);
 	atomic_store(&chained, 1);
 }
 
@@ -46,7 +46,7 @@ API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	int r;
 
 	if (sig == SIGSEGV && atomic_load(&chained)) {
-		r = rtl_ext_sigaction(sig, act, old ? &prev : NULL);
+		r = rtl_sigaction(sig, act, old ? &prev : NULL);
 	} else {
 		n = rtl_next();
 		if (!n) {

@@ -1,7 +1,7 @@
 /* The diff codec on plain buffers (format in docs/dirty.md, "The diff
  * encoding, byte by byte"): finding the runs where two buffers differ,
  * encoding them, checking and applying an encoded diff. Shared by the region
- * calls of diff.c and, through rtl_ext_diff_*, the DSM's page diffs. No
+ * calls of diff.c and, through region_buf_diff_*, the DSM's page diffs. No
  * malloc, no locks: callable from a signal handler. An encoded diff is
  * untrusted input: nothing is written before all of it is checked, and
  * nothing is read past its end. */
@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "rtl/ext.h"
+#include "rtl/region.h"
 
 #define VERSION 1
 #define FIXED 6 /* magic, version, flags; the unit's size follows */
@@ -215,10 +215,10 @@ int rtl_diff_walk(const unsigned char *buf, size_t len, uint64_t size,
 	}
 }
 
-/* ---- for the DSM's pages (rtl_ext_diff_*) ---- */
+/* ---- on plain buffers: region_buf_diff_* (the DSM's pages) ---- */
 
-ssize_t rtl_ext_diff_encode(const void *cur, const void *twin, size_t size,
-                            void *buf, size_t cap)
+ssize_t region_buf_diff_encode(const void *cur, const void *twin, size_t size,
+                               void *buf, size_t cap)
 {
 	if (!cur || !twin) {
 		errno = EINVAL;
@@ -227,7 +227,7 @@ ssize_t rtl_ext_diff_encode(const void *cur, const void *twin, size_t size,
 	return rtl_diff_encode(cur, twin, size, buf, cap);
 }
 
-int rtl_ext_diff_check(const void *buf, size_t len, size_t size)
+int region_buf_diff_check(const void *buf, size_t len, size_t size)
 {
 	if (!buf || rtl_diff_walk(buf, len, size, NULL, NULL) < 0) {
 		errno = EINVAL;
@@ -236,9 +236,9 @@ int rtl_ext_diff_check(const void *buf, size_t len, size_t size)
 	return 0;
 }
 
-int rtl_ext_diff_apply(void *dst, size_t size, const void *buf, size_t len)
+int region_buf_diff_apply(void *dst, size_t size, const void *buf, size_t len)
 {
-	if (!dst || rtl_ext_diff_check(buf, len, size) < 0) {
+	if (!dst || region_buf_diff_check(buf, len, size) < 0) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -1,5 +1,5 @@
 /* The diff codec on plain buffers (diffcodec.c): used by diff.c for regions
- * and exported for the DSM's pages as rtl_ext_diff_*. */
+ * and exported for the DSM's pages as region_buf_diff_*. */
 #ifndef RTL_DIFFCODEC_H
 #define RTL_DIFFCODEC_H
 

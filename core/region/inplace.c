@@ -7,7 +7,7 @@
  * registers a trap moved (GNU sort's buffer limit, a loop's end pointer).
  * With the protection on the pages, no pointer ever changes view. The price
  * is one system call per protection change, so rtl does it only where it is
- * asked to (rtl_ext_region_in_place): for blocks of whole pages.
+ * asked to (region_protect_in_place): for blocks of whole pages.
  *
  * The home pages map the region's bytes with the protection of r->view. The
  * order of each change keeps "r->view allows it" meaning "the pages allow
@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "init.h"
 #include "inplace.h"
 #include "pointers.h"
 #include "rmap.h"
@@ -203,4 +204,27 @@ int rtl_inplace_conflict(uint64_t lo, uint64_t span)
 		}
 	}
 	return 0;
+}
+
+int region_protect_in_place(void *addr, int prot)
+{
+	int view = rtl_prot_view(prot), rc;
+	struct rtl_found f;
+
+	if (rtl_ensure_init() < 0)
+		return -1;
+	if (view < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (rtl_region_find_locked(addr, &f) < 0)
+		return -1;
+	if (f.off != f.r->lo) {
+		rtl_lock_release(&f.r->lock);
+		errno = EINVAL;
+		return -1;
+	}
+	rc = rtl_inplace_set(f.r, f.view, view);
+	rtl_lock_release(&f.r->lock);
+	return rc;
 }

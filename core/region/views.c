@@ -167,20 +167,3 @@ fail:
 		close(fd);
 	return -1;
 }
-
-int rtl_prot_view(int prot)
-{
-	switch (prot) {
-	case PROT_NONE: return RTL_VIEW_NONE;
-	case PROT_READ: return RTL_VIEW_RO;
-	case PROT_READ | PROT_WRITE: return RTL_VIEW_RW;
-	}
-	return -1;
-}
-
-int rtl_view_prot(int view)
-{
-	static const int prot[RTL_NVIEWS] = { PROT_NONE, PROT_READ,
-		                              PROT_READ | PROT_WRITE };
-	return prot[view];
-}

@@ -2,12 +2,17 @@
  *
  * A memfd of S bytes is mapped twice (read-only, read-write) behind a
  * PROT_NONE reservation of the same size. Offset o is at base + v*S + o in
- * view v; moving a pointer between views is one addition. */
+ * view v; moving a pointer between views is one addition. The layout is
+ * computed here and nowhere else: the preload and the system-call library
+ * use these inline functions too (rtl_views is exported for them). */
 #ifndef RTL_VIEWS_H
 #define RTL_VIEWS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
+
+#include "export.h"
 
 enum rtl_view { RTL_VIEW_NONE = 0, RTL_VIEW_RO = 1, RTL_VIEW_RW = 2 };
 
@@ -24,7 +29,7 @@ struct rtl_views {
 	int fd;         /* the memfd behind RO and RW */
 };
 
-extern struct rtl_views rtl_views;
+extern RTL_PRIVATE_API struct rtl_views rtl_views;
 
 /* View holding address a, or -1 if a is outside the views. */
 static inline int rtl_view_of(uintptr_t a)
@@ -48,6 +53,36 @@ static inline uintptr_t rtl_view_base(int view)
 	return rtl_views.base + (uintptr_t)view * rtl_views.size;
 }
 
+/* The address of offset off in view v. */
+static inline uintptr_t rtl_view_addr(int view, uint64_t off)
+{
+	return rtl_view_base(view) + off;
+}
+
+/* The offset of address a, which lies in view v. */
+static inline uint64_t rtl_view_offset(uintptr_t a, int view)
+{
+	return a - rtl_view_base(view);
+}
+
+/* The same byte as a (in any view) through view v; a outside the views
+ * stays as it is. */
+static inline uintptr_t rtl_view_move(uintptr_t a, int view)
+{
+	int from = rtl_view_of(a);
+
+	return from < 0 ? a : rtl_view_addr(view, rtl_view_offset(a, from));
+}
+
+/* Whether [a, a + len) overlaps the three views. */
+static inline int rtl_views_overlap(uintptr_t a, size_t len)
+{
+	uintptr_t d = a - rtl_views.base, span = RTL_NVIEWS * rtl_views.size;
+
+	return len && (d < span || d + len - 1 < span ||
+	               (a < rtl_views.base && a + len > rtl_views.base));
+}
+
 /* Parse a size with an optional K/M/G/T suffix; -1 on bad input. */
 int rtl_parse_size(const char *s, size_t *out);
 
@@ -64,7 +99,21 @@ int rtl_views_fork_child(void);
 
 /* The view for a protection (PROT_NONE, PROT_READ, PROT_READ|PROT_WRITE), or
  * -1 for anything else; and the protection of a view. */
-int rtl_prot_view(int prot);
-int rtl_view_prot(int view);
+static inline int rtl_prot_view(int prot)
+{
+	switch (prot) {
+	case PROT_NONE: return RTL_VIEW_NONE;
+	case PROT_READ: return RTL_VIEW_RO;
+	case PROT_READ | PROT_WRITE: return RTL_VIEW_RW;
+	}
+	return -1;
+}
+
+static inline int rtl_view_prot(int view)
+{
+	return view == RTL_VIEW_NONE ? PROT_NONE
+	       : view == RTL_VIEW_RO ? PROT_READ
+	                             : PROT_READ | PROT_WRITE;
+}
 
 #endif

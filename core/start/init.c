@@ -9,6 +9,7 @@
 #include "extent.h"
 #include "fork.h"
 #include "init.h"
+#include "rtl/region.h"
 #include "rmap.h"
 #include "stats.h"
 #include "trap.h"
@@ -55,4 +56,9 @@ int rtl_init(void)
 		return -1;
 	}
 	return 0;
+}
+
+int region_init(void)
+{
+	return rtl_init();
 }

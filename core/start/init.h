@@ -5,11 +5,13 @@
 
 #include <stdatomic.h>
 
+#include "export.h"
+
 /* First use: map the views, open the decoder, install the trap handler.
  * Thread-safe and idempotent; -1 with errno if rtl cannot start. */
 int rtl_init(void);
 
-extern _Atomic int rtl_initialised;
+extern RTL_PRIVATE_API _Atomic int rtl_initialised;
 
 static inline int rtl_ensure_init(void)
 {

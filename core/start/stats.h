@@ -21,7 +21,7 @@ struct rtl_stats {
 };
 extern struct rtl_stats rtl_stats;
 
-/* Whether the trap handler times itself (rtl_ext_time_traps). */
+/* Whether the trap handler times itself (region_time_traps). */
 extern _Atomic int rtl_time_traps;
 
 #define RTL_COUNT(field) \

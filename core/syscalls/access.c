@@ -53,6 +53,14 @@ static int resolve_region(struct rtl_found *f, uintptr_t first, int write)
 
 struct rtl_access_extra rtl_access_extra;
 
+void rtl_access_set_range(void *lo, size_t len, rtl_access_fn fn)
+{
+	rtl_access_extra.fn = fn;
+	rtl_access_extra.len = len;
+	atomic_thread_fence(memory_order_release);
+	rtl_access_extra.lo = (uintptr_t)lo;
+}
+
 void *rtl_access_resolve(const void *p, size_t len, int write)
 {
 	uintptr_t a = (uintptr_t)p, end = a + len;

@@ -7,15 +7,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rtl/ext.h"
+#include "export.h"
 #include "views.h"
 
-/* One more range the wrappers resolve (rtl_ext_set_access_range): the
- * preload's aliases. lo is 0 until it is set. */
+/* One more range of memory for the system-call wrappers to resolve, besides
+ * the views (the preload's aliases): a buffer wholly inside [lo, lo + len)
+ * goes to fn, which returns the address to hand the kernel or NULL with
+ * errno EFAULT to refuse the call. May run in a signal handler (read and
+ * write are async-signal-safe). Set once, before any such buffer exists. */
+typedef void *(*rtl_access_fn)(const void *p, size_t len, int write);
+RTL_PRIVATE_API void rtl_access_set_range(void *lo, size_t len,
+                                          rtl_access_fn fn);
+
+/* That range; lo is 0 until it is set. */
 struct rtl_access_extra {
 	uintptr_t lo;
 	size_t len;
-	rtl_ext_access_fn fn;
+	rtl_access_fn fn;
 };
 extern struct rtl_access_extra rtl_access_extra;
 
@@ -31,12 +39,10 @@ static inline int rtl_access_overlaps(uintptr_t p, size_t len, uintptr_t base,
  * every wrapped call makes; false until rtl has started. */
 static inline int rtl_access_in_views(const void *p, size_t len)
 {
-	return len &&
-	       (rtl_access_overlaps((uintptr_t)p, len, rtl_views.base,
-	                            RTL_NVIEWS * rtl_views.size) ||
-	        (rtl_access_extra.lo &&
-	         rtl_access_overlaps((uintptr_t)p, len, rtl_access_extra.lo,
-	                             rtl_access_extra.len)));
+	return rtl_views_overlap((uintptr_t)p, len) ||
+	       (len && rtl_access_extra.lo &&
+	        rtl_access_overlaps((uintptr_t)p, len, rtl_access_extra.lo,
+	                            rtl_access_extra.len));
 }
 
 /* Resolve an access of the kernel to [p, p + len): every region it covers

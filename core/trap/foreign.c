@@ -1,8 +1,8 @@
 /* Faults that are not rtl's go where they would have gone without rtl: the
  * action SIGSEGV had before rtl, or the one the program set since through
- * rtl_ext_sigaction while rtl's handler stayed installed.
+ * rtl_sigaction while rtl's handler stayed installed.
  *
- * pass_on and the filter run in the SIGSEGV handler: no malloc, no lock the
+ * pass_on runs in the SIGSEGV handler: no malloc, no lock the
  * interrupted code may hold (the writers' flag is only ever tried there). */
 #include "foreign.h"
 
@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "hooks.h"
 #include "lock.h"
 #include "stats.h"
 
@@ -19,45 +20,6 @@ static struct sigaction actions[2];
 static _Atomic int cur;
 static struct rtl_lock busy = RTL_LOCK_INIT;
 static int installed; /* rtl's handler is the kernel's action for SIGSEGV */
-
-static _Atomic(rtl_ext_sigaction_fn) real_sigaction = sigaction;
-static _Atomic(rtl_ext_fault_filter_fn) filter;
-static _Atomic(rtl_ext_foreign_hook_fn) hook;
-
-void rtl_foreign_set_sigaction(rtl_ext_sigaction_fn fn)
-{
-	atomic_store(&real_sigaction, fn ? fn : sigaction);
-}
-
-int rtl_foreign_real_sigaction(int sig, const struct sigaction *act,
-                               struct sigaction *old)
-{
-	return atomic_load(&real_sigaction)(sig, act, old);
-}
-
-void rtl_foreign_set_filter(rtl_ext_fault_filter_fn fn)
-{
-	atomic_store(&filter, fn);
-}
-
-int rtl_foreign_claims(uintptr_t addr, int write)
-{
-	rtl_ext_fault_filter_fn f =
-		atomic_load_explicit(&filter, memory_order_acquire);
-	return f && f((void *)addr, write);
-}
-
-void rtl_foreign_set_hook(rtl_ext_foreign_hook_fn fn)
-{
-	atomic_store(&hook, fn);
-}
-
-int rtl_foreign_hooked(uintptr_t addr, int write, void *uc)
-{
-	rtl_ext_foreign_hook_fn f =
-		atomic_load_explicit(&hook, memory_order_acquire);
-	return f && f((void *)addr, write, uc);
-}
 
 void rtl_foreign_fork_prepare(void)
 {
@@ -81,7 +43,7 @@ static void store(const struct sigaction *act)
 int rtl_foreign_install(const struct sigaction *sa)
 {
 	rtl_lock_acquire(&busy);
-	installed = rtl_foreign_real_sigaction(SIGSEGV, sa, &actions[cur]) == 0;
+	installed = rtl_hooks_real_sigaction(SIGSEGV, sa, &actions[cur]) == 0;
 	rtl_lock_release(&busy);
 	return installed ? 0 : -1;
 }
@@ -95,7 +57,7 @@ int rtl_foreign_sigaction(const struct sigaction *act, struct sigaction *old)
 		in = *act; /* user pointers are touched outside the lock */
 	rtl_lock_acquire(&busy);
 	if (!installed) {
-		r = rtl_foreign_real_sigaction(SIGSEGV, act ? &in : NULL, &out);
+		r = rtl_hooks_real_sigaction(SIGSEGV, act ? &in : NULL, &out);
 	} else {
 		out = actions[atomic_load(&cur)];
 		if (act)
@@ -121,7 +83,7 @@ void rtl_foreign_pass_on(int sig, siginfo_t *si, void *uc)
 		 * when the instruction re-executes (the kernel forces it even
 		 * when ignored), a sent signal is resent. */
 		prev.sa_handler = SIG_DFL;
-		rtl_foreign_real_sigaction(sig, &prev, NULL);
+		rtl_hooks_real_sigaction(sig, &prev, NULL);
 		if (si->si_code <= 0)
 			raise(sig);
 		return;

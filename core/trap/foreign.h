@@ -7,8 +7,6 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "rtl/ext.h"
-
 /* Install rtl's SIGSEGV action sa; what was there becomes the foreign
  * action. 0, or -1 with errno. */
 int rtl_foreign_install(const struct sigaction *sa);
@@ -21,22 +19,6 @@ int rtl_foreign_sigaction(const struct sigaction *act, struct sigaction *old);
 /* Run the foreign action for a fault or signal that is not rtl's, as the
  * kernel would have run it. In the SIGSEGV handler. */
 void rtl_foreign_pass_on(int sig, siginfo_t *si, void *uc);
-
-/* Whether the filter claims this fault in the views for the program. In
- * the SIGSEGV handler. */
-int rtl_foreign_claims(uintptr_t addr, int write);
-
-/* The function the core changes signal actions with (NULL: libc's), and a
- * call through it. */
-void rtl_foreign_set_sigaction(rtl_ext_sigaction_fn fn);
-int rtl_foreign_real_sigaction(int sig, const struct sigaction *act,
-                               struct sigaction *old);
-void rtl_foreign_set_filter(rtl_ext_fault_filter_fn fn);
-
-/* The hook for faults outside the views: whether it handled this one. In
- * the SIGSEGV handler. */
-void rtl_foreign_set_hook(rtl_ext_foreign_hook_fn fn);
-int rtl_foreign_hooked(uintptr_t addr, int write, void *uc);
 
 /* Around fork: hold the foreign action still (innermost of the core's
  * locks), release it in parent and child. */

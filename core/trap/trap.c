@@ -17,6 +17,7 @@
 #include "derive.h"
 #include "dirty.h"
 #include "foreign.h"
+#include "hooks.h"
 #include "inplace.h"
 #include "region.h"
 #include "stats.h"
@@ -54,7 +55,7 @@ static int ours(uintptr_t addr, int write)
 		return 0;
 	if (rtl_view_allows(view, write) && !in_place_fault(addr, view))
 		return 0;
-	return !rtl_foreign_claims(addr, write);
+	return !rtl_hooks_filter(addr, write);
 }
 
 
@@ -352,7 +353,7 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 		/* Outside the views, an extension may own the fault (the
 		 * preload's aliases) before the program's action sees it. */
 		if (si->si_code <= 0 || rtl_view_of(t.addr) >= 0 ||
-		    !rtl_foreign_hooked(t.addr, t.write, ucv))
+		    !rtl_hooks_foreign(t.addr, t.write, ucv))
 			rtl_foreign_pass_on(sig, si, ucv);
 		errno = saved_errno;
 		return;

@@ -6,9 +6,6 @@
 
 int rtl_trap_install(void);
 
-/* Told before rtl ends the process over a trap (rtl_ext_set_death_hook). */
-extern _Atomic(void (*)(int)) rtl_trap_death_hook;
-
 /* Inside a region handler, the protection calls also move the interrupted
  * thread's registers: every register in r's span, in any view other than
  * to (from < 0), or in view from only, goes to view to. No-op outside a

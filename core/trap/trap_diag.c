@@ -5,12 +5,10 @@
 
 #include "context.h"
 #include "diag.h"
-#include "foreign.h"
+#include "hooks.h"
 #include "trap.h"
 #include "trap_state.h"
 #include "views.h"
-
-_Atomic(void (*)(int)) rtl_trap_death_hook;
 
 static const char *prot_name(int view)
 {
@@ -50,7 +48,6 @@ void rtl_trap_die(struct trap *t, const char *why)
 {
 	struct rtl_diag d;
 	struct sigaction dfl;
-	void (*hook)(int);
 
 	t->dead = 1; /* the frame keeps the registers it came with */
 	d.n = 0;
@@ -60,12 +57,10 @@ void rtl_trap_die(struct trap *t, const char *why)
 	describe(&d, t);
 	rtl_diag_backtrace(&d, t->uc);
 	rtl_diag_flush(&d);
-	hook = atomic_load(&rtl_trap_death_hook);
-	if (hook)
-		hook(SIGSEGV); /* the preload's report */
+	rtl_hooks_death(SIGSEGV); /* the preload's report */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	rtl_foreign_real_sigaction(SIGSEGV, &dfl, NULL);
+	rtl_hooks_real_sigaction(SIGSEGV, &dfl, NULL);
 }
 
 void rtl_trap_die_unresolved(struct trap *t, int mixed)

@@ -66,3 +66,38 @@ C
   assert_output --partial "backtrace:"
   assert_output --partial "main+"
 }
+
+# Every whole-program example of docs/guide.md (a block that starts with
+# "/* example: NAME */") builds against region.h and librtl and runs clean.
+@test "the guide's examples compile and run" {
+  python3 - "$top/docs/guide.md" "$tmp" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+blocks = [b for b in re.findall(r"```c\n(.*?)```", text, re.S)
+          if b.startswith("/* example:")]
+assert len(blocks) >= 4, len(blocks)
+for i, b in enumerate(blocks):
+    open(f"{sys.argv[2]}/ex{i}.c", "w").write(b)
+PY
+  n=0
+  for src in "$tmp"/ex*.c; do
+    cc $san -Wall -Wextra -Werror -o "${src%.c}" "$src" -I"$top/include" \
+      -L"$build/core" -lrtl
+    run env LD_LIBRARY_PATH="$build/core" "${src%.c}"
+    assert_success
+    n=$((n + 1))
+  done
+  [ "$n" -ge 4 ]
+}
+
+# librtl.so's exported symbols: the public API under RTL_0.1 and RTL_0.2,
+# rtl's own internal seam under RTL_PRIVATE.
+@test "librtl exports region_* under RTL_0.1/RTL_0.2 and rtl_* under RTL_PRIVATE" {
+  run bash -c "nm -D --defined-only '$build/core/librtl.so' | awk '{print \$3}'"
+  assert_success
+  assert_line "region_alloc@@RTL_0.1"
+  assert_line "region_find@@RTL_0.2"
+  assert_line "rtl_reserve@@RTL_PRIVATE"
+  refute_line --regexp '^region_.*@@RTL_PRIVATE$'
+  refute_line --regexp '^rtl_.*@@RTL_0\.[12]$'
+}

@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <rtl/ext.h>
 #include <rtl/region.h>
 
 #define SLOTS 48
@@ -265,7 +264,7 @@ int main(int argc, char **argv)
 	uint64_t seed = 1;
 	double seconds = 0;
 	static struct worker w[64];
-	struct rtl_ext_stats st;
+	struct region_stats st;
 
 	while ((opt = getopt(argc, argv, "t:n:s:S:")) != -1) {
 		switch (opt) {
@@ -293,7 +292,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < threads; i++)
 		pthread_join(w[i].tid, NULL);
-	rtl_ext_stats(&st);
+	region_stats(&st);
 	printf("soak: %d threads, %ld operations, %ld traps (%llu stale), %ld diffs, "
 	       "%ld forks, %ld mismatches, %llu regions left\n",
 	       threads, (long)ops, (long)traps, (unsigned long long)st.stale_traps,

@@ -14,6 +14,7 @@
 #include "decoder.h"
 #include "helpers.h"
 #include "test.h"
+#include "views.h"
 
 #define SIZE 1024 /* region size */
 #define OFF 128   /* where p points in it */
@@ -47,13 +48,7 @@ struct form {
  * view, others stay. Forms report moved pointers through it. */
 static inline uint64_t unview(uint64_t v)
 {
-	uintptr_t base;
-	size_t size;
-
-	rtl_ext_views(&base, &size);
-	if (v - base < 3 * size)
-		return base + (v - base) % size;
-	return v;
+	return rtl_view_move(v, RTL_VIEW_NONE);
 }
 
 /* What call through memory calls. */

@@ -207,7 +207,7 @@ TEST(decode_cache_follows_code_change)
 	uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 	                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint64_t *x = region_alloc(64, &x), v;
-	struct rtl_ext_stats s0, s1;
+	struct region_stats s0, s1;
 
 	CHECK(code != MAP_FAILED && x);
 	x[0] = 42;

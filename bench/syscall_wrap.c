@@ -1,8 +1,8 @@
 /* The cost of rtl's system-call wrapper on a buffer outside any region:
  * read(2) of 64 bytes from /dev/zero into a stack buffer, N times, through
- *   wrapped  - the `read` the program binds to (librtl's wrapper: this
- *              program links librtl; under LD_PRELOAD=librtlpreload.so, the
- *              preload's forwarder to it),
+ *   wrapped  - the `read` the program binds to (librtl-interpose's
+ *              wrapper: this program opts in to it; under
+ *              LD_PRELOAD=librtlpreload.so, the preload's forwarder to it),
  *   libc     - libc's own read, from libc's handle (no wrapper),
  *   syscall  - syscall(SYS_read), no libc either.
  * The three alternate in rounds and each keeps its fastest round, so that

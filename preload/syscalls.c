@@ -1,10 +1,11 @@
-/* The system-call wrappers of librtl (docs/syscalls.md), made visible to the
- * program under LD_PRELOAD. The loader's lookup order is the program, the
- * preloaded objects, the program's own dependencies (libc among them), and
- * only then the preloaded objects' dependencies (librtl): librtl's `read`
- * would come after libc's and never be called. So the preload defines each
- * wrapped name itself and forwards to librtl's definition, found once in
- * the constructor (dlsym on librtl's handle). One indirect call more per
+/* The system-call wrappers of librtl-interpose (interpose/,
+ * docs/syscalls.md), made visible to the program under LD_PRELOAD. The
+ * loader's lookup order is the program, the preloaded objects, the
+ * program's own dependencies (libc among them), and only then the preloaded
+ * objects' dependencies (librtl-interpose): its `read` would come after
+ * libc's and never be called. So the preload defines each wrapped name
+ * itself and forwards to librtl-interpose's definition, found once in the
+ * constructor (dlsym on its handle). One indirect call more per
  * wrapped call; nothing else. Each forwarder is as async-signal-safe as the
  * call it forwards once resolved (the constructor resolves them all). */
 #include <dlfcn.h>
@@ -23,14 +24,15 @@
 
 #define API __attribute__((visibility("default")))
 
-/* librtl's definition of name (else the next one: rtl never loaded). */
+/* librtl-interpose's definition of name (else the next one: it was never
+ * loaded). */
 static void *find(const char *name)
 {
 	static void *lib;
 	void *f = NULL;
 
 	if (!lib)
-		lib = dlopen("librtl.so.0", RTLD_NOW | RTLD_NOLOAD);
+		lib = dlopen("librtl-interpose.so.0", RTLD_NOW | RTLD_NOLOAD);
 	if (lib)
 		f = dlsym(lib, name);
 	return f ? f : dlsym(RTLD_NEXT, name);
@@ -155,7 +157,7 @@ FWD4(size_t, fwrite_unlocked, const void *__restrict, size_t, size_t,
 FWD2(char *, getcwd, char *, size_t)
 FWD3(ssize_t, readlink, const char *__restrict, char *__restrict, size_t)
 FWD4(ssize_t, readlinkat, int, const char *__restrict, char *__restrict, size_t)
-/* The _FORTIFY_SOURCE forms (core/sys_fortify.c). */
+/* The _FORTIFY_SOURCE forms (interpose/sys_fortify.c). */
 FWD4(ssize_t, __read_chk, int, void *, size_t, size_t)
 FWD5(ssize_t, __pread_chk, int, void *, size_t, off_t, size_t)
 FWD5(ssize_t, __pread64_chk, int, void *, size_t, off_t, size_t)

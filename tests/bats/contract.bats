@@ -101,3 +101,52 @@ PY
   refute_line --regexp '^region_.*@@RTL_PRIVATE$'
   refute_line --regexp '^rtl_.*@@RTL_0\.[12]$'
 }
+
+# -lrtl alone replaces no libc function: every name librtl.so defines is
+# rtl's own. The wrappers are librtl-interpose's, for programs that opt in.
+@test "nm -D librtl.so shows no libc function; librtl-interpose has the wrappers" {
+  run bash -c "nm -D --defined-only '$build/core/librtl.so' | awk '{print \$3}' | grep -Ev '^(region_|rtl_|RTL_)'"
+  assert_failure # grep found nothing
+  assert_output ""
+  run bash -c "nm -D --defined-only '$build/interpose/librtl-interpose.so' | awk '{print \$3}'"
+  assert_line "read"
+  assert_line "__read_chk"
+  assert_line "fwrite"
+}
+
+@test "installs librtl-interpose with pkg-config rtl-interpose; read on a region is resolved" {
+  DESTDIR="$tmp/root" meson install -C "$build" --quiet >/dev/null
+  pc=$(dirname "$(find "$tmp/root" -name rtl-interpose.pc | head -n 1)")
+  [ -n "$pc" ]
+  cat >"$tmp/io.c" <<'C'
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <rtl/region.h>
+static int calls;
+static void grant(rtl_trap_t *t) { calls++; region_protect(t->addr, PROT_READ | PROT_WRITE); }
+int main(void)
+{
+	char *x = region_alloc(64, &x);
+	int fd = open("/dev/zero", O_RDONLY);
+	region_handler(x, grant);
+	region_protect(x, PROT_READ);
+	/* Without the wrapper the kernel would fail with EFAULT. */
+	ssize_t n = read(fd, x, 64);
+	printf("%zd %d\n", n, calls);
+	return 0;
+}
+C
+  flags=$(PKG_CONFIG_PATH="$pc" PKG_CONFIG_SYSROOT_DIR="$tmp/root" \
+    pkg-config --cflags --libs rtl-interpose)
+  cc $san -o "$tmp/io" "$tmp/io.c" $flags
+  lib=$(dirname "$(find "$tmp/root" -name 'librtl.so' | head -n 1)")
+  run env LD_LIBRARY_PATH="$lib" "$tmp/io"
+  assert_success
+  assert_output "64 1"
+  # The same program with -lrtl alone: the kernel refuses the read-only view.
+  cc $san -o "$tmp/io-plain" "$tmp/io.c" -I"$top/include" -L"$build/core" -lrtl
+  run env LD_LIBRARY_PATH="$build/core" "$tmp/io-plain"
+  assert_success
+  assert_output "-1 0"
+}

@@ -1,15 +1,17 @@
-/* Resolving a system call's access to region memory before the call, as the
- * trap path resolves a fault: stale pointer healed, else the region's handler
- * runs, and the call goes ahead only if the access is then allowed. May run
- * in a signal handler (read and write are async-signal-safe): no malloc, no
- * locks beyond the region spin locks the handler's own calls take. */
-#include "access.h"
+/* The kernel's accesses on the program's behalf (system calls), resolved
+ * before the call as the trap path resolves a fault: a stale pointer is
+ * healed, else the region's handler runs, and the call goes ahead only if
+ * the access is then allowed. May run in a signal handler (read and write
+ * are async-signal-safe): no malloc, no locks beyond the region spin locks
+ * the handler's own calls take. The wrappers themselves live in interpose/. */
+#include "kernel.h"
 
 #include <errno.h>
 
 #include "region.h"
 #include "rmap.h"
 #include "stats.h"
+#include "views.h"
 
 /* One region the range covers: 0 if the access may proceed. */
 static int resolve_region(struct rtl_found *f, uintptr_t first, int write)
@@ -51,30 +53,12 @@ static int resolve_region(struct rtl_found *f, uintptr_t first, int write)
 	               : -1;
 }
 
-struct rtl_access_extra rtl_access_extra;
-
-void rtl_access_set_range(void *lo, size_t len, rtl_access_fn fn)
-{
-	rtl_access_extra.fn = fn;
-	rtl_access_extra.len = len;
-	atomic_thread_fence(memory_order_release);
-	rtl_access_extra.lo = (uintptr_t)lo;
-}
-
-void *rtl_access_resolve(const void *p, size_t len, int write)
+void *rtl_kernel_access(const void *p, size_t len, int write)
 {
 	uintptr_t a = (uintptr_t)p, end = a + len;
 	int view = rtl_view_of(a);
 	uint64_t off, stop;
 
-	if (view < 0 && rtl_access_extra.lo &&
-	    a - rtl_access_extra.lo < rtl_access_extra.len) {
-		if (end < a || end - rtl_access_extra.lo > rtl_access_extra.len) {
-			errno = EFAULT;
-			return NULL;
-		}
-		return rtl_access_extra.fn(p, len, write);
-	}
 	if (view < 0 || rtl_view_of(end - 1) != view || end < a) {
 		errno = EFAULT; /* straddles the views' edge: no kernel address */
 		return NULL;

@@ -1,6 +1,7 @@
-/* Accesses made by the kernel on the program's behalf (system calls): the
- * kernel does not raise SIGSEGV for them, so rtl resolves them beforehand,
- * exactly as a trap would be resolved. */
+/* The buffers the wrappers hand the kernel (access.c): the kernel does not
+ * raise SIGSEGV for its accesses on the program's behalf, so rtl resolves
+ * them beforehand, exactly as a trap would be resolved. rtl_access_set_range
+ * is exported from librtl-interpose for the preload. */
 #ifndef RTL_ACCESS_H
 #define RTL_ACCESS_H
 
@@ -45,11 +46,11 @@ static inline int rtl_access_in_views(const void *p, size_t len)
 	                            rtl_access_extra.len));
 }
 
-/* Resolve an access of the kernel to [p, p + len): every region it covers
- * whose protection forbids it goes to its handler (stale pointers are healed
- * without one). Returns the address to hand the kernel (the same bytes in a
- * view that allows the access), or NULL with errno EFAULT if a handler did
- * not grant, or the range is not wholly in one view. Async-signal-safe. */
+/* Resolve an access of the kernel to [p, p + len), which may touch the
+ * views or the extra range: the extra range's resolver, or the core's
+ * (rtl_kernel_access: every region it covers whose protection forbids it
+ * goes to its handler). Returns the address to hand the kernel, or NULL
+ * with errno EFAULT. Async-signal-safe. */
 void *rtl_access_resolve(const void *p, size_t len, int write);
 
 /* The common case inline: memory outside the views goes through as is. */

@@ -6,16 +6,18 @@
  * extent hooks take no lock and call nothing that does (a bump pointer over
  * one range reserved at start, hole punching to purge), so jemalloc's locks
  * and rtl's never nest and fork needs no ordering between them. */
-#include "preload.h"
+#include "arena.h"
 
 #include <errno.h>
 #include <jemalloc/jemalloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
 
+#include "next.h"
 #include "placement.h"
 #include "views.h"
 

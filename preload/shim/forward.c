@@ -8,6 +8,8 @@
  * constructor (dlsym on its handle). One indirect call more per
  * wrapped call; nothing else. Each forwarder is as async-signal-safe as the
  * call it forwards once resolved (the constructor resolves them all). */
+#include "forward.h"
+
 #include <dlfcn.h>
 #include <poll.h>
 #include <stdio.h>
@@ -177,9 +179,7 @@ FWD4(int, __poll_chk, struct pollfd *, nfds_t, int, size_t)
 FWD5(int, __ppoll_chk, struct pollfd *, nfds_t, const struct timespec *,
      const sigset_t *, size_t)
 
-/* All of them now, in the constructor: none is then resolved in a signal
- * handler or while the program holds the loader's lock. */
-void rtl_syscalls_resolve(void)
+void rtl_forward_resolve(void)
 {
 	get_read(); get_pread(); get_pread64(); get_readv(); get_preadv();
 	get_preadv64(); get_preadv2(); get_write(); get_pwrite(); get_pwrite64();

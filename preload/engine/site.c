@@ -6,18 +6,21 @@
  * backtraces). Naming runs in the allocation path under the guard, never in
  * a signal handler; lookups of a named site are lock-free. */
 #define UNW_LOCAL_ONLY
-#include "engine.h"
+#include "site.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <libunwind.h>
 #include <link.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "preload.h"
+#include "engine.h"
+#include "policy.h"
 
 #define CS_CAP (1u << 14)
 #define SLOT_CAP (1u << 15)

@@ -5,12 +5,27 @@
  * (naming a site) runs under the re-entrancy guard. */
 #include "engine.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "preload.h"
+#include "actions.h"
+#include "alias.h"
+#include "clock.h"
+#include "epoch.h"
+#include "fatal.h"
+#include "heap.h"
+#include "maps.h"
+#include "next.h"
+#include "policy.h"
+#include "record.h"
+#include "report.h"
+#include "select.h"
+#include "site.h"
+#include "trace.h"
 
 struct rtl_engine rtl_engine;
 struct rtl_totals rtl_totals;

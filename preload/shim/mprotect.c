@@ -9,15 +9,19 @@
  * lock-free by the fault filter, which runs in the SIGSEGV handler: a
  * sequence count (odd while a writer changes it) tells the reader to look
  * again. No malloc anywhere here. */
-#include "preload.h"
+#include "mprotect.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "engine.h"
-#include "lock.h"
+#include "heap.h"
 #include "init.h"
+#include "lock.h"
+#include "next.h"
 #include "placement.h"
 #include "views.h"
 

@@ -3,12 +3,16 @@
  * so a signal handler may read any of them) with a lock-free free list; a
  * record freed with traps is offered to a small table of the regions with
  * the most traps, for the report. No malloc here. */
-#include "engine.h"
+#include "record.h"
 
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include "lock.h"
 
 #define TOP 20
 

@@ -8,11 +8,19 @@
  * is documented async-signal-safe. (unw_is_signal_frame is true for the
  * interrupted frame, not the trampoline: the code check below is used.) */
 #define UNW_LOCAL_ONLY
-#include "engine.h"
+#include "trace.h"
 
 #include <libunwind.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include "clock.h"
+#include "engine.h"
+#include "policy.h"
+#include "record.h"
+#include "site.h"
 
 #define STACKS 4096
 #define EVENTS (1u << 16)

@@ -5,17 +5,25 @@
  * selects nothing pays for a policy read and nothing more: rtl's views are
  * not even mapped. Prints nothing unless something fails or the policy
  * sends the report to stderr. */
-#include "preload.h"
+#include "start.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "engine.h"
+#include "fatal.h"
+#include "forward.h"
+#include "heap.h"
 #include "hooks.h"
+#include "mprotect.h"
+#include "next.h"
+#include "report.h"
 #include "rtl/region.h"
 #include "select.h"
+#include "signals.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -75,12 +83,10 @@ static void start(void)
 	atomic_store_explicit(&rtl_preload_on, 1, memory_order_release);
 }
 
-void rtl_syscalls_resolve(void); /* syscalls.c */
-
 __attribute__((constructor)) static void preload_start(void)
 {
 	rtl_preload_busy++;
-	rtl_syscalls_resolve();
+	rtl_forward_resolve();
 	if (rtl_next())
 		start();
 	rtl_preload_busy--;

@@ -7,14 +7,16 @@
  * real sigaction, go straight to the kernel.
  * SIGBUS passes through too: rtl installs no SIGBUS handler (its views are
  * a memfd no shorter than its mappings), so the program's is the only one. */
-#include "preload.h"
+#include "signals.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
-#include "engine.h"
+#include "fatal.h"
 #include "hooks.h"
+#include "next.h"
 
 #define API __attribute__((visibility("default")))
 

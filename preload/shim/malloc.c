@@ -3,21 +3,22 @@
  * free, realloc and malloc_usable_size go by address: rtl's views are ours,
  * the bootstrap buffer is ignored, anything else is the next allocator's.
  * Nothing here may allocate except through rtl_next() or the heap. */
-#include "preload.h"
-
 #include <errno.h>
 #include <malloc.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "heap.h"
+#include "next.h"
 #include "select.h"
+#include "start.h"
 
 #define API __attribute__((visibility("default")))
 #define MIN_ALIGN 16u
-
-extern _Atomic int rtl_preload_on; /* init.c: selection has started */
 
 static int power_of_two(size_t a)
 {

@@ -2,10 +2,11 @@
  * found with dlsym(RTLD_NEXT), and the bootstrap allocator that serves the
  * allocations dlsym itself makes while that lookup runs. Must never call
  * the interposed functions: everything here runs inside malloc. */
-#include "preload.h"
+#include "next.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

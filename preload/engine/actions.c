@@ -5,15 +5,24 @@
  * Everything here runs in the SIGSEGV handler (or before a wrapped system
  * call): relaxed counters, region_protect, write(2) and the fatal report's
  * bounded wait. No malloc, no stdio, no lock the interrupted code may hold. */
-#include "engine.h"
+#include "actions.h"
 
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "engine.h"
+#include "fatal.h"
 #include "fmt.h"
-#include "preload.h"
+#include "next.h"
+#include "policy.h"
+#include "record.h"
+#include "rtl/region.h"
+#include "site.h"
+#include "trace.h"
 
 /* ---- a line for stderr, without stdio ---- */
 

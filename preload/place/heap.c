@@ -7,15 +7,26 @@
  * 64-byte boundary: its span (what rtl looks up and swizzles) lies inside
  * its own allocation, and its one-past-end is never another region's start.
  * Callers hold the re-entrancy guard; nothing here runs in a handler. */
-#include "preload.h"
+#include "heap.h"
 
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include "alias.h"
+#include "arena.h"
 #include "engine.h"
+#include "epoch.h"
+#include "maps.h"
+#include "next.h"
+#include "policy.h"
+#include "record.h"
 #include "rtl/region.h"
+#include "select.h"
+#include "site.h"
 #include "views.h"
 
 #define PAGE 4096u

@@ -4,20 +4,32 @@
  * frames are looked up here, not while the program runs. Never called from
  * a signal handler; runs under the re-entrancy guard, so jansson's
  * allocations go to the next allocator. */
-#include "engine.h"
+#include "report.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "preload.h"
-#include "report_path.h"
+#include "arena.h"
+#include "clock.h"
+#include "engine.h"
+#include "epoch.h"
+#include "heap.h"
 #include "init.h"
+#include "maps.h"
+#include "policy.h"
+#include "record.h"
+#include "report_path.h"
 #include "rtl/region.h"
+#include "select.h"
+#include "site.h"
+#include "trace.h"
 
 #define MAX_SITES 500
 #define MAX_STACKS 50

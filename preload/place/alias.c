@@ -10,11 +10,13 @@
  * it reaches the core's foreign hook (alias_fault, in the SIGSEGV handler:
  * no malloc, the record's spin lock only). Each alias costs a mapping, so
  * selection stops before vm.max_map_count (maps.c). */
-#include "engine.h"
+#include "alias.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +25,15 @@
 #include <unistd.h>
 
 #include "access.h"
+#include "actions.h"
+#include "clock.h"
+#include "engine.h"
 #include "hooks.h"
 #include "lock.h"
-#include "preload.h"
+#include "maps.h"
+#include "policy.h"
+#include "record.h"
+#include "views.h"
 
 #define PAGE 4096u
 #define SMALL 32 /* free lists by exact page count up to this */

@@ -9,7 +9,7 @@
  * The handlers go only on signals whose action is the default, and stay
  * invisible: sigaction and signal() report SIG_DFL for them (signals.c),
  * and a program that sets its own action replaces ours. */
-#include "engine.h"
+#include "fatal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,10 +17,13 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "preload.h"
+#include "next.h"
+#include "report.h"
 
 static const int sigs[] = { SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV,
 	                    SIGTERM, SIGINT, SIGQUIT, SIGHUP };

@@ -6,9 +6,11 @@
  * no longer selected and blocks of whole pages become ordinary swizzle
  * regions. RTL_MAX_MAP_COUNT may lower the limit (for tests), never raise
  * it. */
-#include "engine.h"
+#include "maps.h"
 
 #include <fcntl.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>

@@ -9,17 +9,26 @@
  * The epoch thread (alias rules with an epoch) re-applies the rule's
  * protection to its live regions and closes a dirty epoch. It and the
  * callers here run outside signal handlers, under the re-entrancy guard. */
-#include "engine.h"
+#include "epoch.h"
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
+#include "alias.h"
+#include "clock.h"
+#include "engine.h"
 #include "lock.h"
-#include "preload.h"
+#include "next.h"
+#include "policy.h"
+#include "record.h"
+#include "rtl/region.h"
+#include "select.h"
 
 #define PAGE 4096u
 #define SET_CAP (1u << 16) /* distinct pages per epoch, deduplicated */

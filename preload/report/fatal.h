@@ -1,0 +1,16 @@
+/* The report on a fatal signal (fatal.c). */
+#ifndef RTL_FATAL_H
+#define RTL_FATAL_H
+
+/* Install the fatal-signal handlers and the writer they wake. */
+int rtl_fatal_init(void);
+/* From a signal handler: the report for death by sig, then return (the
+ * caller dies). Waits a bounded time. */
+void rtl_fatal_report(int sig);
+/* Whether sig's action is the preload's fatal handler (hidden from the
+ * program), and forget it when the program sets its own. */
+int rtl_fatal_owns(int sig, const void *handler);
+void rtl_fatal_disown(int sig);
+void rtl_fatal_forked(void);
+
+#endif

@@ -1,20 +1,66 @@
-/* rtlctl report: read a run's JSON report (docs/policy.md, "Report") and
- * print it as tables, or as checked, indented JSON. A malformed report is
- * an error with the reason, never a crash. */
+/* rtlctl report: read a run's report (docs/policy.md, "Report"), or make it
+ * from the run's raw record (the preload's, "Raw record"), and print it as
+ * tables, or as checked, indented JSON (-o: into a file, as the preload
+ * has rtlctl do when a traced program ends). A malformed report or record
+ * is an error with the reason, never a crash. */
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "raw_read.h"
 #include "report_read.h"
 #include "rtlctl.h"
 
-/* Load and check a report; NULL with a message on stderr. */
+/* The whole file; NULL with a message on stderr. */
+static char *slurp(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (!f) {
+		fprintf(stderr, "rtlctl report: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (n == cap) {
+			char *grown = realloc(buf, cap = cap ? 2 * cap : 65536);
+			if (!grown) {
+				free(buf);
+				fclose(f);
+				fprintf(stderr, "rtlctl report: %s: out of memory\n", path);
+				return NULL;
+			}
+			buf = grown;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	*size = n;
+	return buf;
+}
+
+/* Load and check a report, or make it from a raw record; NULL with a
+ * message on stderr. */
 static json_t *load_report(const char *path)
 {
 	char why[256];
-	json_t *r = rtl_report_load(path, why, sizeof(why));
+	size_t size = 0;
+	char *data = slurp(path, &size);
+	json_t *r;
 
+	if (!data)
+		return NULL;
+	if (rtl_raw_is(data, size))
+		r = rtl_raw_report(data, size, path, why, sizeof(why));
+	else
+		r = rtl_report_parse(data, size, path, why, sizeof(why));
+	free(data);
 	if (!r)
 		fprintf(stderr, "rtlctl report: %s\n", why);
 	return r;
@@ -212,13 +258,15 @@ static void print_notes(json_t *r, FILE *out)
 
 int cmd_report(int argc, char **argv)
 {
-	const char *file = NULL;
-	int as_json = 0;
+	const char *file = NULL, *out = NULL;
+	int as_json = 0, rc = 0;
 	json_t *r;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			as_json = 1;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage_of("report", stdout);
 			return 0;
@@ -237,7 +285,16 @@ int cmd_report(int argc, char **argv)
 	r = load_report(file);
 	if (!r)
 		return EXIT_INVALID;
-	if (as_json) {
+	if (out && !strcmp(out, "-")) {
+		json_dumpf(r, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+	} else if (out) {
+		/* The report as the traced program's end leaves it. */
+		if (json_dump_file(r, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) < 0) {
+			fprintf(stderr, "rtl: cannot write the report %s\n", out);
+			rc = EXIT_INVALID;
+		}
+	} else if (as_json) {
 		json_dumpf(r, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 	} else {
@@ -250,5 +307,5 @@ int cmd_report(int argc, char **argv)
 		print_notes(r, stdout);
 	}
 	json_decref(r);
-	return 0;
+	return rc;
 }

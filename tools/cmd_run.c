@@ -45,13 +45,19 @@ static int find_preload(char *out, size_t len)
 static void set_env(const char *preload, const char *config, const char *report)
 {
 	const char *old = getenv("LD_PRELOAD");
-	char *both;
+	char *both, self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	if (old && *old && asprintf(&both, "%s:%s", preload, old) > 0)
 		setenv("LD_PRELOAD", both, 1);
 	else
 		setenv("LD_PRELOAD", preload, 1);
 	setenv("RTL_CONFIG", config ? config : RTL_CONFIG_BUILTIN, 1);
+	/* The preload has this rtlctl make the report of each process. */
+	if (n > 0) {
+		self[n] = '\0';
+		setenv("RTL_RTLCTL", self, 1);
+	}
 	if (report) {
 		char pid[24];
 		setenv("RTL_REPORT", report, 1);

@@ -22,7 +22,7 @@
 #include "next.h"
 #include "policy.h"
 #include "record.h"
-#include "report.h"
+#include "track.h"
 #include "select.h"
 #include "site.h"
 #include "trace.h"
@@ -210,7 +210,7 @@ void rtl_select_fallback(const struct rtl_choice *c, int why)
 
 void rtl_select_report(int status)
 {
-	rtl_report_write(status);
+	rtl_track_exit(status);
 }
 
 void rtl_select_forked(void)

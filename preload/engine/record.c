@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -150,44 +149,49 @@ void rtl_rec_unlock(struct rtl_rec *rec)
 	rtl_lock_release(&rec->lock);
 }
 
-static int by_traps(const void *a, const void *b)
+/* Keep r in best[], the max regions with the most traps so far (*n of
+ * them): it replaces the one with the fewest if it has more. */
+static void keep(struct rtl_top *best, size_t *n, size_t max,
+                 const struct rtl_top *r)
 {
-	const struct rtl_top *x = a, *y = b;
-	uint32_t tx = traps_of(x->read_traps, x->write_traps);
-	uint32_t ty = traps_of(y->read_traps, y->write_traps);
-	return tx < ty ? 1 : tx > ty ? -1 : 0;
+	size_t worst = 0;
+
+	if (*n < max) {
+		best[(*n)++] = *r;
+		return;
+	}
+	for (size_t i = 1; i < *n; i++)
+		if (traps_of(best[i].read_traps, best[i].write_traps) <
+		    traps_of(best[worst].read_traps, best[worst].write_traps))
+			worst = i;
+	if (traps_of(r->read_traps, r->write_traps) >
+	    traps_of(best[worst].read_traps, best[worst].write_traps))
+		best[worst] = *r;
 }
 
-/* The freed records' best, and the live ones better than the worst kept. */
+/* The freed records' best and the live ones', unsorted (rtlctl sorts).
+ * Signal-safe: no qsort (it may allocate), the table's lock only. */
 size_t rtl_rec_top(struct rtl_top *out, size_t max)
 {
-	struct rtl_top all[2 * TOP];
 	size_t n = 0;
 
-	rtl_lock_acquire(&top_lock);
-	memcpy(all, top, (size_t)ntop * sizeof(*top));
-	n = (size_t)ntop;
-	rtl_lock_release(&top_lock);
+	if (rtl_lock_acquire(&top_lock) == 0) {
+		for (int i = 0; i < ntop; i++)
+			keep(out, &n, max, &top[i]);
+		rtl_lock_release(&top_lock);
+	}
 	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
 		const struct rtl_rec *rec = &recs[i];
-		uint32_t r, w;
+		struct rtl_top t;
 
 		if (!atomic_load(&rec->live))
 			continue;
-		r = atomic_load(&rec->read_traps);
-		w = atomic_load(&rec->write_traps);
-		if (!r && !w)
-			continue;
-		if (n == 2 * TOP) { /* keep the best 2*TOP so far */
-			qsort(all, n, sizeof(*all), by_traps);
-			n = TOP;
-		}
-		all[n++] = (struct rtl_top){ rec->site, rec->size, r, w };
+		t = (struct rtl_top){ rec->site, rec->size,
+			              atomic_load(&rec->read_traps),
+			              atomic_load(&rec->write_traps) };
+		if (t.read_traps || t.write_traps)
+			keep(out, &n, max, &t);
 	}
-	qsort(all, n, sizeof(*all), by_traps);
-	if (n > max)
-		n = max;
-	memcpy(out, all, n * sizeof(*out));
 	return n;
 }
 

@@ -37,7 +37,8 @@ uint32_t rtl_rec_count(void); /* records ever used: iterate [0, count) */
 void rtl_rec_lock(struct rtl_rec *rec);   /* spin; signal handler */
 void rtl_rec_unlock(struct rtl_rec *rec);
 
-/* The regions with the most traps, freed ones included. */
+/* The regions with the most traps, freed ones included, unsorted, at most
+ * max. Signal handler. */
 struct rtl_top {
 	uint32_t site;
 	size_t size;

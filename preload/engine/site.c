@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 
 #include "engine.h"
+#include "modules.h"
 #include "policy.h"
 
 #define CS_CAP (1u << 14)
@@ -224,6 +225,7 @@ static uint32_t lookup(uintptr_t ip)
 			return i;
 		if (!cur && atomic_compare_exchange_strong(&cs_tab[i].ip, &zero, ip)) {
 			cs_used[atomic_fetch_add(&ncs_used, 1)] = i;
+			rtl_modules_cover(ip); /* a new site: its module is mapped */
 			return i;
 		}
 		if (zero == ip)

@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -89,23 +88,11 @@ int rtl_in_place_room(void)
 	return room(&in_place_hit);
 }
 
-void rtl_alias_note(char *buf, size_t len)
+void rtl_maps_state(struct rtl_maps_state *out)
 {
-	buf[0] = '\0';
-	if (atomic_load(&alias_hit))
-		snprintf(buf, len,
-		         "stopped selecting alias objects at %llu live "
-		         "(vm.max_map_count = %ld, %ld mappings at start)",
-		         (unsigned long long)budget, max_maps, maps_at_start);
-}
-
-void rtl_in_place_note(char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (atomic_load(&in_place_hit))
-		snprintf(buf, len,
-		         "blocks of whole pages past %llu live were ordinary "
-		         "swizzle regions, not protected in place "
-		         "(vm.max_map_count = %ld, %ld mappings at start)",
-		         (unsigned long long)budget, max_maps, maps_at_start);
+	out->alias_hit = atomic_load(&alias_hit);
+	out->in_place_hit = atomic_load(&in_place_hit);
+	out->budget = budget;
+	out->max_maps = max_maps;
+	out->maps_at_start = maps_at_start;
 }

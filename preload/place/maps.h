@@ -15,8 +15,12 @@ uint64_t rtl_maps_budget(void);
 int rtl_alias_room(void);
 int rtl_in_place_room(void);
 extern _Atomic uint64_t rtl_alias_live, rtl_in_place_live;
-/* The report's notes: "" if that limit was not reached. */
-void rtl_alias_note(char *buf, size_t len);
-void rtl_in_place_note(char *buf, size_t len);
+/* What the report's notes about the budget are made of. Signal-safe. */
+struct rtl_maps_state {
+	int alias_hit, in_place_hit; /* a selection found no room */
+	uint64_t budget;             /* most live objects of the two */
+	long max_maps, maps_at_start;
+};
+void rtl_maps_state(struct rtl_maps_state *out);
 
 #endif

@@ -20,7 +20,7 @@
 #include "hooks.h"
 #include "mprotect.h"
 #include "next.h"
-#include "report.h"
+#include "track.h"
 #include "rtl/region.h"
 #include "select.h"
 #include "signals.h"
@@ -55,6 +55,9 @@ static void start(void)
 	pthread_atfork(rtl_mprotect_fork_prepare, rtl_mprotect_fork_done,
 	               mprotect_child);
 	sel = rtl_select_init();
+	/* A policy that selects nothing still reports at exit. */
+	if (rtl_engine.report[0] && rtl_track_init() < 0)
+		perror("rtl: preload: no report");
 	if (sel <= 0)
 		return;
 	/* Before rtl starts: its handler then keeps ours as the action for

@@ -2,10 +2,10 @@
 #ifndef RTL_FATAL_H
 #define RTL_FATAL_H
 
-/* Install the fatal-signal handlers and the writer they wake. */
+/* Install the fatal-signal handlers. */
 int rtl_fatal_init(void);
-/* From a signal handler: the report for death by sig, then return (the
- * caller dies). Waits a bounded time. */
+/* From a signal handler: the record and report for death by sig, then
+ * return (the caller dies). Waits a bounded time. */
 void rtl_fatal_report(int sig);
 /* Whether sig's action is the preload's fatal handler (hidden from the
  * program), and forget it when the program sets its own. */

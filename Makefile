@@ -2,7 +2,7 @@
 BUILD ?= build
 MESON_FLAGS ?=
 
-.PHONY: all deps build test demo bench clean bench-dsm
+.PHONY: all deps build test demo bench clean bench-dsm format format-check
 
 all: build
 
@@ -15,8 +15,16 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	@ninja -C $(BUILD)
 
-test: build
+# The formatting is checked first: a file that differs stops the run with
+# its name (make format fixes it).
+test: build format-check
 	@tests/run.sh $(BUILD)
+
+format: deps
+	@scripts/format.sh fix
+
+format-check: deps
+	@scripts/format.sh check
 
 demo: build
 	@examples/demo.sh $(BUILD)

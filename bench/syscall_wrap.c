@@ -48,7 +48,10 @@ int main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 600000;
 	int fd = open("/dev/zero", O_RDONLY);
 	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
-	read_fn libc_read = libc ? (read_fn)dlsym(libc, "read") : NULL;
+	read_fn libc_read = NULL;
+
+	if (libc)
+		*(void **)&libc_read = dlsym(libc, "read");
 	read_fn fns[3] = { read, NULL, raw_read };
 	double best[3] = { 1e30, 1e30, 1e30 };
 	const int rounds = 30;
@@ -64,7 +67,8 @@ int main(int argc, char **argv)
 				best[k] = t;
 		}
 	printf("read 64 B of a non-region buffer, ns per call (fastest of %d "
-	       "rounds of %ld):\n", rounds, n / rounds);
+	       "rounds of %ld):\n",
+	       rounds, n / rounds);
 	printf("  wrapped %.1f  libc %.1f  syscall %.1f  wrapped/libc %.3f\n",
 	       best[0], best[1], best[2], best[0] / best[1]);
 	return 0;

@@ -19,7 +19,7 @@
 #include "x86.h"
 
 #define NSLOTS_START 64 /* opened at start */
-#define NSLOTS_MAX 4096  /* decodes at once, at most */
+#define NSLOTS_MAX 4096 /* decodes at once, at most */
 #define PAGE 4096u
 
 /* ---- memory for Capstone: bump arenas, never malloc ---- */
@@ -113,7 +113,7 @@ struct slot {
 };
 
 static struct slot slots[NSLOTS_MAX];
-static _Atomic int nslots; /* slots taken for opening, ready or not */
+static _Atomic int nslots;                                              /* slots taken for opening, ready or not */
 static __thread int my_slot __attribute__((tls_model("initial-exec"))); /* index + 1 */
 
 /* Capstone builds some tables on first use (a per-handle id cache, a sorted
@@ -308,8 +308,23 @@ void rtl_decode_cache_stats(uint64_t *hits, uint64_t *misses)
 const char *rtl_reg_name(int reg)
 {
 	static const char *const names[RTL_NGPR + 1] = {
-		"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8",
-		"r9",  "r10", "r11", "r12", "r13", "r14", "r15", "rip",
+		"rax",
+		"rcx",
+		"rdx",
+		"rbx",
+		"rsp",
+		"rbp",
+		"rsi",
+		"rdi",
+		"r8",
+		"r9",
+		"r10",
+		"r11",
+		"r12",
+		"r13",
+		"r14",
+		"r15",
+		"rip",
 	};
 	return reg >= 0 && reg <= RTL_NGPR ? names[reg] : "?";
 }

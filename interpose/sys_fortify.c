@@ -14,8 +14,7 @@
 
 extern void __chk_fail(void) __attribute__((noreturn));
 
-RTL_API ssize_t rtl_sys_read_chk(int fd, void *buf, size_t n, size_t buflen)
-	__asm__("__read_chk");
+RTL_API ssize_t rtl_sys_read_chk(int fd, void *buf, size_t n, size_t buflen) __asm__("__read_chk");
 ssize_t rtl_sys_read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
 	if (n > buflen)
@@ -80,8 +79,7 @@ size_t rtl_sys_fread_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *
 }
 
 RTL_API size_t rtl_sys_fread_unlocked_chk(void *buf, size_t buflen, size_t size,
-                                          size_t n, FILE *f)
-	__asm__("__fread_unlocked_chk");
+                                          size_t n, FILE *f) __asm__("__fread_unlocked_chk");
 size_t rtl_sys_fread_unlocked_chk(void *buf, size_t buflen, size_t size,
                                   size_t n, FILE *f)
 {
@@ -89,8 +87,7 @@ size_t rtl_sys_fread_unlocked_chk(void *buf, size_t buflen, size_t size,
 	return fread_unlocked(buf, size, n, f);
 }
 
-RTL_API char *rtl_sys_getcwd_chk(char *buf, size_t size, size_t buflen)
-	__asm__("__getcwd_chk");
+RTL_API char *rtl_sys_getcwd_chk(char *buf, size_t size, size_t buflen) __asm__("__getcwd_chk");
 char *rtl_sys_getcwd_chk(char *buf, size_t size, size_t buflen)
 {
 	if (size > buflen)
@@ -108,8 +105,7 @@ ssize_t rtl_sys_readlink_chk(const char *path, char *buf, size_t n, size_t bufle
 }
 
 RTL_API ssize_t rtl_sys_readlinkat_chk(int dfd, const char *path, char *buf,
-                                       size_t n, size_t buflen)
-	__asm__("__readlinkat_chk");
+                                       size_t n, size_t buflen) __asm__("__readlinkat_chk");
 ssize_t rtl_sys_readlinkat_chk(int dfd, const char *path, char *buf, size_t n,
                                size_t buflen)
 {
@@ -129,8 +125,7 @@ int rtl_sys_poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen
 
 RTL_API int rtl_sys_ppoll_chk(struct pollfd *fds, nfds_t nfds,
                               const struct timespec *timeout,
-                              const sigset_t *mask, size_t fdslen)
-	__asm__("__ppoll_chk");
+                              const sigset_t *mask, size_t fdslen) __asm__("__ppoll_chk");
 int rtl_sys_ppoll_chk(struct pollfd *fds, nfds_t nfds,
                       const struct timespec *timeout, const sigset_t *mask,
                       size_t fdslen)

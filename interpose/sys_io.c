@@ -37,7 +37,14 @@ static int iov_resolve(const struct iovec *iov, int cnt, int dir,
 
 /* The vector calls, slow path: kind picks the call. Kept out of line so the
  * fast path's frame holds no copy of a vector. */
-enum vec_call { V_READV, V_PREADV, V_PREADV2, V_WRITEV, V_PWRITEV, V_PWRITEV2 };
+enum vec_call {
+	V_READV,
+	V_PREADV,
+	V_PREADV2,
+	V_WRITEV,
+	V_PWRITEV,
+	V_PWRITEV2,
+};
 
 __attribute__((noinline)) static ssize_t vec_slow(enum vec_call kind, int fd,
                                                   const struct iovec *iov,
@@ -111,7 +118,7 @@ ssize_t rtl_sys_pread(int fd, void *buf, size_t n, off_t off)
 	return refused(buf, k) ? -1 : NEXT(pread)(fd, k, n, off);
 }
 extern RTL_API __typeof__(rtl_sys_pread) rtl_sys_pread64 __asm__("pread64")
-	__attribute__((alias("pread")));
+        __attribute__((alias("pread")));
 
 RTL_API ssize_t rtl_sys_readv(int fd, const struct iovec *iov, int cnt) __asm__("readv");
 ssize_t rtl_sys_readv(int fd, const struct iovec *iov, int cnt)
@@ -129,10 +136,10 @@ ssize_t rtl_sys_preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 	return vec_slow(V_PREADV, fd, iov, cnt, off, 0);
 }
 extern RTL_API __typeof__(rtl_sys_preadv) rtl_sys_preadv64 __asm__("preadv64")
-	__attribute__((alias("preadv")));
+        __attribute__((alias("preadv")));
 
 RTL_API ssize_t rtl_sys_preadv2(int fd, const struct iovec *iov, int cnt, off_t off,
-                        int flags) __asm__("preadv2");
+                                int flags) __asm__("preadv2");
 ssize_t rtl_sys_preadv2(int fd, const struct iovec *iov, int cnt, off_t off,
                         int flags)
 {
@@ -149,7 +156,7 @@ ssize_t rtl_sys_recv(int fd, void *buf, size_t n, int flags)
 }
 
 RTL_API ssize_t rtl_sys_recvfrom(int fd, void *buf, size_t n, int flags,
-                         struct sockaddr *addr, socklen_t *alen) __asm__("recvfrom");
+                                 struct sockaddr *addr, socklen_t *alen) __asm__("recvfrom");
 ssize_t rtl_sys_recvfrom(int fd, void *buf, size_t n, int flags,
                          struct sockaddr *addr, socklen_t *alen)
 {
@@ -200,7 +207,7 @@ ssize_t rtl_sys_pwrite(int fd, const void *buf, size_t n, off_t off)
 	return refused(buf, k) ? -1 : NEXT(pwrite)(fd, k, n, off);
 }
 extern RTL_API __typeof__(rtl_sys_pwrite) rtl_sys_pwrite64 __asm__("pwrite64")
-	__attribute__((alias("pwrite")));
+        __attribute__((alias("pwrite")));
 
 RTL_API ssize_t rtl_sys_writev(int fd, const struct iovec *iov, int cnt) __asm__("writev");
 ssize_t rtl_sys_writev(int fd, const struct iovec *iov, int cnt)
@@ -218,10 +225,10 @@ ssize_t rtl_sys_pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 	return vec_slow(V_PWRITEV, fd, iov, cnt, off, 0);
 }
 extern RTL_API __typeof__(rtl_sys_pwritev) rtl_sys_pwritev64 __asm__("pwritev64")
-	__attribute__((alias("pwritev")));
+        __attribute__((alias("pwritev")));
 
 RTL_API ssize_t rtl_sys_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
-                         int flags) __asm__("pwritev2");
+                                 int flags) __asm__("pwritev2");
 ssize_t rtl_sys_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
                          int flags)
 {
@@ -238,7 +245,7 @@ ssize_t rtl_sys_send(int fd, const void *buf, size_t n, int flags)
 }
 
 RTL_API ssize_t rtl_sys_sendto(int fd, const void *buf, size_t n, int flags,
-                       const struct sockaddr *addr, socklen_t alen) __asm__("sendto");
+                               const struct sockaddr *addr, socklen_t alen) __asm__("sendto");
 ssize_t rtl_sys_sendto(int fd, const void *buf, size_t n, int flags,
                        const struct sockaddr *addr, socklen_t alen)
 {

@@ -24,16 +24,14 @@ size_t rtl_sys_fread(void *buf, size_t size, size_t n, FILE *f)
 	return refused(buf, k) ? 0 : NEXT(fread)(k, size, n, f);
 }
 
-RTL_API size_t rtl_sys_fread_unlocked(void *buf, size_t size, size_t n, FILE *f)
-	__asm__("fread_unlocked");
+RTL_API size_t rtl_sys_fread_unlocked(void *buf, size_t size, size_t n, FILE *f) __asm__("fread_unlocked");
 size_t rtl_sys_fread_unlocked(void *buf, size_t size, size_t n, FILE *f)
 {
 	void *k = BUF(buf, bytes(size, n), WR);
 	return refused(buf, k) ? 0 : NEXT(fread_unlocked)(k, size, n, f);
 }
 
-RTL_API size_t rtl_sys_fwrite(const void *buf, size_t size, size_t n, FILE *f)
-	__asm__("fwrite");
+RTL_API size_t rtl_sys_fwrite(const void *buf, size_t size, size_t n, FILE *f) __asm__("fwrite");
 size_t rtl_sys_fwrite(const void *buf, size_t size, size_t n, FILE *f)
 {
 	const void *k = BUF(buf, bytes(size, n), RD);
@@ -63,8 +61,7 @@ char *rtl_sys_getcwd(char *buf, size_t size)
 	return NEXT(getcwd)(k, size) ? buf : NULL;
 }
 
-RTL_API ssize_t rtl_sys_readlink(const char *path, char *buf, size_t n)
-	__asm__("readlink");
+RTL_API ssize_t rtl_sys_readlink(const char *path, char *buf, size_t n) __asm__("readlink");
 ssize_t rtl_sys_readlink(const char *path, char *buf, size_t n)
 {
 	char *k = BUF(buf, n, WR);
@@ -72,8 +69,7 @@ ssize_t rtl_sys_readlink(const char *path, char *buf, size_t n)
 	return refused(buf, k) || refused(path, kp) ? -1 : NEXT(readlink)(kp, k, n);
 }
 
-RTL_API ssize_t rtl_sys_readlinkat(int dfd, const char *path, char *buf, size_t n)
-	__asm__("readlinkat");
+RTL_API ssize_t rtl_sys_readlinkat(int dfd, const char *path, char *buf, size_t n) __asm__("readlinkat");
 ssize_t rtl_sys_readlinkat(int dfd, const char *path, char *buf, size_t n)
 {
 	char *k = BUF(buf, n, WR);

@@ -27,15 +27,46 @@ __attribute__((constructor)) void rtl_sys_resolve(void)
 	if (rtl_sys_next.read)
 		return;
 #define RESOLVE(name) (*(void **)&rtl_sys_next.name = next(#name))
-	RESOLVE(pread); RESOLVE(readv); RESOLVE(preadv); RESOLVE(preadv2);
-	RESOLVE(write); RESOLVE(pwrite); RESOLVE(writev); RESOLVE(pwritev); RESOLVE(pwritev2);
-	RESOLVE(recv); RESOLVE(recvfrom); RESOLVE(recvmsg); RESOLVE(send); RESOLVE(sendto);
-	RESOLVE(sendmsg); RESOLVE(getdents64); RESOLVE(fstat); RESOLVE(stat); RESOLVE(lstat);
-	RESOLVE(fstatat); RESOLVE(statx); RESOLVE(getrandom); RESOLVE(clock_gettime);
-	RESOLVE(gettimeofday); RESOLVE(pipe); RESOLVE(pipe2); RESOLVE(socketpair);
-	RESOLVE(poll); RESOLVE(ppoll); RESOLVE(select); RESOLVE(pselect); RESOLVE(epoll_wait);
-	RESOLVE(epoll_pwait); RESOLVE(fread); RESOLVE(fread_unlocked); RESOLVE(fwrite);
-	RESOLVE(fwrite_unlocked); RESOLVE(getcwd); RESOLVE(readlink); RESOLVE(readlinkat);
+	RESOLVE(pread);
+	RESOLVE(readv);
+	RESOLVE(preadv);
+	RESOLVE(preadv2);
+	RESOLVE(write);
+	RESOLVE(pwrite);
+	RESOLVE(writev);
+	RESOLVE(pwritev);
+	RESOLVE(pwritev2);
+	RESOLVE(recv);
+	RESOLVE(recvfrom);
+	RESOLVE(recvmsg);
+	RESOLVE(send);
+	RESOLVE(sendto);
+	RESOLVE(sendmsg);
+	RESOLVE(getdents64);
+	RESOLVE(fstat);
+	RESOLVE(stat);
+	RESOLVE(lstat);
+	RESOLVE(fstatat);
+	RESOLVE(statx);
+	RESOLVE(getrandom);
+	RESOLVE(clock_gettime);
+	RESOLVE(gettimeofday);
+	RESOLVE(pipe);
+	RESOLVE(pipe2);
+	RESOLVE(socketpair);
+	RESOLVE(poll);
+	RESOLVE(ppoll);
+	RESOLVE(select);
+	RESOLVE(pselect);
+	RESOLVE(epoll_wait);
+	RESOLVE(epoll_pwait);
+	RESOLVE(fread);
+	RESOLVE(fread_unlocked);
+	RESOLVE(fwrite);
+	RESOLVE(fwrite_unlocked);
+	RESOLVE(getcwd);
+	RESOLVE(readlink);
+	RESOLVE(readlinkat);
 	RESOLVE(read); /* last: marks the table complete */
 #undef RESOLVE
 }

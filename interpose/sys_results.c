@@ -13,7 +13,7 @@ int rtl_sys_fstat(int fd, struct stat *st)
 	return refused(st, k) ? -1 : NEXT(fstat)(fd, k);
 }
 extern RTL_API __typeof__(rtl_sys_fstat) rtl_sys_fstat64 __asm__("fstat64")
-	__attribute__((alias("fstat")));
+        __attribute__((alias("fstat")));
 
 RTL_API int rtl_sys_stat(const char *path, struct stat *st) __asm__("stat");
 int rtl_sys_stat(const char *path, struct stat *st)
@@ -23,7 +23,7 @@ int rtl_sys_stat(const char *path, struct stat *st)
 	return refused(st, k) || refused(path, kp) ? -1 : NEXT(stat)(kp, k);
 }
 extern RTL_API __typeof__(rtl_sys_stat) rtl_sys_stat64 __asm__("stat64")
-	__attribute__((alias("stat")));
+        __attribute__((alias("stat")));
 
 RTL_API int rtl_sys_lstat(const char *path, struct stat *st) __asm__("lstat");
 int rtl_sys_lstat(const char *path, struct stat *st)
@@ -33,7 +33,7 @@ int rtl_sys_lstat(const char *path, struct stat *st)
 	return refused(st, k) || refused(path, kp) ? -1 : NEXT(lstat)(kp, k);
 }
 extern RTL_API __typeof__(rtl_sys_lstat) rtl_sys_lstat64 __asm__("lstat64")
-	__attribute__((alias("lstat")));
+        __attribute__((alias("lstat")));
 
 RTL_API int rtl_sys_fstatat(int dfd, const char *path, struct stat *st, int flags) __asm__("fstatat");
 int rtl_sys_fstatat(int dfd, const char *path, struct stat *st, int flags)
@@ -43,10 +43,10 @@ int rtl_sys_fstatat(int dfd, const char *path, struct stat *st, int flags)
 	return refused(st, k) || refused(path, kp) ? -1 : NEXT(fstatat)(dfd, kp, k, flags);
 }
 extern RTL_API __typeof__(rtl_sys_fstatat) rtl_sys_fstatat64 __asm__("fstatat64")
-	__attribute__((alias("fstatat")));
+        __attribute__((alias("fstatat")));
 
 RTL_API int rtl_sys_statx(int dfd, const char *path, int flags, unsigned mask,
-                  struct statx *stx) __asm__("statx");
+                          struct statx *stx) __asm__("statx");
 int rtl_sys_statx(int dfd, const char *path, int flags, unsigned mask,
                   struct statx *stx)
 {
@@ -100,7 +100,7 @@ int rtl_sys_poll(struct pollfd *fds, nfds_t n, int timeout)
 }
 
 RTL_API int rtl_sys_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
-                  const sigset_t *mask) __asm__("ppoll");
+                          const sigset_t *mask) __asm__("ppoll");
 int rtl_sys_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
                   const sigset_t *mask)
 {
@@ -135,7 +135,7 @@ int rtl_sys_select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 }
 
 RTL_API int rtl_sys_pselect(int n, fd_set *r, fd_set *w, fd_set *e,
-                    const struct timespec *ts, const sigset_t *mask) __asm__("pselect");
+                            const struct timespec *ts, const sigset_t *mask) __asm__("pselect");
 int rtl_sys_pselect(int n, fd_set *r, fd_set *w, fd_set *e,
                     const struct timespec *ts, const sigset_t *mask)
 {
@@ -154,7 +154,7 @@ int rtl_sys_epoll_wait(int ep, struct epoll_event *ev, int max, int timeout)
 }
 
 RTL_API int rtl_sys_epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
-                        const sigset_t *mask) __asm__("epoll_pwait");
+                                const sigset_t *mask) __asm__("epoll_pwait");
 int rtl_sys_epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
                         const sigset_t *mask)
 {
@@ -163,4 +163,3 @@ int rtl_sys_epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
 	return refused(ev, k) || refused(mask, km) ? -1
 	                                           : NEXT(epoll_pwait)(ep, k, max, timeout, km);
 }
-

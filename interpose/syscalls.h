@@ -17,8 +17,8 @@
 #include "access.h"
 #include "rtl/region.h"
 
-#define RD 0 /* the kernel reads the buffer */
-#define WR 1 /* the kernel writes it */
+#define RD 0         /* the kernel reads the buffer */
+#define WR 1         /* the kernel writes it */
 #define MAX_IOV 1024 /* IOV_MAX */
 
 /* The next definitions, resolved at load (never in a handler). */
@@ -67,7 +67,6 @@ struct rtl_sys_next {
 };
 extern struct rtl_sys_next rtl_sys_next;
 
-
 /* Fill rtl_sys_next; idempotent. */
 void rtl_sys_resolve(void);
 
@@ -91,6 +90,5 @@ static inline const char *path_arg(const char *path)
 		return path;
 	return rtl_access_resolve(path, 1, RD); /* the region holding it */
 }
-
 
 #endif

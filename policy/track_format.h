@@ -66,8 +66,8 @@ enum rtl_track_tag {
 #define RTL_TRACK_LIMIT_MAPS_AT_START "maps_at_start"
 #define RTL_TRACK_LIMIT_SITE_OVERFLOW "site_overflow"
 #define RTL_TRACK_LIMIT_EPOCHS_DROPPED "epochs_dropped"
-#define RTL_TRACK_LIMIT_EVENTS "events"                 /* traps the ring saw */
+#define RTL_TRACK_LIMIT_EVENTS "events" /* traps the ring saw */
 #define RTL_TRACK_LIMIT_STACKS_DROPPED "stacks_dropped"
-#define RTL_TRACK_LIMIT_EPOCH_OPEN "last_epoch_open"   /* died before closing it */
+#define RTL_TRACK_LIMIT_EPOCH_OPEN "last_epoch_open" /* died before closing it */
 
 #endif

@@ -129,7 +129,7 @@ static void set_int(json_t *o, const char *k, uint64_t v)
 }
 
 static void note(struct run *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+        __attribute__((format(printf, 2, 3)));
 static void note(struct run *r, const char *fmt, ...)
 {
 	char buf[200];
@@ -426,7 +426,8 @@ static int top_by_traps(const void *a, const void *b)
 	const struct top *x = a, *y = b;
 	uint64_t tx = x->rd + x->wr, ty = y->rd + y->wr;
 
-	return tx < ty ? 1 : tx > ty ? -1 : 0;
+	return tx < ty ? 1 : tx > ty ? -1
+	                             : 0;
 }
 
 static json_t *top_regions(struct run *r)
@@ -459,7 +460,8 @@ static void name_events(struct run *r)
 	size_t i;
 	uint64_t seen = limit(r, RTL_TRACK_LIMIT_EVENTS), n;
 
-	json_array_foreach(r->events, i, e) {
+	json_array_foreach(r->events, i, e)
+	{
 		uint32_t slot = (uint32_t)json_integer_value(json_object_get(e, "site"));
 
 		json_object_set_new(e, "site", json_string(slot_name(r, slot)));
@@ -474,7 +476,8 @@ static int stack_by_count(const void *a, const void *b)
 {
 	const struct stack *x = a, *y = b;
 
-	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+	return x->count < y->count ? 1 : x->count > y->count ? -1
+	                                                     : 0;
 }
 
 static json_t *backtraces(struct run *r)
@@ -517,7 +520,8 @@ static void limit_notes(struct run *r)
 		     (unsigned long long)v);
 	if ((v = limit(r, RTL_TRACK_LIMIT_FALLBACK_FULL)))
 		note(r, "rtl's views or records were full: %llu selected allocations "
-		        "left to the system allocator", (unsigned long long)v);
+		        "left to the system allocator",
+		     (unsigned long long)v);
 	if (limit(r, RTL_TRACK_LIMIT_ALIAS_HIT))
 		note(r, "stopped selecting alias objects at %llu live (vm.max_map_count "
 		        "= %lld, %lld mappings at start)",
@@ -533,7 +537,8 @@ static void limit_notes(struct run *r)
 		     (long long)limit(r, RTL_TRACK_LIMIT_MAPS_AT_START));
 	if ((v = limit(r, RTL_TRACK_LIMIT_SITE_OVERFLOW)))
 		note(r, "%llu allocations found the site table full and are under "
-		        "(other sites)", (unsigned long long)v);
+		        "(other sites)",
+		     (unsigned long long)v);
 	if (r->status == RTL_TRACK_STATUS_UNKNOWN)
 		note(r, "exit status unknown (the program did not start through "
 		        "__libc_start_main)");

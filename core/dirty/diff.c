@@ -58,7 +58,7 @@ ssize_t region_diff(void *addr, rtl_run_t *runs, size_t max)
 		return -1;
 	if (d->has_twin)
 		n = rtl_diff_scan(rtl_dirty_contents(f.r), d->twin, f.r->size,
-		         max ? collect_run : NULL, &c);
+		                  max ? collect_run : NULL, &c);
 	rtl_lock_release(&f.r->lock);
 	if (max && n > max) {
 		errno = ENOSPC;
@@ -118,7 +118,7 @@ int region_diff_apply(void *addr, const void *buf, size_t len)
 	/* Checked again while copying: if buf changed meanwhile (the caller's
 	 * race), the copy stops at the first bad run and stays in bounds. */
 	ok = rtl_diff_walk(buf, len, size, rtl_dirty_contents(f.r),
-	          d && d->has_twin ? d->twin : NULL);
+	                   d && d->has_twin ? d->twin : NULL);
 	rtl_lock_release(&f.r->lock);
 	if (ok < 0) {
 		errno = EINVAL;

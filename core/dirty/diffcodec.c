@@ -13,7 +13,7 @@
 #include "rtl/region.h"
 
 #define VERSION 1
-#define FIXED 6 /* magic, version, flags; the unit's size follows */
+#define FIXED 6   /* magic, version, flags; the unit's size follows */
 #define TRAILER 2 /* the end mark: gap 0, length 0 */
 static const unsigned char magic[4] = { 'R', 'T', 'L', 'D' };
 
@@ -38,7 +38,7 @@ static inline int all_bytes_set(uint64_t x)
  * found byte by byte. Stops early if fn returns non-zero. Returns the number
  * of runs. */
 size_t rtl_diff_scan(const unsigned char *cur, const unsigned char *old,
-                   size_t n, run_fn fn, void *ctx)
+                     size_t n, run_fn fn, void *ctx)
 {
 	size_t i = 0, runs = 0;
 
@@ -184,7 +184,7 @@ ssize_t rtl_diff_encode(const unsigned char *cur, const unsigned char *twin,
  * -1 at the first thing wrong. Never reads outside [buf, buf + len) nor
  * writes outside [dst, dst + size). */
 int rtl_diff_walk(const unsigned char *buf, size_t len, uint64_t size,
-                unsigned char *dst, unsigned char *twin)
+                  unsigned char *dst, unsigned char *twin)
 {
 	const unsigned char *p = buf + FIXED, *end = buf + len;
 	uint64_t pos = 0, got;

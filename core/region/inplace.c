@@ -114,8 +114,7 @@ static void unset(struct rtl_region *r, int home)
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 	else
 		set_pages(r, home, home, 0);
-	__atomic_store_n(&r->flags, r->flags & ~(RTL_REGION_IN_PLACE |
-	                                         3u << RTL_REGION_HOME_SHIFT),
+	__atomic_store_n(&r->flags, r->flags & ~(RTL_REGION_IN_PLACE | 3u << RTL_REGION_HOME_SHIFT),
 	                 __ATOMIC_RELEASE);
 }
 

@@ -18,8 +18,10 @@ struct rtl_pool {
 	pthread_mutex_t mu;
 };
 
-#define RTL_POOL_INIT(size)                                                    \
-	{ .objsize = (size), .mu = PTHREAD_MUTEX_INITIALIZER }
+#define RTL_POOL_INIT(size)                                        \
+	{                                                          \
+		.objsize = (size), .mu = PTHREAD_MUTEX_INITIALIZER \
+	}
 
 void *rtl_pool_get(struct rtl_pool *p); /* zeroed object, or NULL (ENOMEM) */
 void rtl_pool_put(struct rtl_pool *p, void *obj);

@@ -14,9 +14,9 @@
 
 struct rtl_ptr {
 	void **var;
-	struct rtl_region *region;      /* NULL: unbounded */
-	struct rtl_ptr *next, *prev;    /* in region->bptrs or unbounded */
-	UT_hash_handle hh;              /* in by_var */
+	struct rtl_region *region;   /* NULL: unbounded */
+	struct rtl_ptr *next, *prev; /* in region->bptrs or unbounded */
+	UT_hash_handle hh;           /* in by_var */
 };
 
 pthread_mutex_t rtl_registry_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -152,7 +152,7 @@ void rtl_regions_after_fork(void)
 			/* Sharing memory with the parent would be silent
 			 * corruption (as in fork.c). */
 			static const char msg[] = "rtl: fork: cannot protect a "
-				"region in place in the child; aborting the child\n";
+			                          "region in place in the child; aborting the child\n";
 			write(2, msg, sizeof(msg) - 1);
 			abort();
 		}

@@ -62,8 +62,8 @@ struct rtl_region *rtl_rmap_get(uint64_t off)
 	if (!(e & TAG_SUB))
 		return (struct rtl_region *)e;
 	return atomic_load_explicit(
-	    &((struct subtable *)(e & ~TAG_SUB))->g[(off >> GRAN_SHIFT) & (GRANS - 1)],
-	    memory_order_acquire);
+	        &((struct subtable *)(e & ~TAG_SUB))->g[(off >> GRAN_SHIFT) & (GRANS - 1)],
+	        memory_order_acquire);
 }
 
 /* Set granules [glo, ghi) of a shared page to r (or clear them, r NULL). */

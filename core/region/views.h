@@ -14,7 +14,11 @@
 
 #include "export.h"
 
-enum rtl_view { RTL_VIEW_NONE = 0, RTL_VIEW_RO = 1, RTL_VIEW_RW = 2 };
+enum rtl_view {
+	RTL_VIEW_NONE = 0,
+	RTL_VIEW_RO = 1,
+	RTL_VIEW_RW = 2,
+};
 
 /* Regions start and end on granules: the region map's resolution inside a
  * page, the extent allocator's smallest block, and the alignment that keeps
@@ -37,7 +41,7 @@ static inline int rtl_view_of(uintptr_t a)
 	uintptr_t d = a - rtl_views.base; /* wraps for a < base */
 	if (d >= RTL_NVIEWS * rtl_views.size)
 		return -1;
-	return d < rtl_views.size ? RTL_VIEW_NONE
+	return d < rtl_views.size       ? RTL_VIEW_NONE
 	       : d < 2 * rtl_views.size ? RTL_VIEW_RO
 	                                : RTL_VIEW_RW;
 }

@@ -51,7 +51,8 @@ void rtl_fork_child(void)
 	if (rtl_views_fork_child() < 0) {
 		/* Sharing memory with the parent would be silent corruption. */
 		fputs("rtl: fork: cannot give the child its own copy of the "
-		      "views; aborting the child\n", stderr);
+		      "views; aborting the child\n",
+		      stderr);
 		abort();
 	}
 	if (copied[0] >= 0) {

@@ -42,7 +42,8 @@ fail:
 	init_errno = errno ? errno : ENOMEM;
 	if (step[0] == 'v' && init_errno == EINVAL)
 		fprintf(stderr, "rtl: cannot start: RTL_ARENA_SIZE=%s is not a size "
-		                "between 1M and 16T\n", getenv("RTL_ARENA_SIZE"));
+		                "between 1M and 16T\n",
+		        getenv("RTL_ARENA_SIZE"));
 	else
 		fprintf(stderr, "rtl: cannot start: %s: %s\n", step,
 		        strerror(init_errno));

@@ -72,7 +72,7 @@ int rtl_foreign_sigaction(const struct sigaction *act, struct sigaction *old)
 void rtl_foreign_pass_on(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction prev =
-		actions[atomic_load_explicit(&cur, memory_order_acquire)];
+	        actions[atomic_load_explicit(&cur, memory_order_acquire)];
 	sigset_t mask, old;
 
 	RTL_COUNT(foreign);

@@ -48,7 +48,7 @@ static int resolve_region(struct rtl_found *f, uintptr_t first, int write)
 	/* A mixed region has no protection to consult: refuse unless the
 	 * handler settled it with region_protect. */
 	return !atomic_load(&r->mixed) &&
-	               rtl_view_allows(atomic_load(&r->view), write)
+	                       rtl_view_allows(atomic_load(&r->view), write)
 	               ? 0
 	               : -1;
 }

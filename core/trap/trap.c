@@ -266,16 +266,20 @@ static void in_place_trap(struct trap *t, region_handler_t h)
 		rtl_inplace_resync(r);
 		return;
 	}
-	if (!h)
-		return rtl_trap_die(t, "unhandled region trap (no handler)");
+	if (!h) {
+		rtl_trap_die(t, "unhandled region trap (no handler)");
+		return;
+	}
 	call_handler(t, h);
 	if (rtl_region_home(r) != t->f.view) {
 		/* The kernel refused the mprotect (out of mappings): r moves
 		 * pointers now, like any region. */
 		int cv = atomic_load(&r->view);
 
-		if (!rtl_view_allows(cv, t->write))
-			return rtl_trap_die(t, "region trap not granted by its handler");
+		if (!rtl_view_allows(cv, t->write)) {
+			rtl_trap_die(t, "region trap not granted by its handler");
+			return;
+		}
 		move_view(t, r, t->f.view, cv);
 		if (!resolved(t))
 			rtl_trap_die_unresolved(t, 0);
@@ -285,7 +289,7 @@ static void in_place_trap(struct trap *t, region_handler_t h)
 	 * instruction then meets that protection as a new trap. */
 	if (!t->granted &&
 	    !rtl_view_allows(rtl_region_view_at(r, t->f.view), t->write))
-		return rtl_trap_die(t, "region trap not granted by its handler");
+		rtl_trap_die(t, "region trap not granted by its handler");
 }
 
 static region_handler_t handler_of(const struct rtl_region *r)
@@ -304,14 +308,19 @@ static void region_trap(struct trap *t)
 	if (rtl_region_home(r) == t->f.view) {
 		if (t->write)
 			rtl_dirty_write_trap(&t->f);
-		return in_place_trap(t, handler_of(r));
+		in_place_trap(t, handler_of(r));
+		return;
 	}
-	if (t->have_insn && (t->insn.flags & RTL_INSN_UNSUPPORTED))
-		return rtl_trap_die(t, "trap by an instruction rtl cannot swizzle (vector "
-		              "addresses: gather or scatter)");
-	if (!write_in_span(t))
-		return rtl_trap_die(t, "write crossing the end of the region it is checked "
-		              "against (into a neighbour or free space)");
+	if (t->have_insn && (t->insn.flags & RTL_INSN_UNSUPPORTED)) {
+		rtl_trap_die(t, "trap by an instruction rtl cannot swizzle (vector "
+		                "addresses: gather or scatter)");
+		return;
+	}
+	if (!write_in_span(t)) {
+		rtl_trap_die(t, "write crossing the end of the region it is checked "
+		                "against (into a neighbour or free space)");
+		return;
+	}
 	if (t->write) /* a tracked region's twin, before its handler runs */
 		rtl_dirty_write_trap(&t->f);
 	cv = atomic_load(&r->view);
@@ -324,13 +333,17 @@ static void region_trap(struct trap *t)
 		return;
 	}
 	h = handler_of(r);
-	if (!h)
-		return rtl_trap_die(t, "unhandled region trap (no handler)");
+	if (!h) {
+		rtl_trap_die(t, "unhandled region trap (no handler)");
+		return;
+	}
 	call_handler(t, h);
 	if (!atomic_load(&r->mixed)) {
 		cv = atomic_load(&r->view);
-		if (!rtl_view_allows(cv, t->write))
-			return rtl_trap_die(t, "region trap not granted by its handler");
+		if (!rtl_view_allows(cv, t->write)) {
+			rtl_trap_die(t, "region trap not granted by its handler");
+			return;
+		}
 		move_view(t, r, t->f.view, cv);
 	}
 	if (!resolved(t))

@@ -34,8 +34,8 @@ static void describe(struct rtl_diag *d, const struct trap *t)
 		rtl_diag_str(d, prot_name(t->f.view));
 		rtl_diag_str(d, " view; region protection ");
 		rtl_diag_str(d, atomic_load(&r->mixed)
-		                    ? "mixed (MAP2)"
-		                    : prot_name(atomic_load(&r->view)));
+		                        ? "mixed (MAP2)"
+		                        : prot_name(atomic_load(&r->view)));
 	}
 	rtl_diag_str(d, "\nrtl:   instruction: ");
 	rtl_diag_str(d, t->have_insn ? t->insn.text : "(not decoded)");
@@ -69,9 +69,9 @@ void rtl_trap_die_unresolved(struct trap *t, int mixed)
 		rtl_trap_die(t, "region trap not granted by its handler (MAP2 region)");
 	else if (t->ambiguous)
 		rtl_trap_die(t, "trap through base + index where neither register points "
-		       "into the region and rtl cannot tell which one holds a "
-		       "difference of pointers");
+		                "into the region and rtl cannot tell which one holds a "
+		                "difference of pointers");
 	else
 		rtl_trap_die(t, "trap that no register explains (the address was not "
-		       "formed from a register pointing into the region)");
+		                "formed from a register pointing into the region)");
 }

@@ -19,7 +19,10 @@ struct rtl_lock {
 	_Atomic uintptr_t owner; /* 0: free; otherwise the holder's thread */
 };
 
-#define RTL_LOCK_INIT { 0 }
+#define RTL_LOCK_INIT \
+	{             \
+		0     \
+	}
 
 static inline uintptr_t rtl_lock_self(void)
 {

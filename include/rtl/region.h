@@ -185,13 +185,13 @@ RTL_API int region_protect_in_place(void *addr, int prot);
 /* ---- Statistics ---- */
 
 struct region_stats {
-	uint64_t traps;             /* faults in rtl's views */
-	uint64_t handler_calls;     /* region handlers run */
-	uint64_t stale_traps;       /* resolved by swizzling alone */
-	uint64_t protects;          /* successful region_protect calls */
-	uint64_t regions;           /* live regions */
-	uint64_t foreign;           /* SIGSEGVs passed to the previous handler */
-	uint64_t decode_hits;       /* decode cache */
+	uint64_t traps;         /* faults in rtl's views */
+	uint64_t handler_calls; /* region handlers run */
+	uint64_t stale_traps;   /* resolved by swizzling alone */
+	uint64_t protects;      /* successful region_protect calls */
+	uint64_t regions;       /* live regions */
+	uint64_t foreign;       /* SIGSEGVs passed to the previous handler */
+	uint64_t decode_hits;   /* decode cache */
 	uint64_t decode_misses;
 	uint64_t trap_ns;           /* time in rtl's SIGSEGV handler on faults
 	                             * in the views (outermost traps), while

@@ -47,7 +47,9 @@ static void count_allocation(void)
 
 	if (!s) {
 		s = atomic_fetch_add_explicit(&next_stripe, 1,
-		                              memory_order_relaxed) % STRIPES + 1;
+		                              memory_order_relaxed) %
+		            STRIPES +
+		    1;
 		my_stripe = s;
 	}
 	atomic_fetch_add_explicit(&seen[s - 1].n, 1, memory_order_relaxed);
@@ -184,7 +186,8 @@ const struct rtl_choice *rtl_select(size_t size, const void *caller,
 		}
 		if (r->sample > 1 &&
 		    atomic_fetch_add_explicit(&rt->matched, 1,
-		                              memory_order_relaxed) % r->sample)
+		                              memory_order_relaxed) %
+		            r->sample)
 			return NULL; /* first match wins, sampled out or not */
 		if (rt->choice.mechanism == RTL_MECH_ALIAS && !rtl_alias_room()) {
 			rtl_select_fallback(&rt->choice, RTL_FALLBACK_MAPS);

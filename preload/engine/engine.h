@@ -23,8 +23,8 @@ struct rtl_engine {
 	struct rtl_policy policy;
 	struct rtl_rule_rt rules[RTL_POLICY_MAX_RULES];
 	char report[RTL_POLICY_PATH_MAX]; /* template, after RTL_REPORT */
-	int needs_site;  /* a rule has a site glob */
-	int names_early; /* resolve site names at allocation (log, abort) */
+	int needs_site;                   /* a rule has a site glob */
+	int names_early;                  /* resolve site names at allocation (log, abort) */
 	int any_alias, any_dirty, any_epoch;
 	uint64_t start_ns;
 };

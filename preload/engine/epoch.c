@@ -151,7 +151,9 @@ static void push(void)
 	rtl_lock_acquire(&acc_lock);
 	if (nlist < MAX_EPOCHS)
 		list[nlist++] = (struct rtl_epoch){
-			rtl_now_ns() - rtl_engine.start_ns, acc_regions, acc_diff,
+			rtl_now_ns() - rtl_engine.start_ns,
+			acc_regions,
+			acc_diff,
 			acc_pages,
 		};
 	else

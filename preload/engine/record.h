@@ -11,21 +11,21 @@
 #include "lock.h"
 
 struct rtl_rec {
-	_Atomic uint32_t next;  /* free list: index + 1 */
+	_Atomic uint32_t next; /* free list: index + 1 */
 	_Atomic uint8_t live;
-	uint8_t mech;           /* RTL_MECH_* */
+	uint8_t mech;             /* RTL_MECH_* */
 	_Atomic uint8_t in_place; /* swizzle: protected in place (heap.c) */
 	uint16_t rule;
-	uint32_t site;          /* stats slot (site.c) */
-	uint32_t pages;         /* alias: pages of its mapping */
+	uint32_t site;  /* stats slot (site.c) */
+	uint32_t pages; /* alias: pages of its mapping */
 	size_t size;
-	void *rw;               /* first byte in the RW view */
-	uintptr_t alias;        /* alias: page-aligned start of the mapping */
+	void *rw;        /* first byte in the RW view */
+	uintptr_t alias; /* alias: page-aligned start of the mapping */
 	_Atomic uint32_t read_traps, write_traps;
-	_Atomic int prot;       /* alias: current protection of the mapping */
-	_Atomic int written;    /* dirty: written since the last epoch */
-	struct rtl_lock lock;   /* alias: mapping and twin changes */
-	void *twin;             /* alias with dirty: contents at first write */
+	_Atomic int prot;     /* alias: current protection of the mapping */
+	_Atomic int written;  /* dirty: written since the last epoch */
+	struct rtl_lock lock; /* alias: mapping and twin changes */
+	void *twin;           /* alias with dirty: contents at first write */
 };
 
 int rtl_rec_init(uint64_t cap);
@@ -33,8 +33,8 @@ struct rtl_rec *rtl_rec_new(void); /* NULL when the pool is exhausted */
 void rtl_rec_free(struct rtl_rec *rec);
 struct rtl_rec *rtl_rec_at(uint32_t index); /* signal handler */
 uint32_t rtl_rec_index(const struct rtl_rec *rec);
-uint32_t rtl_rec_count(void); /* records ever used: iterate [0, count) */
-void rtl_rec_lock(struct rtl_rec *rec);   /* spin; signal handler */
+uint32_t rtl_rec_count(void);           /* records ever used: iterate [0, count) */
+void rtl_rec_lock(struct rtl_rec *rec); /* spin; signal handler */
 void rtl_rec_unlock(struct rtl_rec *rec);
 
 /* The regions with the most traps, freed ones included, unsorted, at most

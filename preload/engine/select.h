@@ -46,7 +46,11 @@ const struct rtl_choice *rtl_select(size_t size, const void *caller,
 /* The allocation was selected but the next allocator served it (views
  * full, max_regions): for the report. */
 void rtl_select_fallback(const struct rtl_choice *c, int why);
-enum { RTL_FALLBACK_FULL, RTL_FALLBACK_MAX_REGIONS, RTL_FALLBACK_MAPS };
+enum {
+	RTL_FALLBACK_FULL,
+	RTL_FALLBACK_MAX_REGIONS,
+	RTL_FALLBACK_MAPS,
+};
 
 /* At exit: the report, if the policy asks for one. status: the exit
  * status, or -1 if unknown. */

@@ -37,7 +37,7 @@ struct rtl_site_stats {
 };
 uint32_t rtl_site_slot(uint32_t cs, int rule);
 struct rtl_site_stats *rtl_site_stats(uint32_t slot, uint32_t *cs, int *rule);
-uint32_t rtl_site_slots(void);          /* slots in use, slot 0 included */
+uint32_t rtl_site_slots(void);         /* slots in use, slot 0 included */
 uint32_t rtl_site_slot_at(uint32_t k); /* the k-th of them, k < slots */
 void rtl_site_forked(void);
 extern _Atomic uint64_t rtl_site_overflow; /* allocations not given a site */

@@ -38,10 +38,10 @@
 #define PAGE 4096u
 #define SMALL 32 /* free lists by exact page count up to this */
 
-static _Atomic uintptr_t base;        /* the reservation; 0 until made */
+static _Atomic uintptr_t base; /* the reservation; 0 until made */
 static size_t span;
-static _Atomic uint32_t *pagemap;     /* per alias page: record index + 1 */
-static uintptr_t rw_base;             /* the RW view; file offset 0 */
+static _Atomic uint32_t *pagemap; /* per alias page: record index + 1 */
+static uintptr_t rw_base;         /* the RW view; file offset 0 */
 
 /* Virtual space for aliases: a bump pointer, then free lists (under a
  * spin flag: only the allocation path and fork take it). */
@@ -49,9 +49,12 @@ static struct rtl_lock va_lock = RTL_LOCK_INIT;
 static uintptr_t bump;
 static uintptr_t *small_free[SMALL + 1];
 static uint32_t nsmall[SMALL + 1], small_cap;
-static struct { uintptr_t va; uint32_t pages; } *big_free;
+struct big_range {
+	uintptr_t va;
+	uint32_t pages;
+};
+static struct big_range *big_free;
 static uint32_t nbig;
-
 
 /* ---- virtual space ---- */
 
@@ -92,7 +95,7 @@ static void va_free(uintptr_t va, uint32_t pages)
 	if (pages <= SMALL && nsmall[pages] < small_cap)
 		small_free[pages][nsmall[pages]++] = va;
 	else if (pages > SMALL && nbig < small_cap)
-		big_free[nbig++] = (typeof(*big_free)){ va, pages };
+		big_free[nbig++] = (struct big_range){ va, pages };
 	/* else: leaked virtual space, never reused */
 	rtl_lock_release(&va_lock);
 }

@@ -34,7 +34,7 @@ extern void (*rtl_je_malloc_message)(void *, const char *);
  * passes MALLOCX_TCACHE_NONE anyway), one automatic arena (never used), no
  * background threads. */
 const char *rtl_je_malloc_conf =
-	"tcache:false,narenas:1,background_thread:false";
+        "tcache:false,narenas:1,background_thread:false";
 
 #define MAX_ARENAS 8
 
@@ -190,7 +190,8 @@ int rtl_arena_init(void)
 		if (rtl_je_mallctl(name, &small_max, &sz, NULL, 0) != 0)
 			small_max = SIZE_MAX;
 	}
-	narenas = ncpu < 1 ? 1 : ncpu > MAX_ARENAS ? MAX_ARENAS : (unsigned)ncpu;
+	narenas = ncpu < 1 ? 1 : ncpu > MAX_ARENAS ? MAX_ARENAS
+	                                           : (unsigned)ncpu;
 	for (unsigned i = 0; i < narenas; i++)
 		if (create_arena(&arena_ind[i]) < 0)
 			return -1;
@@ -204,7 +205,9 @@ static int flags_for(size_t align)
 
 	if (!a) {
 		a = atomic_fetch_add_explicit(&next_arena, 1,
-		                              memory_order_relaxed) % narenas + 1;
+		                              memory_order_relaxed) %
+		            narenas +
+		    1;
 		my_arena = a;
 	}
 	return MALLOCX_ARENA(arena_ind[a - 1]) | MALLOCX_TCACHE_NONE |

@@ -140,7 +140,8 @@ static void count_new(size_t size, const struct rtl_choice *c, uint32_t site)
 	atomic_fetch_add_explicit(&rtl_heap_stats.selected, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&rtl_heap_stats.bytes, size, memory_order_relaxed);
 	live = atomic_fetch_add_explicit(&rtl_heap_stats.live, 1,
-	                                 memory_order_relaxed) + 1;
+	                                 memory_order_relaxed) +
+	       1;
 	peak = atomic_load_explicit(&rtl_totals.peak, memory_order_relaxed);
 	while (live > peak &&
 	       !atomic_compare_exchange_weak(&rtl_totals.peak, &peak, live))
@@ -239,7 +240,7 @@ int rtl_heap_find(const void *p, struct rtl_obj *o)
 	if (rtl_alias_owns(p)) {
 		rec = rtl_alias_find(p);
 		if (!rec || (uintptr_t)p != rec->alias +
-		                                ((uintptr_t)rec->rw & 4095))
+		                                    ((uintptr_t)rec->rw & 4095))
 			return -1;
 		o->rw = rec->rw;
 		o->size = rec->size;
@@ -312,7 +313,7 @@ void *rtl_heap_resize(const struct rtl_obj *o, size_t size,
 		 * the program's pointer may be in a view that now traps with
 		 * no region behind it. Nothing sane remains to do. */
 		static const char msg[] =
-			"rtl: realloc: out of memory for region metadata\n";
+		        "rtl: realloc: out of memory for region metadata\n";
 		write(2, msg, sizeof(msg) - 1);
 		abort();
 	}

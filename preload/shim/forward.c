@@ -40,61 +40,61 @@ static void *find(const char *name)
 	return f ? f : dlsym(RTLD_NEXT, name);
 }
 
-#define SLOT(ret, name, ...)                                               \
-	static _Atomic(ret(*)(__VA_ARGS__)) fwd_##name;                   \
-	static ret (*get_##name(void))(__VA_ARGS__)                        \
-	{                                                                  \
-		ret (*f)(__VA_ARGS__) = atomic_load_explicit(              \
-			&fwd_##name, memory_order_relaxed);                \
-		if (!f) {                                                  \
-			*(void **)&f = find(#name);                        \
-			atomic_store_explicit(&fwd_##name, f,              \
-			                      memory_order_relaxed);       \
-		}                                                          \
-		return f;                                                  \
+#define SLOT(ret, name, ...)                                         \
+	static _Atomic(ret(*)(__VA_ARGS__)) fwd_##name;              \
+	static ret (*get_##name(void))(__VA_ARGS__)                  \
+	{                                                            \
+		ret (*f)(__VA_ARGS__) = atomic_load_explicit(        \
+		        &fwd_##name, memory_order_relaxed);          \
+		if (!f) {                                            \
+			*(void **)&f = find(#name);                  \
+			atomic_store_explicit(&fwd_##name, f,        \
+			                      memory_order_relaxed); \
+		}                                                    \
+		return f;                                            \
 	}
 
 /* Defined under an asm label: the headers rename some of these names
  * (pread to pread64 with 64-bit offsets) and both names are exported. */
-#define DEF(ret, name, ...) \
+#define DEF(ret, name, ...)                                 \
 	API ret rtl_fwd_##name(__VA_ARGS__) __asm__(#name); \
 	ret rtl_fwd_##name(__VA_ARGS__)
 
-#define FWD1(ret, name, t1)                                                \
-	SLOT(ret, name, t1)                                                \
+#define FWD1(ret, name, t1) \
+	SLOT(ret, name, t1) \
 	DEF(ret, name, t1 a1) { return get_##name()(a1); }
-#define FWD2(ret, name, t1, t2)                                            \
-	SLOT(ret, name, t1, t2)                                            \
+#define FWD2(ret, name, t1, t2) \
+	SLOT(ret, name, t1, t2) \
 	DEF(ret, name, t1 a1, t2 a2) { return get_##name()(a1, a2); }
-#define FWD3(ret, name, t1, t2, t3)                                        \
-	SLOT(ret, name, t1, t2, t3)                                        \
-	DEF(ret, name, t1 a1, t2 a2, t3 a3)                                \
-	{                                                                  \
-		return get_##name()(a1, a2, a3);                           \
+#define FWD3(ret, name, t1, t2, t3)              \
+	SLOT(ret, name, t1, t2, t3)              \
+	DEF(ret, name, t1 a1, t2 a2, t3 a3)      \
+	{                                        \
+		return get_##name()(a1, a2, a3); \
 	}
-#define FWD4(ret, name, t1, t2, t3, t4)                                    \
-	SLOT(ret, name, t1, t2, t3, t4)                                    \
-	DEF(ret, name, t1 a1, t2 a2, t3 a3, t4 a4)                         \
-	{                                                                  \
-		return get_##name()(a1, a2, a3, a4);                       \
+#define FWD4(ret, name, t1, t2, t3, t4)              \
+	SLOT(ret, name, t1, t2, t3, t4)              \
+	DEF(ret, name, t1 a1, t2 a2, t3 a3, t4 a4)   \
+	{                                            \
+		return get_##name()(a1, a2, a3, a4); \
 	}
-#define FWD5(ret, name, t1, t2, t3, t4, t5)                                \
-	SLOT(ret, name, t1, t2, t3, t4, t5)                                \
-	DEF(ret, name, t1 a1, t2 a2, t3 a3, t4 a4, t5 a5)                  \
-	{                                                                  \
-		return get_##name()(a1, a2, a3, a4, a5);                   \
+#define FWD5(ret, name, t1, t2, t3, t4, t5)               \
+	SLOT(ret, name, t1, t2, t3, t4, t5)               \
+	DEF(ret, name, t1 a1, t2 a2, t3 a3, t4 a4, t5 a5) \
+	{                                                 \
+		return get_##name()(a1, a2, a3, a4, a5);  \
 	}
-#define FWD6(ret, name, t1, t2, t3, t4, t5, t6)                            \
-	SLOT(ret, name, t1, t2, t3, t4, t5, t6)                            \
-	DEF(ret, name, t1 a1, t2 a2, t3 a3, t4 a4, t5 a5, t6 a6)           \
-	{                                                                  \
-		return get_##name()(a1, a2, a3, a4, a5, a6);               \
+#define FWD6(ret, name, t1, t2, t3, t4, t5, t6)                  \
+	SLOT(ret, name, t1, t2, t3, t4, t5, t6)                  \
+	DEF(ret, name, t1 a1, t2 a2, t3 a3, t4 a4, t5 a5, t6 a6) \
+	{                                                        \
+		return get_##name()(a1, a2, a3, a4, a5, a6);     \
 	}
-#define FWD7(ret, name, t1, t2, t3, t4, t5, t6, t7)                        \
-	SLOT(ret, name, t1, t2, t3, t4, t5, t6, t7)                        \
-	DEF(ret, name, t1 a1, t2 a2, t3 a3, t4 a4, t5 a5, t6 a6, t7 a7)    \
-	{                                                                  \
-		return get_##name()(a1, a2, a3, a4, a5, a6, a7);           \
+#define FWD7(ret, name, t1, t2, t3, t4, t5, t6, t7)                     \
+	SLOT(ret, name, t1, t2, t3, t4, t5, t6, t7)                     \
+	DEF(ret, name, t1 a1, t2 a2, t3 a3, t4 a4, t5 a5, t6 a6, t7 a7) \
+	{                                                               \
+		return get_##name()(a1, a2, a3, a4, a5, a6, a7);        \
 	}
 
 typedef const struct iovec *iovp;
@@ -181,19 +181,65 @@ FWD5(int, __ppoll_chk, struct pollfd *, nfds_t, const struct timespec *,
 
 void rtl_forward_resolve(void)
 {
-	get_read(); get_pread(); get_pread64(); get_readv(); get_preadv();
-	get_preadv64(); get_preadv2(); get_write(); get_pwrite(); get_pwrite64();
-	get_writev(); get_pwritev(); get_pwritev64(); get_pwritev2(); get_recv();
-	get_recvfrom(); get_recvmsg(); get_send(); get_sendto(); get_sendmsg();
-	get_getdents64(); get_fstat(); get_fstat64(); get_stat(); get_stat64();
-	get_lstat(); get_lstat64(); get_fstatat(); get_fstatat64(); get_statx();
-	get_getrandom(); get_clock_gettime(); get_gettimeofday(); get_pipe();
-	get_pipe2(); get_socketpair(); get_poll(); get_ppoll(); get_select();
-	get_pselect(); get_epoll_wait(); get_epoll_pwait(); get_fread();
-	get_fread_unlocked(); get_fwrite(); get_fwrite_unlocked(); get_getcwd();
-	get_readlink(); get_readlinkat();
-	get___read_chk(); get___pread_chk(); get___pread64_chk(); get___recv_chk();
-	get___recvfrom_chk(); get___fread_chk(); get___fread_unlocked_chk();
-	get___getcwd_chk(); get___readlink_chk(); get___readlinkat_chk();
-	get___poll_chk(); get___ppoll_chk();
+	get_read();
+	get_pread();
+	get_pread64();
+	get_readv();
+	get_preadv();
+	get_preadv64();
+	get_preadv2();
+	get_write();
+	get_pwrite();
+	get_pwrite64();
+	get_writev();
+	get_pwritev();
+	get_pwritev64();
+	get_pwritev2();
+	get_recv();
+	get_recvfrom();
+	get_recvmsg();
+	get_send();
+	get_sendto();
+	get_sendmsg();
+	get_getdents64();
+	get_fstat();
+	get_fstat64();
+	get_stat();
+	get_stat64();
+	get_lstat();
+	get_lstat64();
+	get_fstatat();
+	get_fstatat64();
+	get_statx();
+	get_getrandom();
+	get_clock_gettime();
+	get_gettimeofday();
+	get_pipe();
+	get_pipe2();
+	get_socketpair();
+	get_poll();
+	get_ppoll();
+	get_select();
+	get_pselect();
+	get_epoll_wait();
+	get_epoll_pwait();
+	get_fread();
+	get_fread_unlocked();
+	get_fwrite();
+	get_fwrite_unlocked();
+	get_getcwd();
+	get_readlink();
+	get_readlinkat();
+	get___read_chk();
+	get___pread_chk();
+	get___pread64_chk();
+	get___recv_chk();
+	get___recvfrom_chk();
+	get___fread_chk();
+	get___fread_unlocked_chk();
+	get___getcwd_chk();
+	get___readlink_chk();
+	get___readlinkat_chk();
+	get___poll_chk();
+	get___ppoll_chk();
 }

@@ -347,10 +347,10 @@ API size_t malloc_usable_size(void *p)
 }
 
 /* glibc's own names for the same functions, for programs that call them. */
-API void *__libc_malloc(size_t) __attribute__((alias("malloc"), copy(malloc)));
-API void __libc_free(void *) __attribute__((alias("free"), copy(free)));
-API void *__libc_calloc(size_t, size_t) __attribute__((alias("calloc"), copy(calloc)));
-API void *__libc_realloc(void *, size_t) __attribute__((alias("realloc"), copy(realloc)));
-API void *__libc_memalign(size_t, size_t) __attribute__((alias("memalign"), copy(memalign)));
-API void *__libc_valloc(size_t) __attribute__((alias("valloc"), copy(valloc)));
-API void *__libc_pvalloc(size_t) __attribute__((alias("pvalloc"), copy(pvalloc)));
+API void *__libc_malloc(size_t) RTL_ALIAS_OF(malloc);
+API void __libc_free(void *) RTL_ALIAS_OF(free);
+API void *__libc_calloc(size_t, size_t) RTL_ALIAS_OF(calloc);
+API void *__libc_realloc(void *, size_t) RTL_ALIAS_OF(realloc);
+API void *__libc_memalign(size_t, size_t) RTL_ALIAS_OF(memalign);
+API void *__libc_valloc(size_t) RTL_ALIAS_OF(valloc);
+API void *__libc_pvalloc(size_t) RTL_ALIAS_OF(pvalloc);

@@ -178,7 +178,8 @@ static int real_mprotect(uintptr_t lo, uintptr_t hi, int prot)
  * or NONE view under a region. */
 static int view_prot(int view, int prot)
 {
-	return view == 0 ? PROT_NONE : view == 1 ? prot & ~PROT_WRITE : prot;
+	return view == 0 ? PROT_NONE : view == 1 ? prot & ~PROT_WRITE
+	                                         : prot;
 }
 
 API int mprotect(void *addr, size_t len, int prot)

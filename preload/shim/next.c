@@ -76,18 +76,19 @@ static void resolve(void)
 	struct rtl_next n;
 
 	resolving = 1;
-	n.malloc = find("malloc", 1);
-	n.free = find("free", 1);
-	n.calloc = find("calloc", 1);
-	n.realloc = find("realloc", 1);
-	n.memalign = find("memalign", 1);
-	n.posix_memalign = find("posix_memalign", 1);
-	n.aligned_alloc = find("aligned_alloc", 1);
-	n.valloc = find("valloc", 1);
-	n.pvalloc = find("pvalloc", 1);
-	n.malloc_usable_size = find("malloc_usable_size", 1);
-	n.mprotect = find("mprotect", 1);
-	n.sigaction = find("sigaction", 1);
+	/* POSIX's way to a function from dlsym: through its bytes. */
+	*(void **)&n.malloc = find("malloc", 1);
+	*(void **)&n.free = find("free", 1);
+	*(void **)&n.calloc = find("calloc", 1);
+	*(void **)&n.realloc = find("realloc", 1);
+	*(void **)&n.memalign = find("memalign", 1);
+	*(void **)&n.posix_memalign = find("posix_memalign", 1);
+	*(void **)&n.aligned_alloc = find("aligned_alloc", 1);
+	*(void **)&n.valloc = find("valloc", 1);
+	*(void **)&n.pvalloc = find("pvalloc", 1);
+	*(void **)&n.malloc_usable_size = find("malloc_usable_size", 1);
+	*(void **)&n.mprotect = find("mprotect", 1);
+	*(void **)&n.sigaction = find("sigaction", 1);
 	resolving = 0;
 	next = n;
 	atomic_store_explicit(&ready, 1, memory_order_release);

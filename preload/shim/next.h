@@ -8,6 +8,14 @@
 
 #define RTL_TLS __thread __attribute__((tls_model("initial-exec")))
 
+/* Another name for function f, exported too (glibc's __libc_malloc for
+ * malloc, say); with its attributes where the compiler can copy them. */
+#if defined(__has_attribute) && __has_attribute(copy)
+#define RTL_ALIAS_OF(f) __attribute__((alias(#f), copy(f)))
+#else
+#define RTL_ALIAS_OF(f) __attribute__((alias(#f)))
+#endif
+
 /* Set while this thread runs the preload's own code (policy loading, rtl's
  * start, jemalloc, region calls): any allocation it makes, or that libc or
  * jemalloc make on its behalf, goes straight to the next allocator. */

@@ -34,7 +34,7 @@ void rtl_signals_ready(void)
  * see: it reads as the default action. */
 static void hide(struct sigaction *old)
 {
-	if (!rtl_fatal_owns(0, (const void *)old->sa_sigaction))
+	if (!rtl_fatal_is_handler(old->sa_sigaction))
 		return;
 	memset(old, 0, sizeof(*old));
 	old->sa_handler = SIG_DFL;
@@ -55,7 +55,7 @@ API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 			errno = EAGAIN; /* only while dlsym runs for the preload */
 			return -1;
 		}
-		if (!rtl_fatal_owns(sig, NULL))
+		if (!rtl_fatal_owns(sig))
 			return n->sigaction(sig, act, old);
 		r = n->sigaction(sig, act, old ? &prev : NULL);
 	}
@@ -69,22 +69,24 @@ API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 }
 
 API int __sigaction(int, const struct sigaction *, struct sigaction *)
-	__attribute__((alias("sigaction"), copy(sigaction)));
+        RTL_ALIAS_OF(sigaction);
 
 /* The next definition of name (a signal() variant), looked up on first use. */
 static sighandler_t next_variant(_Atomic(void *) *cache, const char *name,
                                  int sig, sighandler_t h)
 {
-	sighandler_t (*f)(int, sighandler_t) = atomic_load(cache);
+	void *sym = atomic_load(cache);
+	sighandler_t (*f)(int, sighandler_t);
 
-	if (!f) {
-		f = (sighandler_t(*)(int, sighandler_t))dlsym(RTLD_NEXT, name);
-		if (!f) {
+	if (!sym) {
+		sym = dlsym(RTLD_NEXT, name);
+		if (!sym) {
 			errno = ENOSYS;
 			return SIG_ERR;
 		}
-		atomic_store(cache, (void *)f);
+		atomic_store(cache, sym);
 	}
+	*(void **)&f = sym; /* POSIX's way from dlsym to a function */
 	return f(sig, h);
 }
 
@@ -115,22 +117,22 @@ API sighandler_t signal(int sig, sighandler_t h)
 {
 	static _Atomic(void *) next_signal;
 
-	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig, NULL))
+	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig))
 		return set_handler(sig, h, SA_RESTART, 1);
 	return next_variant(&next_signal, "signal", sig, h);
 }
 
 API sighandler_t bsd_signal(int sig, sighandler_t h)
-	__attribute__((alias("signal"), copy(signal)));
+        RTL_ALIAS_OF(signal);
 
 API sighandler_t sysv_signal(int sig, sighandler_t h)
 {
 	static _Atomic(void *) next_sysv;
 
-	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig, NULL))
+	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig))
 		return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, 0);
 	return next_variant(&next_sysv, "sysv_signal", sig, h);
 }
 
 API sighandler_t __sysv_signal(int sig, sighandler_t h)
-	__attribute__((alias("sysv_signal"), copy(sysv_signal)));
+        RTL_ALIAS_OF(sysv_signal);

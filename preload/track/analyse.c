@@ -44,7 +44,7 @@ void rtl_analyse_init(void)
 		return;
 	}
 	/* A build tree: preload/librtlpreload.so beside tools/rtlctl. */
-	if (dladdr((void *)rtl_analyse_init, &di) && di.dli_fname) {
+	if (dladdr(rtlctl, &di) && di.dli_fname) { /* any address of ours */
 		const char *slash = strrchr(di.dli_fname, '/');
 		size_t dir = slash ? (size_t)(slash - di.dli_fname) : 0;
 

@@ -71,11 +71,14 @@ int rtl_fatal_init(void)
 	return 0;
 }
 
-int rtl_fatal_owns(int sig, const void *handler)
+int rtl_fatal_owns(int sig)
 {
-	if (handler)
-		return handler == (const void *)on_fatal;
 	return sig > 0 && sig < 64 && ((atomic_load(&owned) >> sig) & 1);
+}
+
+int rtl_fatal_is_handler(void (*handler)(int, siginfo_t *, void *))
+{
+	return handler == on_fatal;
 }
 
 void rtl_fatal_disown(int sig)

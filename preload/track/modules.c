@@ -89,7 +89,7 @@ void rtl_modules_refresh(void)
 void rtl_modules_cover(uintptr_t ip)
 {
 	const struct snapshot *s =
-		&snaps[atomic_load_explicit(&cur, memory_order_acquire)];
+	        &snaps[atomic_load_explicit(&cur, memory_order_acquire)];
 
 	for (int i = 0; i < s->n; i++)
 		if (ip - s->m[i].lo < s->m[i].hi - s->m[i].lo)
@@ -100,7 +100,7 @@ void rtl_modules_cover(uintptr_t ip)
 void rtl_modules_write(void)
 {
 	const struct snapshot *s =
-		&snaps[atomic_load_explicit(&cur, memory_order_acquire)];
+	        &snaps[atomic_load_explicit(&cur, memory_order_acquire)];
 
 	for (int i = 0; i < s->n; i++) {
 		const struct module *m = &s->m[i];
@@ -114,7 +114,8 @@ void rtl_modules_write(void)
 		/* The executable shows as the program's name, as %e does. */
 		rtl_raw_str(m->path == exe || !strcmp(m->path, exe)
 		                    ? program_invocation_short_name
-		                    : base ? base + 1 : m->path);
+		            : base ? base + 1
+		                   : m->path);
 		rtl_raw_end();
 	}
 }

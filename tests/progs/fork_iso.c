@@ -32,15 +32,16 @@ static void set(char **b, char c)
 
 static void where(char **b)
 {
-	int (*find)(const void *, struct region_info *) =
-		(int (*)(const void *, struct region_info *))dlsym(RTLD_DEFAULT,
-		                                                    "region_find");
+	int (*find)(const void *, struct region_info *);
 	struct region_info r;
+
+	*(void **)&find = dlsym(RTLD_DEFAULT, "region_find");
 
 	for (size_t i = 0; i < N; i++)
 		printf("block of %zu: %s\n", sizes[i],
 		       find && find(b[i], &r) == 0 && r.size == sizes[i]
-		               ? "region" : "not a region");
+		               ? "region"
+		               : "not a region");
 }
 
 /* One round: fork, cross writes, check both sides. 0 if isolated. */

@@ -34,11 +34,11 @@ static void check_sentinel(void)
 	CHECK_EQ(h_writes, 1);
 }
 
-#define EXPECT_ERR(call, err)                                                  \
-	do {                                                                   \
-		errno = 0;                                                     \
+#define EXPECT_ERR(call, err)                                                   \
+	do {                                                                    \
+		errno = 0;                                                      \
 		CHECK((long)(call) == -1 || (void *)(uintptr_t)(call) == NULL); \
-		CHECK_EQ(errno, err);                                          \
+		CHECK_EQ(errno, err);                                           \
 	} while (0)
 
 TEST(alloc_and_define_errors)

@@ -256,9 +256,9 @@ TEST(access_range_resolves_system_call_buffers)
 	region_protect(x, PROT_READ);
 	CHECK_EQ(write(fd[1], "gh", 2), 2);
 	CHECK_EQ(read(fd[0], x, 2), 2); /* a write access: the handler grants */
-	poke(x + 8, 1);                  /* no trap: granted */
+	poke(x + 8, 1);                 /* no trap: granted */
 	region_protect(x, PROT_NONE);
-	poke(x + 9, 1);                  /* a trap */
+	poke(x + 9, 1); /* a trap */
 	region_stats(&st);
 	CHECK_EQ(st.syscall_buffers, 1);
 	CHECK_EQ(h_calls, 2);

@@ -25,7 +25,9 @@ struct bufs {
 };
 
 /* How an operand is given: a region protected so, or plain memory. */
-enum { PLAIN = -2 };
+enum {
+	PLAIN = -2,
+};
 
 static inline size_t size_at(int k)
 {

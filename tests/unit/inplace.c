@@ -276,7 +276,8 @@ TEST(in_place_ends_for_a_range)
 	CHECK_EQ(peek(in_view(ro, RW) + 1), 2);
 	/* Ended once; the other region is untouched. */
 	CHECK_EQ(rtl_in_place_end(in_view(ro, PROT_READ), 2 * PAGE,
-	                                     on_ended), 0);
+	                          on_ended),
+	         0);
 	/* (The trap may have moved ro itself, a register, to the RW view.) */
 	CHECK_EQ(region_protect_in_place(in_view(ro, PROT_READ), PROT_READ), 0);
 	poke(other, 3);

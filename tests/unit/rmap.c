@@ -85,10 +85,10 @@ TEST(busy_is_true_exactly_when_a_range_overlaps_a_span)
 
 	start();
 	CHECK_EQ(rtl_rmap_insert(rec(&a, 3 * PAGE + 256, 128)), 0);
-	CHECK_EQ(rtl_rmap_busy(3 * PAGE, 256), 0);       /* ends where it starts */
+	CHECK_EQ(rtl_rmap_busy(3 * PAGE, 256), 0); /* ends where it starts */
 	CHECK_EQ(rtl_rmap_busy(3 * PAGE, 257), 1);
-	CHECK_EQ(rtl_rmap_busy(3 * PAGE + 300, 1), 1);   /* inside */
-	CHECK_EQ(rtl_rmap_busy(3 * PAGE + 384, 64), 0);  /* just past it */
+	CHECK_EQ(rtl_rmap_busy(3 * PAGE + 300, 1), 1);  /* inside */
+	CHECK_EQ(rtl_rmap_busy(3 * PAGE + 384, 64), 0); /* just past it */
 	CHECK_EQ(rtl_rmap_busy(0, ARENA), 1);
 }
 

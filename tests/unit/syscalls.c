@@ -68,7 +68,11 @@ TEST(write_from_none_region)
 	CHECK_EQ(memcmp(out, "region", 6), 0);
 }
 
-static void refuse(rtl_trap_t *t) { (void)t; h_calls++; }
+static void refuse(rtl_trap_t *t)
+{
+	(void)t;
+	h_calls++;
+}
 
 /* A handler that refuses: EFAULT, and the pipe still holds its data. */
 TEST(refused_read_is_efault_and_consumes_nothing)
@@ -147,7 +151,7 @@ TEST(buffer_spanning_region_and_plain_memory)
 	memset(data, 'z', sizeof(data));
 	CHECK_EQ(write(fds[1], data, sizeof(data)), 1000);
 	CHECK_EQ(read(fds[0], ext, 1000), 1000);
-	CHECK_EQ(h_calls, 0); /* through the RW view: allowed, no trap */
+	CHECK_EQ(h_calls, 0);                   /* through the RW view: allowed, no trap */
 	char *ro = region_view(ext, PROT_READ); /* the same bytes, read-only */
 	CHECK_EQ(write(fds[1], data, sizeof(data)), 1000);
 	CHECK_EQ(read(fds[0], ro, 1000), 1000);

@@ -286,7 +286,10 @@ TEST(rep_movsb_resumes)
 	region_protect(dst, PROT_READ);
 	s = src;
 	d = dst;
-	__asm__ volatile("rep movsb" : "+S"(s), "+D"(d), "+c"(n) : : "memory");
+	__asm__ volatile("rep movsb"
+	                 : "+S"(s), "+D"(d), "+c"(n)
+	                 :
+	                 : "memory");
 	CHECK_EQ(n, 0);
 	CHECK_EQ(h_calls, 2);
 	CHECK_EQ(memcmp(src, dst, 5000), 0);

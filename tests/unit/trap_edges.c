@@ -134,12 +134,18 @@ TEST(over_read_into_neighbour_is_the_pointers_region)
 	region_protect(b, PROT_NONE);
 	p = *(char *volatile *)&a;
 	/* Starts in b: attributed by its base register. */
-	__asm__ volatile("mov 64(%[p]), %[v]" : [v] "=r"(v), [p] "+r"(p) : : "memory");
+	__asm__ volatile("mov 64(%[p]), %[v]"
+	                 : [v] "=r"(v), [p] "+r"(p)
+	                 :
+	                 : "memory");
 	CHECK_EQ(h_calls, 1);
 	/* Straddles a's span end: starts in a. */
 	region_protect(a, PROT_NONE);
 	p = *(char *volatile *)&a;
-	__asm__ volatile("mov 60(%[p]), %[w]" : [w] "=r"(w), [p] "+r"(p) : : "memory");
+	__asm__ volatile("mov 60(%[p]), %[w]"
+	                 : [w] "=r"(w), [p] "+r"(p)
+	                 :
+	                 : "memory");
 	CHECK_EQ(h_calls, 2);
 	CHECK_EQ(n_calls, 0);
 	CHECK(memcmp(&v, "neighbou", 8) == 0);
@@ -189,7 +195,10 @@ TEST(read_straddling_into_free_space)
 	region_protect(a, PROT_NONE);
 	p = *(char *volatile *)&a;
 	v = 1;
-	__asm__ volatile("mov 60(%[p]), %[v]" : [v] "+r"(v), [p] "+r"(p) : : "memory");
+	__asm__ volatile("mov 60(%[p]), %[v]"
+	                 : [v] "+r"(v), [p] "+r"(p)
+	                 :
+	                 : "memory");
 	CHECK_EQ(h_calls, 1);
 	CHECK_EQ(v, 0);
 }
@@ -215,7 +224,9 @@ TEST(decode_cache_follows_code_change)
 	memcpy(code, first, sizeof(first));
 	region_protect(x, PROT_NONE);
 	s0 = stats();
-	__asm__ volatile(CALL : "=a"(v) : [f] "r"(code), "D"(x)
+	__asm__ volatile(CALL
+	                 : "=a"(v)
+	                 : [f] "r"(code), "D"(x)
 	                 : "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory");
 	CHECK_EQ(v, 42);
 	memcpy(code, second, sizeof(second));
@@ -247,8 +258,11 @@ static void fs_relative(void)
 	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
 	region_handler(x, grant_handler);
 	region_protect(x, PROT_NONE);
-	d = (uint64_t)*(char *volatile *)&x - fs;
-	__asm__ volatile("mov %%fs:(%[d]), %[v]" : [v] "=r"(v) : [d] "r"(d) : "memory");
+	d = (uint64_t) * (char *volatile *)&x - fs;
+	__asm__ volatile("mov %%fs:(%[d]), %[v]"
+	                 : [v] "=r"(v)
+	                 : [d] "r"(d)
+	                 : "memory");
 	_exit(0);
 }
 

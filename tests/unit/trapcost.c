@@ -50,7 +50,10 @@ static double bare(void)
 	for (int i = 0; i < N; i++) {
 		char *p = none_page;
 		char v;
-		__asm__ volatile("movb (%1), %0" : "=r"(v), "+D"(p) : : "memory");
+		__asm__ volatile("movb (%1), %0"
+		                 : "=r"(v), "+D"(p)
+		                 :
+		                 : "memory");
 	}
 	t0 = (now_ns() - t0) / N;
 	sigaction(SIGSEGV, &old, NULL);
@@ -69,7 +72,10 @@ static double stale(void)
 	for (int i = 0; i < N; i++) {
 		char *p = stale_p;
 		char v;
-		__asm__ volatile("movb (%1), %0" : "=r"(v), "+D"(p) : : "memory");
+		__asm__ volatile("movb (%1), %0"
+		                 : "=r"(v), "+D"(p)
+		                 :
+		                 : "memory");
 	}
 	t0 = (now_ns() - t0) / N;
 	if (stats().stale_traps != N)

@@ -49,6 +49,7 @@ __attribute__((constructor)) void rtl_sys_resolve(void)
 	RESOLVE(fstatat);
 	RESOLVE(statx);
 	RESOLVE(getrandom);
+	RESOLVE(sigaltstack);
 	RESOLVE(clock_gettime);
 	RESOLVE(gettimeofday);
 	RESOLVE(pipe);

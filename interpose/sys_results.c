@@ -163,3 +163,38 @@ int rtl_sys_epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
 	return refused(ev, k) || refused(mask, km) ? -1
 	                                           : NEXT(epoll_pwait)(ep, k, max, timeout, km);
 }
+
+/* The alternate signal stack: the kernel writes signal frames there later,
+ * when a signal comes, with no wrapper to see it; a program's malloc'ed
+ * stack may be a region under the preload (gawk's, through libsigsegv),
+ * read-only or no-access. It is resolved as a write now and the kernel gets
+ * the same bytes through the RW view; the program is told back its own
+ * address. A stack the region refuses goes to the kernel as it was. */
+static __thread struct {
+	void *mine, *kernel;
+} altstack;
+
+RTL_API int rtl_sys_sigaltstack(const stack_t *ss, stack_t *old) __asm__("sigaltstack");
+int rtl_sys_sigaltstack(const stack_t *ss, stack_t *old)
+{
+	void *mine = ss ? ss->ss_sp : NULL;
+	stack_t k;
+	int r;
+
+	if (ss && !(ss->ss_flags & SS_DISABLE) &&
+	    rtl_access_in_views(ss->ss_sp, ss->ss_size)) {
+		k = *ss;
+		k.ss_sp = rtl_access_resolve(ss->ss_sp, ss->ss_size, WR);
+		if (!k.ss_sp)
+			k.ss_sp = ss->ss_sp;
+		ss = &k;
+	}
+	r = NEXT(sigaltstack)(ss, old);
+	if (r == 0 && old && old->ss_sp && old->ss_sp == altstack.kernel)
+		old->ss_sp = altstack.mine;
+	if (r == 0 && ss) {
+		altstack.mine = mine;
+		altstack.kernel = ss->ss_sp;
+	}
+	return r;
+}

@@ -5,6 +5,7 @@
 #define RTL_SYSCALLS_H
 
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -46,6 +47,7 @@ struct rtl_sys_next {
 	int (*fstatat)(int, const char *, struct stat *, int);
 	int (*statx)(int, const char *, int, unsigned, struct statx *);
 	ssize_t (*getrandom)(void *, size_t, unsigned);
+	int (*sigaltstack)(const stack_t *, stack_t *);
 	int (*clock_gettime)(clockid_t, struct timespec *);
 	int (*gettimeofday)(struct timeval *, void *);
 	int (*pipe)(int *);

@@ -12,6 +12,7 @@
 
 #include <dlfcn.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <sys/epoll.h>
@@ -136,6 +137,7 @@ FWD4(int, fstatat64, int, const char *__restrict, struct stat64 *__restrict,
 FWD5(int, statx, int, const char *__restrict, int, unsigned int,
      struct statx *__restrict)
 FWD3(ssize_t, getrandom, void *, size_t, unsigned int)
+FWD2(int, sigaltstack, const stack_t *, stack_t *)
 FWD2(int, clock_gettime, clockid_t, struct timespec *)
 FWD2(int, gettimeofday, struct timeval *__restrict, void *__restrict)
 FWD1(int, pipe, fdpair)
@@ -212,6 +214,7 @@ void rtl_forward_resolve(void)
 	get_fstatat64();
 	get_statx();
 	get_getrandom();
+	get_sigaltstack();
 	get_clock_gettime();
 	get_gettimeofday();
 	get_pipe();

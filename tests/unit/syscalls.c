@@ -305,3 +305,40 @@ TEST(fortified_overflow_still_aborts)
 	CHECK(test_died_of(st, SIGABRT));
 	CHECK(strstr(err, "buffer overflow detected") != NULL);
 }
+
+/* An alternate signal stack in a region protected in place, read-only (a
+ * stack malloc'ed under the preload): the kernel writes signal frames there
+ * later, so the stack is resolved as a write when it is set, the kernel
+ * gets the RW view, and the program is told back its own address. */
+static volatile uintptr_t on_stack_at;
+
+static void on_usr1(int sig)
+{
+	int local;
+
+	(void)sig;
+	on_stack_at = (uintptr_t)&local;
+}
+
+TEST(sigaltstack_in_a_readonly_region)
+{
+	char *x = region_alloc(64 << 10, NULL);
+	char *ro = region_view(x, PROT_READ);
+	stack_t ss = { .ss_sp = ro, .ss_size = 64 << 10 }, old;
+	struct sigaction sa;
+
+	CHECK_EQ(region_protect_in_place(ro, PROT_READ), 0);
+	region_handler(ro, grant_handler);
+	CHECK_EQ(sigaltstack(&ss, NULL), 0);
+	CHECK_EQ(h_writes, 1); /* resolved as the kernel's write */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	CHECK_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+	CHECK_EQ(raise(SIGUSR1), 0); /* without the RW view: death by SIGSEGV */
+	CHECK(on_stack_at - (uintptr_t)x < (64 << 10) ||
+	      on_stack_at - (uintptr_t)ro < (64 << 10));
+	CHECK_EQ(sigaltstack(NULL, &old), 0);
+	CHECK(old.ss_sp == ro);
+}

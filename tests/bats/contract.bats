@@ -150,3 +150,22 @@ C
   assert_success
   assert_output "-1 0"
 }
+
+# Programs outside the core's libraries use the public API only: no file in
+# dsm/, bench/, examples/ or tools/ includes a header of core/, decoder/,
+# interpose/ or preload/ (docs/internals.md, "Libraries").
+@test "dsm, bench, examples and tools include no internal header" {
+  cd "$top"
+  internal=$(find core decoder interpose preload -name '*.h' -printf '%f\n' | sort -u)
+  run bash -c '
+    for f in $(git ls-files "dsm/*" "bench/*" "examples/*" "tools/*" | grep -E "\.(c|h|cpp)$"); do
+      dir=$(dirname "$f")
+      grep -oE "^#include [<\"][^>\"]+[>\"]" "$f" | sed -E "s/^#include [<\"]//; s/[>\"]$//" |
+        while read -r h; do
+          [[ -e $dir/$h || $h == rtl/* ]] && continue # its own, or public
+          if grep -qx "$h" <<<"$1"; then echo "$f: $h"; fi
+        done
+    done' _ "$internal"
+  assert_success
+  assert_output ""
+}

@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "hooks.h"
 #include "trap.h"
+#include "trap_diag.h"
 #include "trap_state.h"
 #include "views.h"
 

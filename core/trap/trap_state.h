@@ -1,5 +1,5 @@
 /* The state of one trap being handled, shared by the trap path (trap.c)
- * and its diagnostics (trap_diag.c). Signal-handler code only. */
+ * and its diagnostics (trap_diag.h). Signal-handler code only. */
 #ifndef RTL_TRAP_STATE_H
 #define RTL_TRAP_STATE_H
 
@@ -28,12 +28,8 @@ struct trap {
 	struct trap *outer;
 };
 
-/* Print why with the access, the instruction and a backtrace; then let the
- * instruction fault again with the default action: the process ends with
- * SIGSEGV (and a core where enabled). The death hook runs first. */
-void rtl_trap_die(struct trap *t, const char *why);
-
-/* The same, for an access the moved registers do not explain. */
-void rtl_trap_die_unresolved(struct trap *t, int mixed);
+/* rtl_trap_die and its kin (trap_diag.h), for the files that include only
+ * this one. */
+#include "trap_diag.h"
 
 #endif

@@ -2,7 +2,7 @@
 BUILD ?= build
 MESON_FLAGS ?=
 
-.PHONY: all deps build test demo bench clean bench-dsm
+.PHONY: all deps build test demo bench clean bench-dsm format format-check
 
 all: build
 
@@ -15,10 +15,12 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	@ninja -C $(BUILD)
 
-# The machine first: a failure in CI names it.
+# The machine first, so that a failure in CI names it; then the build and
+# the formatting (a file that differs stops the run with its name: make
+# format fixes it).
 test:
 	@scripts/machine.sh
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build format-check
 	@RTL_MACHINE_SHOWN=1 tests/run.sh $(BUILD)
 
 # Twenty real programs under every kind of policy, compared byte for byte
@@ -27,6 +29,12 @@ test:
 test-programs: build
 	@RTL_EXTRA_PACKAGES="$$(cat tests/programs/deps.txt)" scripts/deps.sh
 	@RTL_BUILD=$(CURDIR)/$(BUILD) bats --tap tests/programs
+
+format: deps
+	@scripts/format.sh fix
+
+format-check: deps
+	@scripts/format.sh check
 
 demo: build
 	@examples/demo.sh $(BUILD)

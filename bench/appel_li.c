@@ -2,7 +2,6 @@
  * and protN for VM (page protection), RT-basic, RT-update and MultiView at
  * 64 B, 4 KiB, 64 KiB and 256 KiB objects, all interleaved in one run;
  * prints the tables and writes JSON (--json). */
-#include <rtl/ext.h>
 #include <rtl/region.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,32 +10,42 @@
 #include "appel_li.h"
 #include "bench.h"
 
-#define NOBJ   100 /* objects per sequence, as in the paper */
+#define NOBJ 100 /* objects per sequence, as in the paper */
 #define MAXFIG 64
 
-static const size_t sizes[] = {64, PAGE, 64 * 1024, 256 * 1024};
+static const size_t sizes[] = { 64, PAGE, 64 * 1024, 256 * 1024 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
-enum { VM, RTB, RTU, MV, NMECH };
-static const char *const mech_name[NMECH] = {"VM", "RT-basic", "RT-update",
-					     "MultiView"};
-static const char *const mech_key[NMECH] = {"vm", "rt_basic", "rt_update",
-					    "multiview"};
-enum { PROT1, PROTN, NSEQ };
-static const char *const seq_name[NSEQ] = {"prot1", "protN"};
+enum {
+	VM,
+	RTB,
+	RTU,
+	MV,
+	NMECH,
+};
+static const char *const mech_name[NMECH] = { "VM", "RT-basic", "RT-update",
+	                                      "MultiView" };
+static const char *const mech_key[NMECH] = { "vm", "rt_basic", "rt_update",
+	                                     "multiview" };
+enum {
+	PROT1,
+	PROTN,
+	NSEQ,
+};
+static const char *const seq_name[NSEQ] = { "prot1", "protN" };
 
 static struct figure figs[MAXFIG];
 static int nfigs;
 
 static void add(const char *name, bench_op begin, bench_op op, bench_op end,
-		void *ctx, long unit)
+                void *ctx, long unit)
 {
-	figs[nfigs++] = (struct figure){.name = strdup(name),
-					.op = op,
-					.begin = begin,
-					.end = end,
-					.ctx = ctx,
-					.unit = unit};
+	figs[nfigs++] = (struct figure){ .name = strdup(name),
+		                         .op = op,
+		                         .begin = begin,
+		                         .end = end,
+		                         .ctx = ctx,
+		                         .unit = unit };
 }
 
 /* A derived figure: min and median, ns. */
@@ -47,7 +56,7 @@ struct cell {
 static struct cell cell_of(const char *name)
 {
 	struct figure *f = bench_find(figs, nfigs, name);
-	return f ? (struct cell){f->min, f->median} : (struct cell){0, 0};
+	return f ? (struct cell){ f->min, f->median } : (struct cell){ 0, 0 };
 }
 
 static struct cell trap_cell(int m)
@@ -60,27 +69,27 @@ static struct cell trap_cell(int m)
 		return cell_of("multiview.trap");
 	raw = cell_of(m == RTB ? "rt_basic.trap_raw" : "rt_update.trap_raw");
 	prot = cell_of(m == RTB ? "rt_basic.protect" : "rt_update.protect");
-	return (struct cell){raw.min - prot.min, raw.med - prot.med};
+	return (struct cell){ raw.min - prot.min, raw.med - prot.med };
 }
 
 static struct cell seq_cell(int m, int s, size_t size)
 {
 	char name[64];
 	snprintf(name, sizeof(name), "%s.%s.%zu", mech_key[m], seq_name[s],
-		 size);
+	         size);
 	return cell_of(name);
 }
 
 /* begin, op, end of each mechanism's prot1 and protN */
 static const bench_op seq_ops[NMECH][NSEQ][3] = {
-	[VM] = {{vm_prot1_begin, vm_prot1, segv_end},
-		{vm_protn_begin, vm_protn, segv_end}},
-	[RTB] = {{rt_prot1_begin, rt_prot1, NULL},
-		 {rt_protn_begin, rt_protn, NULL}},
-	[RTU] = {{rt_prot1_begin, rt_prot1, NULL},
-		 {rt_protn_begin, rt_protn, NULL}},
-	[MV] = {{mv_prot1_begin, mv_prot1, segv_end},
-		{mv_protn_begin, mv_protn, segv_end}},
+	[VM] = { { vm_prot1_begin, vm_prot1, segv_end },
+	         { vm_protn_begin, vm_protn, segv_end } },
+	[RTB] = { { rt_prot1_begin, rt_prot1, NULL },
+	          { rt_protn_begin, rt_protn, NULL } },
+	[RTU] = { { rt_prot1_begin, rt_prot1, NULL },
+	          { rt_protn_begin, rt_protn, NULL } },
+	[MV] = { { mv_prot1_begin, mv_prot1, segv_end },
+	         { mv_protn_begin, mv_protn, segv_end } },
 };
 
 static void build(void)
@@ -102,12 +111,12 @@ static void build(void)
 				if (m == VM && sizes[z] < PAGE)
 					continue; /* a page is VM's smallest
 						     object */
-				ctx = m == VM	? vm_seq_new(sizes[z], NOBJ)
+				ctx = m == VM   ? vm_seq_new(sizes[z], NOBJ)
 				      : m == MV ? mv_seq_new(sizes[z], NOBJ)
-						: rt_seq_new(sizes[z], NOBJ,
-							     m == RTU);
+				                : rt_seq_new(sizes[z], NOBJ,
+				                             m == RTU);
 				snprintf(name, sizeof(name), "%s.%s.%zu",
-					 mech_key[m], seq_name[s], sizes[z]);
+				         mech_key[m], seq_name[s], sizes[z]);
 				add(name, f[0], f[1], f[2], ctx,
 				    s == PROTN ? NOBJ : 1);
 			}
@@ -123,9 +132,9 @@ static double ratio(double a, double b)
 static json_t *cell_json(struct cell c, struct cell ref)
 {
 	return json_pack("{s:o, s:o, s:o, s:o}", "min_ns", bench_num(c.min),
-			 "median_ns", bench_num(c.med), "ratio_min",
-			 bench_num(ratio(c.min, ref.min)), "ratio_median",
-			 bench_num(ratio(c.med, ref.med)));
+	                 "median_ns", bench_num(c.med), "ratio_min",
+	                 bench_num(ratio(c.min, ref.min)), "ratio_median",
+	                 bench_num(ratio(c.med, ref.med)));
 }
 
 static const char *size_label(size_t size, char *buf, size_t len)
@@ -140,8 +149,8 @@ static const char *size_label(size_t size, char *buf, size_t len)
 static void print_table4(json_t *root, int rounds)
 {
 	json_t *t4 = json_object();
-	struct cell vm[3] = {trap_cell(VM), seq_cell(VM, PROT1, PAGE),
-			     seq_cell(VM, PROTN, PAGE)};
+	struct cell vm[3] = { trap_cell(VM), seq_cell(VM, PROT1, PAGE),
+		              seq_cell(VM, PROTN, PAGE) };
 
 	printf("\nTable 4 - Appel-Li sequences on 1-page objects (100 of "
 	       "them)\n"
@@ -150,17 +159,17 @@ static void print_table4(json_t *root, int rounds)
 	       rounds);
 	printf("%-12s %-17s %-17s %-17s\n", "", "trap", "prot1", "protN");
 	for (int m = 0; m < NMECH; m++) {
-		struct cell c[3] = {trap_cell(m), seq_cell(m, PROT1, PAGE),
-				    seq_cell(m, PROTN, PAGE)};
+		struct cell c[3] = { trap_cell(m), seq_cell(m, PROT1, PAGE),
+			             seq_cell(m, PROTN, PAGE) };
 		json_t *row = json_object();
 		printf("%-12s", mech_name[m]);
 		for (int k = 0; k < 3; k++) {
 			char buf[32];
 			snprintf(buf, sizeof(buf), "%.2f (%.2f)",
-				 c[k].med / 1e3, c[k].min / 1e3);
+			         c[k].med / 1e3, c[k].min / 1e3);
 			printf(" %-17s", buf);
 			json_object_set_new(row, k ? seq_name[k - 1] : "trap",
-					    cell_json(c[k], vm[k]));
+			                    cell_json(c[k], vm[k]));
 		}
 		printf("\n");
 		if (m != VM) {
@@ -195,7 +204,7 @@ static void print_row5(int s, size_t size, struct cell vm, struct cell vmk)
 	for (int m = 1; m < NMECH; m++) {
 		struct cell c = seq_cell(m, s, size);
 		snprintf(buf, sizeof(buf), "%.2f (%.2f)", c.med / 1e3,
-			 ratio(c.med, vm.med));
+		         ratio(c.med, vm.med));
 		printf(" %-16s", buf);
 	}
 	printf(" %.3f\n",
@@ -221,25 +230,25 @@ static void print_table5(json_t *root, int s)
 		size_t size = sizes[z];
 		long k = touches(size);
 		struct cell vm = size < PAGE ? one : seq_cell(VM, s, size);
-		struct cell vmk = {one.min * k, one.med * k};
+		struct cell vmk = { one.min * k, one.med * k };
 
 		print_row5(s, size, vm, vmk);
 		for (int m = 0; m < NMECH; m++) {
 			json_t *e =
-				m == VM && size < PAGE
-					? json_null()
-					: cell_json(seq_cell(m, s, size), vm);
+			        m == VM && size < PAGE
+			                ? json_null()
+			                : cell_json(seq_cell(m, s, size), vm);
 			json_array_append_new(json_object_get(t5, mech_name[m]),
-					      e);
+			                      e);
 		}
 		json_array_append_new(
-			arr, json_pack("{s:I, s:I, s:o}", "bytes",
-				       (json_int_t)size, "k", (json_int_t)k,
-				       "vm_times_k", cell_json(vmk, vm)));
+		        arr, json_pack("{s:I, s:I, s:o}", "bytes",
+		                       (json_int_t)size, "k", (json_int_t)k,
+		                       "vm_times_k", cell_json(vmk, vm)));
 	}
 	json_object_set_new(t5, "sizes", arr);
 	json_object_set_new(root, s == PROT1 ? "table5_prot1" : "table5_protN",
-			    t5);
+	                    t5);
 	if (s == PROT1)
 		printf("\nPaper, Linux/Pentium Pro, prot1 (us): 1 page VM 39, "
 		       "RT-update 198 (5.1); 64 KiB VM x 16\n624, RT-update "
@@ -269,20 +278,20 @@ static void update_over_basic(json_t *root)
 	       "and protN: %.3f (minima: %.3f)\n",
 	       worst_med, worst);
 	json_object_set_new(root, "rt_update_over_basic_max",
-			    json_pack("{s:o, s:o}", "min", bench_num(worst),
-				      "median", bench_num(worst_med)));
+	                    json_pack("{s:o, s:o}", "min", bench_num(worst),
+	                              "median", bench_num(worst_med)));
 }
 
 int main(int argc, char **argv)
 {
 	struct bench_opts o;
-	struct rtl_ext_stats st;
+	struct region_stats st;
 	json_t *root;
 	int cpu;
 
 	if (bench_args(argc, argv, &o) < 0)
 		return 2;
-	if (rtl_ext_init() < 0) {
+	if (region_init() < 0) {
 		perror("rtl");
 		return 1;
 	}
@@ -295,17 +304,17 @@ int main(int argc, char **argv)
 	print_table5(root, PROT1);
 	print_table5(root, PROTN);
 	update_over_basic(root);
-	rtl_ext_stats(&st);
+	region_stats(&st);
 	json_object_set_new(
-		root, "rtl_stats",
-		json_pack("{s:I, s:I, s:I, s:I}", "traps", (json_int_t)st.traps,
-			  "handler_calls", (json_int_t)st.handler_calls,
-			  "stale_traps", (json_int_t)st.stale_traps,
-			  "decode_misses", (json_int_t)st.decode_misses));
+	        root, "rtl_stats",
+	        json_pack("{s:I, s:I, s:I, s:I}", "traps", (json_int_t)st.traps,
+	                  "handler_calls", (json_int_t)st.handler_calls,
+	                  "stale_traps", (json_int_t)st.stale_traps,
+	                  "decode_misses", (json_int_t)st.decode_misses));
 	if (st.stale_traps || st.foreign)
 		fprintf(stderr,
-			"warning: %lu stale traps, %lu foreign faults\n",
-			(unsigned long)st.stale_traps,
-			(unsigned long)st.foreign);
+		        "warning: %lu stale traps, %lu foreign faults\n",
+		        (unsigned long)st.stale_traps,
+		        (unsigned long)st.foreign);
 	return bench_write_json(&o, root) < 0;
 }

@@ -16,10 +16,10 @@
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [--rounds N] [--sample-ms X] [--quick] "
-		"[--burst-ms X] [--calls N] [--cpu N|none] [--json FILE] "
-		"[--only PREFIX,...]\n",
-		prog);
+	        "usage: %s [--rounds N] [--sample-ms X] [--quick] "
+	        "[--burst-ms X] [--calls N] [--cpu N|none] [--json FILE] "
+	        "[--only PREFIX,...]\n",
+	        prog);
 }
 
 int bench_args(int argc, char **argv, struct bench_opts *o)
@@ -165,7 +165,7 @@ static void burst(struct figure *f, long calls, int keep)
  * burst_ns: short enough that every figure sees the same state of the
  * machine, long enough to amortise begin and end and warm the caches). */
 static void calibrate(struct figure *f, double sample_ns, double burst_ns,
-		      int quick)
+                      int quick)
 {
 	double t = 0;
 
@@ -295,10 +295,10 @@ json_t *bench_num(double v)
 json_t *bench_figure_json(const struct figure *f)
 {
 	return json_pack("{s:o, s:o, s:o, s:o, s:I, s:I}", "min_ns",
-			 bench_num(f->min), "p10_ns", bench_num(f->p10),
-			 "median_ns", bench_num(f->median), "p90_ns",
-			 bench_num(f->p90), "reps", (json_int_t)f->reps, "unit",
-			 (json_int_t)f->unit);
+	                 bench_num(f->min), "p10_ns", bench_num(f->p10),
+	                 "median_ns", bench_num(f->median), "p90_ns",
+	                 bench_num(f->p90), "reps", (json_int_t)f->reps, "unit",
+	                 (json_int_t)f->unit);
 }
 
 static char *cpu_model(char *buf, size_t len)
@@ -325,17 +325,17 @@ json_t *bench_machine_json(const struct bench_opts *o, int pinned_cpu)
 {
 	struct utsname u;
 	char model[128];
-	double load[3] = {0, 0, 0};
+	double load[3] = { 0, 0, 0 };
 
 	uname(&u);
 	getloadavg(load, 3);
 	return json_pack("{s:s, s:s, s:i, s:[f,f,f], s:i, s:i, s:f, s:b, s:f}",
-			 "cpu", cpu_model(model, sizeof(model)), "kernel",
-			 u.release, "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN),
-			 "loadavg", load[0], load[1], load[2], "pinned_cpu",
-			 pinned_cpu, "rounds", o->rounds, "sample_ms",
-			 o->sample_ms, "quick", o->quick, "tsc_ghz",
-			 ns_per_tick > 0 ? 1 / ns_per_tick : 0.0);
+	                 "cpu", cpu_model(model, sizeof(model)), "kernel",
+	                 u.release, "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN),
+	                 "loadavg", load[0], load[1], load[2], "pinned_cpu",
+	                 pinned_cpu, "rounds", o->rounds, "sample_ms",
+	                 o->sample_ms, "quick", o->quick, "tsc_ghz",
+	                 ns_per_tick > 0 ? 1 / ns_per_tick : 0.0);
 }
 
 int bench_write_json(const struct bench_opts *o, json_t *root)
@@ -344,7 +344,7 @@ int bench_write_json(const struct bench_opts *o, json_t *root)
 
 	if (o->json &&
 	    json_dump_file(root, o->json,
-			   JSON_INDENT(2) | JSON_REAL_PRECISION(6)) < 0) {
+	                   JSON_INDENT(2) | JSON_REAL_PRECISION(6)) < 0) {
 		fprintf(stderr, "cannot write %s\n", o->json);
 		rc = -1;
 	}

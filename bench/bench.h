@@ -11,12 +11,12 @@
 #include <stddef.h>
 
 struct bench_opts {
-	int rounds;	  /* rounds; each samples every figure once */
+	int rounds;       /* rounds; each samples every figure once */
 	double sample_ms; /* time each figure runs in a round */
 	double burst_ms;  /* figures take turns in bursts this long */
-	long calls;	  /* if > 0: calls per round, one burst (profiling) */
-	int quick;	  /* smoke test: tiny counts, timings meaningless */
-	int cpu;	  /* pin to this CPU; -1: the one we start on; -2: no */
+	long calls;       /* if > 0: calls per round, one burst (profiling) */
+	int quick;        /* smoke test: tiny counts, timings meaningless */
+	int cpu;          /* pin to this CPU; -1: the one we start on; -2: no */
 	const char *json; /* write results here */
 	const char *only; /* run only figures whose name starts with one of
 			     these comma-separated prefixes */
@@ -34,17 +34,17 @@ typedef void (*bench_op)(void *ctx);
 
 struct figure {
 	const char *name;
-	bench_op op;	/* performs unit operations; timed */
+	bench_op op;    /* performs unit operations; timed */
 	bench_op begin; /* optional, before each burst: not timed */
-	bench_op end;	/* optional, after each burst: not timed */
+	bench_op end;   /* optional, after each burst: not timed */
 	void *ctx;
 	long unit; /* operations per call of op */
 	/* Filled by bench_run. */
-	long calls;		      /* calls per round */
-	long burst;		      /* calls per burst */
-	long reps;		      /* operations timed, warm-up excluded */
+	long calls;                   /* calls per round */
+	long burst;                   /* calls per burst */
+	long reps;                    /* operations timed, warm-up excluded */
 	double min, p10, median, p90; /* ns per operation, over calls */
-	float *t;		      /* ns per operation of each call */
+	float *t;                     /* ns per operation of each call */
 	long nt;
 };
 

@@ -19,7 +19,7 @@ struct mv {
 	size_t slot; /* k pages and a guard page */
 	size_t size; /* object size */
 	int nobj;
-	long i;	   /* prot1: the object that is protected now */
+	long i;    /* prot1: the object that is protected now */
 	int armed; /* prot1: object i protected */
 };
 
@@ -53,9 +53,9 @@ void *mv_seq_new(size_t size, int nobj)
 	if (m->fd < 0 || ftruncate(m->fd, (off_t)bytes) < 0)
 		abort();
 	m->priv =
-		mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+	        mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
 	m->area = mmap(NULL, m->slot * nobj, PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m->priv == MAP_FAILED || m->area == MAP_FAILED)
 		abort();
 	for (size_t p = 0; p < bytes; p += PAGE)
@@ -63,8 +63,8 @@ void *mv_seq_new(size_t size, int nobj)
 	for (long i = 0; i < nobj; i++) {
 		size_t page = obj_off(m, i) / PAGE * PAGE;
 		if (mmap(alias(m, i), m->k * PAGE, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_FIXED, m->fd,
-			 (off_t)page) == MAP_FAILED)
+		         MAP_SHARED | MAP_FIXED, m->fd,
+		         (off_t)page) == MAP_FAILED)
 			abort();
 		for (size_t j = 0; j < m->k; j++) /* populate the alias */
 			(void)*(volatile char *)(alias(m, i) + j * PAGE);
@@ -111,7 +111,10 @@ void mv_trap_begin(void *ctx)
 void mv_trap(void *ctx)
 {
 	char *p = obj(ctx, 0);
-	__asm__ volatile("movb (%0), %%al" : "+D"(p) : : "rax", "memory");
+	__asm__ volatile("movb (%0), %%al"
+	                 : "+D"(p)
+	                 :
+	                 : "rax", "memory");
 }
 
 /* ---- prot1 and protN ---- */

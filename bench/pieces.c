@@ -3,7 +3,6 @@
  * to 10^6 regions (independent lookups, and dependent ones beside a plain
  * memory chase over 1 to 128 MiB); a trap whose decode hits the cache
  * against one that misses it (many distinct instruction addresses). */
-#include <rtl/ext.h>
 #include <rtl/region.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,9 +12,9 @@
 
 #include "bench.h"
 
-#define MAXFIG	   32
+#define MAXFIG 32
 #define MAXREGIONS 1000000
-#define NADDR	   (1u << 20) /* lookup addresses, read in order */
+#define NADDR (1u << 20) /* lookup addresses, read in order */
 
 static struct figure figs[MAXFIG];
 static int nfigs;
@@ -24,7 +23,8 @@ static volatile uintptr_t sink;
 static void add(const char *name, bench_op op, void *ctx, long unit)
 {
 	figs[nfigs++] = (struct figure){
-		.name = strdup(name), .op = op, .ctx = ctx, .unit = unit};
+		.name = strdup(name), .op = op, .ctx = ctx, .unit = unit
+	};
 }
 
 #define BATCH 256 /* operations per timed call, for the cheap ones */
@@ -88,10 +88,9 @@ static void lookup_run(void *ctx)
 	uintptr_t acc = 0;
 
 	for (long i = 0; i < BATCH; i++) {
-		void *base;
-		size_t size;
-		rtl_ext_lookup(l->addr[l->k], &base, &size);
-		acc += (uintptr_t)base + size;
+		struct region_info r;
+		region_find(l->addr[l->k], &r);
+		acc += (uintptr_t)r.base + r.size;
 		l->k = (l->k + 1) & (NADDR - 1);
 	}
 	sink = acc;
@@ -105,10 +104,9 @@ static void lookup_dep_run(void *ctx)
 	size_t k = l->k;
 
 	for (long i = 0; i < BATCH; i++) {
-		void *base;
-		size_t size = 0;
-		rtl_ext_lookup(l->addr[k], &base, &size);
-		k = (k + 1 + (size >> 40)) & (NADDR - 1);
+		struct region_info r = { .size = 0 };
+		region_find(l->addr[k], &r);
+		k = (k + 1 + (r.size >> 40)) & (NADDR - 1);
 	}
 	l->k = k;
 	sink = k;
@@ -118,7 +116,7 @@ static void lookup_dep_run(void *ctx)
  * cache lines, in memory advised for huge pages as the region records are.
  * 16 MiB is what the region map's subtables take for a million 64 B
  * regions, 128 MiB what their records take. */
-static const unsigned chase_mib[] = {1, 8, 16, 128};
+static const unsigned chase_mib[] = { 1, 8, 16, 128 };
 #define NCHASE (sizeof(chase_mib) / sizeof(chase_mib[0]))
 struct chase {
 	uint64_t *next;
@@ -132,7 +130,7 @@ static void *chase_new(size_t bytes)
 	uint64_t *perm = malloc(sizeof(uint64_t) * lines);
 
 	c->next = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	madvise(c->next, bytes, MADV_HUGEPAGE);
 	for (size_t i = 0; i < lines; i++)
 		perm[i] = i;
@@ -162,11 +160,11 @@ static void chase_run(void *ctx)
 #define NSTUBS 65536 /* 16 per cache slot: every visit misses */
 
 struct decode {
-	char *x;	      /* a region, bound pointer */
+	char *x;              /* a region, bound pointer */
 	unsigned char *stubs; /* movzbl (%rdi),%eax; ret */
 	long nstubs, k;
 	uint64_t traps, misses;
-	struct rtl_ext_stats s0;
+	struct region_stats s0;
 };
 
 static void grant(rtl_trap_t *t)
@@ -176,12 +174,12 @@ static void grant(rtl_trap_t *t)
 
 static void *decode_new(long nstubs)
 {
-	static const unsigned char stub[4] = {0x0f, 0xb6, 0x07, 0xc3};
+	static const unsigned char stub[4] = { 0x0f, 0xb6, 0x07, 0xc3 };
 	struct decode *d = calloc(1, sizeof(*d));
 
 	d->nstubs = nstubs;
 	d->stubs = mmap(NULL, NSTUBS * 4, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	for (long i = 0; i < nstubs; i++)
 		memcpy(d->stubs + 4 * i, stub, 4);
 	mprotect(d->stubs, NSTUBS * 4, PROT_READ | PROT_EXEC);
@@ -194,7 +192,7 @@ static void *decode_new(long nstubs)
 static void decode_run(void *ctx)
 {
 	struct decode *d = ctx;
-	int (*f)(char *) = (int (*)(char *))(void *)(d->stubs + 4 * d->k);
+	int (*f)(char *) = (int (*)(char *))(uintptr_t)(d->stubs + 4 * d->k);
 
 	region_protect(d->x, PROT_NONE);
 	sink += (uintptr_t)f(*(char *volatile *)&d->x);
@@ -206,22 +204,22 @@ static void decode_run(void *ctx)
 static void decode_begin(void *ctx)
 {
 	struct decode *d = ctx;
-	rtl_ext_stats(&d->s0);
+	region_stats(&d->s0);
 }
 
 static void decode_end(void *ctx)
 {
 	struct decode *d = ctx;
-	struct rtl_ext_stats s1;
+	struct region_stats s1;
 
-	rtl_ext_stats(&s1);
+	region_stats(&s1);
 	d->traps += s1.traps - d->s0.traps;
 	d->misses += s1.decode_misses - d->s0.decode_misses;
 }
 
 /* ---- main ---- */
 
-static const long counts[] = {1000, 10000, 100000, 1000000};
+static const long counts[] = { 1000, 10000, 100000, 1000000 };
 #define NCOUNTS (sizeof(counts) / sizeof(counts[0]))
 
 static struct cell {
@@ -229,13 +227,13 @@ static struct cell {
 } cell_of(const char *name)
 {
 	struct figure *f = bench_find(figs, nfigs, name);
-	return f ? (struct cell){f->min, f->median} : (struct cell){0, 0};
+	return f ? (struct cell){ f->min, f->median } : (struct cell){ 0, 0 };
 }
 
 static json_t *cell_json(struct cell c)
 {
 	return json_pack("{s:o, s:o}", "min_ns", bench_num(c.min), "median_ns",
-			 bench_num(c.med));
+	                 bench_num(c.med));
 }
 
 int main(int argc, char **argv)
@@ -252,7 +250,7 @@ int main(int argc, char **argv)
 	/* Whole samples, not short bursts: a lookup burst that followed a
 	 * 128 MiB chase would spend itself refilling the caches. */
 	o.burst_ms = o.sample_ms;
-	if (rtl_ext_init() < 0) {
+	if (region_init() < 0) {
 		perror("rtl");
 		return 1;
 	}
@@ -318,9 +316,9 @@ int main(int argc, char **argv)
 		       counts[c], a.med, a.min, b.med, b.min);
 		snprintf(name, sizeof(name), "%ld", counts[c]);
 		json_object_set_new(j, name,
-				    json_pack("{s:o, s:o}", "independent",
-					      cell_json(a), "dependent",
-					      cell_json(b)));
+		                    json_pack("{s:o, s:o}", "independent",
+		                              cell_json(a), "dependent",
+		                              cell_json(b)));
 	}
 	json_object_set_new(root, "lookup", j);
 	j = json_object();
@@ -341,7 +339,7 @@ int main(int argc, char **argv)
 		struct cell m = cell_of("trap.decode_miss");
 		double fh = hit->traps ? (double)hit->misses / hit->traps : 0;
 		double fm =
-			miss->traps ? (double)miss->misses / miss->traps : 0;
+		        miss->traps ? (double)miss->misses / miss->traps : 0;
 		printf("protect + trap, decode cache hit     %8.1f (%.1f)   "
 		       "miss rate %.3f\n",
 		       h.med, h.min, fh);
@@ -351,14 +349,14 @@ int main(int argc, char **argv)
 		printf("  a miss costs                       %8.1f (%.1f)\n",
 		       m.med - h.med, m.min - h.min);
 		json_object_set_new(
-			root, "decode",
-			json_pack("{s:o, s:o, s:o, s:f, s:f}", "hit",
-				  cell_json(h), "miss", cell_json(m),
-				  "miss_extra",
-				  cell_json((struct cell){m.min - h.min,
-							  m.med - h.med}),
-				  "hit_run_miss_rate", fh, "miss_run_miss_rate",
-				  fm));
+		        root, "decode",
+		        json_pack("{s:o, s:o, s:o, s:f, s:f}", "hit",
+		                  cell_json(h), "miss", cell_json(m),
+		                  "miss_extra",
+		                  cell_json((struct cell){ m.min - h.min,
+		                                           m.med - h.med }),
+		                  "hit_run_miss_rate", fh, "miss_run_miss_rate",
+		                  fm));
 	}
 	return bench_write_json(&o, root) < 0;
 }

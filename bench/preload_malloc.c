@@ -15,7 +15,7 @@ static long ops;
 static void *worker(void *arg)
 {
 	uint64_t x = 0x9e3779b97f4a7c15ull * ((uintptr_t)arg + 1);
-	void *live[LIVE] = {0};
+	void *live[LIVE] = { 0 };
 
 	for (long i = 0; i < ops; i++) {
 		size_t slot, size;

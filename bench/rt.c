@@ -14,7 +14,7 @@ struct rt {
 	size_t size;
 	int nobj;
 	char **p;  /* bound pointers, p[i] to region i */
-	long i;	   /* prot1: the region that is protected now */
+	long i;    /* prot1: the region that is protected now */
 	int armed; /* handlers set (and for prot1, region i protected) */
 	struct slot *slots;
 };
@@ -37,7 +37,7 @@ static struct rt *rt_new(size_t size, int nobj, int update)
 	for (int i = 0; i < nobj; i++) {
 		if (!region_alloc(size, &c->p[i]))
 			abort();
-		c->slots[i] = (struct slot){c, i};
+		c->slots[i] = (struct slot){ c, i };
 		region_set_data(c->p[i], &c->slots[i]);
 		for (long j = 0; j < touches(size); j++)
 			c->p[i][j * PAGE] = 1; /* populated */
@@ -87,12 +87,15 @@ void rt_trap(void *ctx)
 	region_protect(c->p[0], c->low);
 	p = *(char *volatile *)&c->p[0];
 	if (c->update)
-		__asm__ volatile("movb $1, (%0)" : "+D"(p) : : "memory");
+		__asm__ volatile("movb $1, (%0)"
+		                 : "+D"(p)
+		                 :
+		                 : "memory");
 	else
 		__asm__ volatile("movb (%0), %%al"
-				 : "+D"(p)
-				 :
-				 : "rax", "memory");
+		                 : "+D"(p)
+		                 :
+		                 : "rax", "memory");
 }
 
 void rt_protect(void *ctx)

@@ -1,8 +1,8 @@
 /* The cost of rtl's system-call wrapper on a buffer outside any region:
  * read(2) of 64 bytes from /dev/zero into a stack buffer, N times, through
- *   wrapped  - the `read` the program binds to (librtl's wrapper: this
- *              program links librtl; under LD_PRELOAD=librtlpreload.so, the
- *              preload's forwarder to it),
+ *   wrapped  - the `read` the program binds to (librtl-interpose's
+ *              wrapper: this program opts in to it; under
+ *              LD_PRELOAD=librtlpreload.so, the preload's forwarder to it),
  *   libc     - libc's own read, from libc's handle (no wrapper),
  *   syscall  - syscall(SYS_read), no libc either.
  * The three alternate in rounds and each keeps its fastest round, so that
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <rtl/ext.h>
+#include <rtl/region.h>
 
 static double now_ns(void)
 {
@@ -48,7 +48,10 @@ int main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 600000;
 	int fd = open("/dev/zero", O_RDONLY);
 	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
-	read_fn libc_read = libc ? (read_fn)dlsym(libc, "read") : NULL;
+	read_fn libc_read = NULL;
+
+	if (libc)
+		*(void **)&libc_read = dlsym(libc, "read");
 	read_fn fns[3] = { read, NULL, raw_read };
 	double best[3] = { 1e30, 1e30, 1e30 };
 	const int rounds = 30;
@@ -56,7 +59,7 @@ int main(int argc, char **argv)
 	if (fd < 0 || !libc_read)
 		return 1;
 	fns[1] = libc_read;
-	rtl_ext_init(); /* the views exist: the range check is a real one */
+	region_init(); /* the views exist: the range check is a real one */
 	for (int r = 0; r < rounds; r++)
 		for (int k = 0; k < 3; k++) {
 			double t = round_of(fns[k], fd, n / rounds);
@@ -64,7 +67,8 @@ int main(int argc, char **argv)
 				best[k] = t;
 		}
 	printf("read 64 B of a non-region buffer, ns per call (fastest of %d "
-	       "rounds of %ld):\n", rounds, n / rounds);
+	       "rounds of %ld):\n",
+	       rounds, n / rounds);
 	printf("  wrapped %.1f  libc %.1f  syscall %.1f  wrapped/libc %.3f\n",
 	       best[0], best[1], best[2], best[0] / best[1]);
 	return 0;

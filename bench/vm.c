@@ -69,7 +69,10 @@ void vm_trap_begin(void *ctx)
 void vm_trap(void *ctx)
 {
 	char *p = ((struct vm_trap *)ctx)->none;
-	__asm__ volatile("movb (%0), %%al" : "+D"(p) : : "rax", "memory");
+	__asm__ volatile("movb (%0), %%al"
+	                 : "+D"(p)
+	                 :
+	                 : "rax", "memory");
 }
 
 /* ---- prot1 and protN ---- */
@@ -79,7 +82,7 @@ struct vm_seq {
 	size_t k;      /* pages per object */
 	size_t npages; /* k * nobj */
 	int nobj;
-	long i;	   /* prot1: the object that is protected now */
+	long i;    /* prot1: the object that is protected now */
 	int armed; /* prot1: object i protected */
 };
 

@@ -50,8 +50,8 @@ void rtl_dcache_put(const struct rtl_insn *in)
 	uint32_t s = atomic_load_explicit(&e->seq, memory_order_relaxed);
 
 	if (s & 1 || !atomic_compare_exchange_strong_explicit(
-	                 &e->seq, &s, s + 1, memory_order_acquire,
-	                 memory_order_relaxed))
+	                     &e->seq, &s, s + 1, memory_order_acquire,
+	                     memory_order_relaxed))
 		return;
 	atomic_thread_fence(memory_order_release);
 	memcpy(&e->insn, in, rtl_insn_used(in));

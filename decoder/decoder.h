@@ -9,26 +9,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RTL_NGPR 16     /* general registers, in the backend's numbering */
+#define RTL_NGPR 16 /* general registers, in the backend's numbering */
 #define RTL_REG_NONE -1
-#define RTL_REG_PC 16   /* pc-relative operand: base is the next pc */
-
-enum { RTL_ACC_READ = 1, RTL_ACC_WRITE = 2 };
+#define RTL_REG_PC 16 /* pc-relative operand: base is the next pc */
 
 enum {
-	RTL_INSN_REP = 1,       /* repeated string instruction */
-	RTL_INSN_NOFAULT = 2,   /* prefetch and the like: never a real access */
+	RTL_ACC_READ = 1,
+	RTL_ACC_WRITE = 2,
+};
+
+enum {
+	RTL_INSN_REP = 1,         /* repeated string instruction */
+	RTL_INSN_NOFAULT = 2,     /* prefetch and the like: never a real access */
 	RTL_INSN_UNSUPPORTED = 4, /* cannot be swizzled (gather, scatter ...) */
-	RTL_INSN_MASKED = 8,    /* element-masked: touches part of the operand */
+	RTL_INSN_MASKED = 8,      /* element-masked: touches part of the operand */
 };
 
 struct rtl_mem_op {
-	int8_t base, index;  /* register numbers, RTL_REG_NONE if absent */
-	uint8_t scale;       /* 1, 2, 4, 8 */
-	uint8_t access;      /* RTL_ACC_*, 0 if the backend cannot tell */
-	uint8_t addr32;      /* 32-bit address size: the sum is truncated */
-	uint8_t segment;     /* fs/gs override: address not computable here */
-	uint16_t size;       /* bytes accessed, 0 if unknown */
+	int8_t base, index; /* register numbers, RTL_REG_NONE if absent */
+	uint8_t scale;      /* 1, 2, 4, 8 */
+	uint8_t access;     /* RTL_ACC_*, 0 if the backend cannot tell */
+	uint8_t addr32;     /* 32-bit address size: the sum is truncated */
+	uint8_t segment;    /* fs/gs override: address not computable here */
+	uint16_t size;      /* bytes accessed, 0 if unknown */
 	int64_t disp;
 };
 
@@ -38,8 +41,18 @@ struct rtl_mem_op {
 
 /* A condition on the way to a form: (reg + off) cc imm held there, reg's
  * value taken at the trap (a cmp with a constant, then a jump). */
-enum { RTL_CC_B, RTL_CC_AE, RTL_CC_BE, RTL_CC_A, RTL_CC_E, RTL_CC_NE,
-       RTL_CC_L, RTL_CC_GE, RTL_CC_LE, RTL_CC_G };
+enum {
+	RTL_CC_B,
+	RTL_CC_AE,
+	RTL_CC_BE,
+	RTL_CC_A,
+	RTL_CC_E,
+	RTL_CC_NE,
+	RTL_CC_L,
+	RTL_CC_GE,
+	RTL_CC_LE,
+	RTL_CC_G,
+};
 
 struct rtl_cond {
 	int8_t reg;

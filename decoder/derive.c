@@ -42,8 +42,8 @@ static const int cost_of[H_UNKNOWN][3] = {
 struct form {
 	int8_t base, index;
 	uint8_t scale;
-	uint8_t hard;   /* an operand of the instruction itself */
-	int8_t target;  /* 1: the span's new view; 0: stays; -1: either */
+	uint8_t hard;  /* an operand of the instruction itself */
+	int8_t target; /* 1: the span's new view; 0: stays; -1: either */
 	uint64_t disp;
 };
 
@@ -55,11 +55,11 @@ struct solver {
 	int8_t hold[RTL_NGPR];
 	int8_t var[RTL_NGPR]; /* registers chosen anew, in search order */
 	int nvar;
-	uint16_t stays;       /* scaled indexes: element numbers never move */
+	uint16_t stays;         /* scaled indexes: element numbers never move */
 	uint8_t unit[RTL_NGPR]; /* a register moves by delta / unit: the
 	                           scale of an index used with no base */
-	uint16_t must_regs;   /* the faulting operand's registers */
-	int8_t a[RTL_NGPR];   /* the choice: -1, 0, 1 (units of delta) */
+	uint16_t must_regs;     /* the faulting operand's registers */
+	int8_t a[RTL_NGPR];     /* the choice: -1, 0, 1 (units of delta) */
 	int8_t best[RTL_NGPR];
 	int best_cost;
 	int ambiguous; /* another choice as cheap moves must's registers apart */
@@ -94,7 +94,7 @@ static enum hold hold_of(struct solver *s, int r)
 	if (s->hold[r] != H_UNKNOWN)
 		return (enum hold)s->hold[r];
 	if (in_span(mv, v))
-		s->hold[r] = v >= mv->end                    ? H_SPAN_EDGE
+		s->hold[r] = v >= mv->end                   ? H_SPAN_EDGE
 		             : mv->hi - v > RTL_DERIVE_BIAS ? H_IN
 		                                            : H_IN_TAIL;
 	else if (mv->lo - v <= RTL_DERIVE_BIAS)

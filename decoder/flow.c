@@ -17,10 +17,10 @@
 
 struct path {
 	uint64_t pc;
-	uint16_t live;           /* registers still holding value + off */
-	int32_t off[RTL_NGPR];   /* constants added since the trap */
-	struct rtl_cond cmp;     /* the last cmp reg, imm (reg < 0: none) */
-	uint8_t ncond;           /* conditions met on the way, newest last */
+	uint16_t live;         /* registers still holding value + off */
+	int32_t off[RTL_NGPR]; /* constants added since the trap */
+	struct rtl_cond cmp;   /* the last cmp reg, imm (reg < 0: none) */
+	uint8_t ncond;         /* conditions met on the way, newest last */
 	struct rtl_cond cond[RTL_FORM_MAX_COND];
 };
 
@@ -260,7 +260,7 @@ static void effects(struct scan *s, struct path *p)
 			p->cmp.reg = -1;
 		o = add && g == reg ? p->off[g] + k : INT64_MAX;
 		if (o > INT32_MAX || o < INT32_MIN)
-			p->live &= (uint16_t)~(1u << g);
+			p->live &= (uint16_t) ~(1u << g);
 		else
 			p->off[g] = (int32_t)o;
 	}

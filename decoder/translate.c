@@ -5,20 +5,43 @@
 
 #include "x86.h"
 
-
 int rtl_x86_gpr(x86_reg r, uint8_t *addr32)
 {
 	static const x86_reg r64[RTL_NGPR] = {
-		X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX,
-		X86_REG_RSP, X86_REG_RBP, X86_REG_RSI, X86_REG_RDI,
-		X86_REG_R8,  X86_REG_R9,  X86_REG_R10, X86_REG_R11,
-		X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
+		X86_REG_RAX,
+		X86_REG_RCX,
+		X86_REG_RDX,
+		X86_REG_RBX,
+		X86_REG_RSP,
+		X86_REG_RBP,
+		X86_REG_RSI,
+		X86_REG_RDI,
+		X86_REG_R8,
+		X86_REG_R9,
+		X86_REG_R10,
+		X86_REG_R11,
+		X86_REG_R12,
+		X86_REG_R13,
+		X86_REG_R14,
+		X86_REG_R15,
 	};
 	static const x86_reg r32[RTL_NGPR] = {
-		X86_REG_EAX,  X86_REG_ECX,  X86_REG_EDX,  X86_REG_EBX,
-		X86_REG_ESP,  X86_REG_EBP,  X86_REG_ESI,  X86_REG_EDI,
-		X86_REG_R8D,  X86_REG_R9D,  X86_REG_R10D, X86_REG_R11D,
-		X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D,
+		X86_REG_EAX,
+		X86_REG_ECX,
+		X86_REG_EDX,
+		X86_REG_EBX,
+		X86_REG_ESP,
+		X86_REG_EBP,
+		X86_REG_ESI,
+		X86_REG_EDI,
+		X86_REG_R8D,
+		X86_REG_R9D,
+		X86_REG_R10D,
+		X86_REG_R11D,
+		X86_REG_R12D,
+		X86_REG_R13D,
+		X86_REG_R14D,
+		X86_REG_R15D,
 	};
 
 	if (r == X86_REG_INVALID)
@@ -105,10 +128,29 @@ static int reads_only(unsigned id)
 static int stores_to_first(const char *mn)
 {
 	static const char *const prefixes[] = {
-		"mov", "vmov", "vpmov", "vmaskmov", "vpmaskmov", "pextr", "vpextr",
-		"extract", "vextract", "stmxcsr", "vstmxcsr", "fst", "fist",
-		"fisttp", "fbstp", "fnst", "fnsave", "fxsave", "xsave", "vcvtps2ph",
-		"vcompress", "vpcompress", "set",
+		"mov",
+		"vmov",
+		"vpmov",
+		"vmaskmov",
+		"vpmaskmov",
+		"pextr",
+		"vpextr",
+		"extract",
+		"vextract",
+		"stmxcsr",
+		"vstmxcsr",
+		"fst",
+		"fist",
+		"fisttp",
+		"fbstp",
+		"fnst",
+		"fnsave",
+		"fxsave",
+		"xsave",
+		"vcvtps2ph",
+		"vcompress",
+		"vpcompress",
+		"set",
 	};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (strncmp(mn, prefixes[i], strlen(prefixes[i])) == 0)
@@ -121,13 +163,33 @@ static int stores_to_first(const char *mn)
 static int modifies_first(unsigned id)
 {
 	switch (id) {
-	case X86_INS_ADD: case X86_INS_ADC: case X86_INS_SUB: case X86_INS_SBB:
-	case X86_INS_AND: case X86_INS_OR: case X86_INS_XOR: case X86_INS_INC:
-	case X86_INS_DEC: case X86_INS_NEG: case X86_INS_NOT: case X86_INS_ROL:
-	case X86_INS_ROR: case X86_INS_RCL: case X86_INS_RCR: case X86_INS_SHL:
-	case X86_INS_SAL: case X86_INS_SHR: case X86_INS_SAR: case X86_INS_SHLD:
-	case X86_INS_SHRD: case X86_INS_BTS: case X86_INS_BTR: case X86_INS_BTC:
-	case X86_INS_XCHG: case X86_INS_XADD: case X86_INS_CMPXCHG:
+	case X86_INS_ADD:
+	case X86_INS_ADC:
+	case X86_INS_SUB:
+	case X86_INS_SBB:
+	case X86_INS_AND:
+	case X86_INS_OR:
+	case X86_INS_XOR:
+	case X86_INS_INC:
+	case X86_INS_DEC:
+	case X86_INS_NEG:
+	case X86_INS_NOT:
+	case X86_INS_ROL:
+	case X86_INS_ROR:
+	case X86_INS_RCL:
+	case X86_INS_RCR:
+	case X86_INS_SHL:
+	case X86_INS_SAL:
+	case X86_INS_SHR:
+	case X86_INS_SAR:
+	case X86_INS_SHLD:
+	case X86_INS_SHRD:
+	case X86_INS_BTS:
+	case X86_INS_BTR:
+	case X86_INS_BTC:
+	case X86_INS_XCHG:
+	case X86_INS_XADD:
+	case X86_INS_CMPXCHG:
 		return 1;
 	}
 	return 0;
@@ -153,17 +215,29 @@ static uint8_t operand_access(const cs_insn *ci, int index, uint8_t access)
 static uint16_t operand_size(unsigned id, uint16_t size)
 {
 	switch (id) {
-	case X86_INS_FXSAVE: case X86_INS_FXSAVE64:
-	case X86_INS_FXRSTOR: case X86_INS_FXRSTOR64:
+	case X86_INS_FXSAVE:
+	case X86_INS_FXSAVE64:
+	case X86_INS_FXRSTOR:
+	case X86_INS_FXRSTOR64:
 		return 512;
-	case X86_INS_FNSAVE: case X86_INS_FRSTOR:
+	case X86_INS_FNSAVE:
+	case X86_INS_FRSTOR:
 		return 108;
-	case X86_INS_FNSTENV: case X86_INS_FLDENV:
+	case X86_INS_FNSTENV:
+	case X86_INS_FLDENV:
 		return 28;
-	case X86_INS_XSAVE: case X86_INS_XSAVE64: case X86_INS_XSAVEC:
-	case X86_INS_XSAVEC64: case X86_INS_XSAVEOPT: case X86_INS_XSAVEOPT64:
-	case X86_INS_XSAVES: case X86_INS_XSAVES64: case X86_INS_XRSTOR:
-	case X86_INS_XRSTOR64: case X86_INS_XRSTORS: case X86_INS_XRSTORS64:
+	case X86_INS_XSAVE:
+	case X86_INS_XSAVE64:
+	case X86_INS_XSAVEC:
+	case X86_INS_XSAVEC64:
+	case X86_INS_XSAVEOPT:
+	case X86_INS_XSAVEOPT64:
+	case X86_INS_XSAVES:
+	case X86_INS_XSAVES64:
+	case X86_INS_XRSTOR:
+	case X86_INS_XRSTOR64:
+	case X86_INS_XRSTORS:
+	case X86_INS_XRSTORS64:
 		return 0;
 	}
 	return size;

@@ -24,7 +24,7 @@ void rtl_x86_translate(const cs_insn *ci, uint64_t pc, struct rtl_insn *out);
 struct rtl_code {
 	const uint8_t *buf;
 	size_t len;
-	uint64_t pc; /* address of buf[0] */
+	uint64_t pc;          /* address of buf[0] */
 	uint64_t readable[4]; /* pages checked readable (process memory) */
 	int nreadable;
 };

@@ -1,7 +1,11 @@
 /* The x86-64 backend over Capstone: opened once at start with rtl's own
- * allocator hooks, then used from signal handlers. Each decode borrows one of
- * a fixed set of preopened handles with their instruction buffers, so
- * threads never share Capstone state and nothing is allocated per trap. */
+ * allocator hooks, then used from signal handlers. Each decode has a slot of
+ * its own (a Capstone handle, its instruction buffer and a scratch arena),
+ * so threads never share Capstone state and nothing is allocated per trap.
+ * A thread goes back to the slot it used last; when every open slot is in
+ * use (more threads decoding at once than were opened at start, or a decode
+ * interrupted by a signal whose handler traps), one more is opened on the
+ * spot from memory mapped at start, never waiting for another thread. */
 #include <capstone/capstone.h>
 #include <errno.h>
 #include <stdatomic.h>
@@ -14,7 +18,8 @@
 #include "decoder.h"
 #include "x86.h"
 
-#define NSLOTS 64
+#define NSLOTS_START 64 /* opened at start */
+#define NSLOTS_MAX 4096 /* decodes at once, at most */
 #define PAGE 4096u
 
 /* ---- memory for Capstone: bump arenas, never malloc ---- */
@@ -29,16 +34,27 @@ static struct arena init_arena;
  * slot's scratch arena and is dropped when the decode ends. */
 static __thread struct arena *cur_arena __attribute__((tls_model("initial-exec")));
 
+/* The init arena is shared by every thread that opens a slot: its bump is
+ * atomic. A scratch arena belongs to the one decode using its slot. */
+static _Atomic size_t init_used;
+
 static void *arena_alloc(size_t n)
 {
-	struct arena *a = cur_arena ? cur_arena : &init_arena;
+	struct arena *a = cur_arena;
 	size_t need = (n + 16 + 15) & ~(size_t)15; /* 16-byte header */
-	size_t *hdr;
+	size_t at, *hdr;
 
-	if (!a->base || a->used + need > a->size)
+	if (!a) {
+		a = &init_arena;
+		at = atomic_fetch_add_explicit(&init_used, need,
+		                               memory_order_relaxed);
+	} else {
+		at = a->used;
+		a->used += need;
+	}
+	if (!a->base || at + need > a->size)
 		return NULL;
-	hdr = (size_t *)(a->base + a->used);
-	a->used += need;
+	hdr = (size_t *)(a->base + at);
 	*hdr = n;
 	return (char *)hdr + 16;
 }
@@ -90,12 +106,15 @@ static int arena_map(struct arena *a, size_t size)
 
 struct slot {
 	_Atomic int busy;
+	_Atomic int ready; /* opened: may be borrowed */
 	csh handle;
 	cs_insn *insn;
 	struct arena scratch;
 };
 
-static struct slot slots[NSLOTS];
+static struct slot slots[NSLOTS_MAX];
+static _Atomic int nslots;                                              /* slots taken for opening, ready or not */
+static __thread int my_slot __attribute__((tls_model("initial-exec"))); /* index + 1 */
 
 /* Capstone builds some tables on first use (a per-handle id cache, a sorted
  * register table sorted with qsort, which may malloc). Decode one of each
@@ -114,6 +133,30 @@ static const uint8_t warmup[][16] = {
 	{ 6, 0x62, 0xf1, 0x7e, 0x29, 0x7f, 0x07 }, /* vmovdqu32 [rdi]{k1}, ymm0 */
 };
 
+/* Open slot s: a handle with detail on, its instruction buffer, its scratch
+ * arena, and the tables Capstone builds on first use built now, in the init
+ * arena (the scratch arena is reset at every decode). Only system calls and
+ * the hooks above: safe in a signal handler once rtl_decoder_init ran. */
+static int slot_open(struct slot *s)
+{
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &s->handle) != CS_ERR_OK)
+		return -1;
+	cs_option(s->handle, CS_OPT_DETAIL, CS_OPT_ON);
+	s->insn = cs_malloc(s->handle);
+	if (!s->insn || arena_map(&s->scratch, 1u << 20) < 0)
+		return -1;
+	for (size_t k = 0; k < sizeof(warmup) / sizeof(warmup[0]); k++) {
+		const uint8_t *p = warmup[k] + 1;
+		size_t n = warmup[k][0];
+		uint64_t addr = 0x1000;
+		cs_regs rd, wr;
+		uint8_t nrd, nwr;
+		if (cs_disasm_iter(s->handle, &p, &n, &addr, s->insn))
+			cs_regs_access(s->handle, s->insn, rd, &nrd, wr, &nwr);
+	}
+	return 0;
+}
+
 int rtl_decoder_init(void)
 {
 	cs_opt_mem mem = {
@@ -128,37 +171,71 @@ int rtl_decoder_init(void)
 		return -1;
 	if (cs_option(0, CS_OPT_MEM, (size_t)&mem) != CS_ERR_OK)
 		goto fail;
-	for (int i = 0; i < NSLOTS; i++) {
-		struct slot *s = &slots[i];
-		if (cs_open(CS_ARCH_X86, CS_MODE_64, &s->handle) != CS_ERR_OK)
+	for (int i = 0; i < NSLOTS_START; i++) {
+		if (slot_open(&slots[i]) < 0)
 			goto fail;
-		cs_option(s->handle, CS_OPT_DETAIL, CS_OPT_ON);
-		s->insn = cs_malloc(s->handle);
-		if (!s->insn || arena_map(&s->scratch, 1u << 20) < 0)
-			goto fail;
-		for (size_t k = 0; k < sizeof(warmup) / sizeof(warmup[0]); k++) {
-			const uint8_t *p = warmup[k] + 1;
-			size_t n = warmup[k][0];
-			uint64_t addr = 0x1000;
-			cs_regs rd, wr;
-			uint8_t nrd, nwr;
-			if (cs_disasm_iter(s->handle, &p, &n, &addr, s->insn))
-				cs_regs_access(s->handle, s->insn, rd, &nrd, wr, &nwr);
-		}
+		atomic_store_explicit(&slots[i].ready, 1, memory_order_release);
 	}
+	atomic_store_explicit(&nslots, NSLOTS_START, memory_order_release);
 	return 0;
 fail:
 	errno = ENOMEM;
 	return -1;
 }
 
+static struct slot *slot_try(int i)
+{
+	struct slot *s = &slots[i];
+
+	if (!atomic_load_explicit(&s->ready, memory_order_acquire) ||
+	    atomic_exchange_explicit(&s->busy, 1, memory_order_acquire))
+		return NULL;
+	my_slot = i + 1;
+	return s;
+}
+
+/* One more slot, opened for this decode (busy from the start); NULL if
+ * NSLOTS_MAX are open or it cannot be. */
+static struct slot *slot_grow(void)
+{
+	int i = atomic_fetch_add_explicit(&nslots, 1, memory_order_relaxed);
+	struct slot *s;
+
+	if (i >= NSLOTS_MAX) {
+		atomic_fetch_sub_explicit(&nslots, 1, memory_order_relaxed);
+		return NULL;
+	}
+	struct arena *outer = cur_arena; /* a decode this one interrupted */
+	int ok;
+
+	s = &slots[i];
+	atomic_store_explicit(&s->busy, 1, memory_order_relaxed);
+	cur_arena = NULL; /* the handle's memory lives in the init arena */
+	ok = slot_open(s) == 0;
+	cur_arena = outer;
+	if (!ok)
+		return NULL; /* stays busy and never ready: not used again */
+	atomic_store_explicit(&s->ready, 1, memory_order_release);
+	my_slot = i + 1;
+	return s;
+}
+
+/* This thread's slot if it is free, else any free one, else a new one.
+ * Waits only with NSLOTS_MAX decodes in flight. */
 static struct slot *slot_get(void)
 {
+	struct slot *s;
+
+	if (my_slot && (s = slot_try(my_slot - 1)))
+		return s;
 	for (;;) {
-		for (int i = 0; i < NSLOTS; i++)
-			if (!atomic_exchange_explicit(&slots[i].busy, 1,
-			                              memory_order_acquire))
-				return &slots[i];
+		int n = atomic_load_explicit(&nslots, memory_order_acquire);
+
+		for (int i = 0; i < n && i < NSLOTS_MAX; i++)
+			if ((s = slot_try(i)))
+				return s;
+		if ((s = slot_grow()))
+			return s;
 		__builtin_ia32_pause();
 	}
 }
@@ -172,6 +249,7 @@ static void slot_put(struct slot *s)
 static int decode_at(struct rtl_code *code, uint64_t pc, struct rtl_insn *out)
 {
 	struct slot *s = slot_get();
+	struct arena *outer = cur_arena; /* a decode this one interrupted */
 	const uint8_t *p;
 	uint64_t addr = pc;
 	size_t n;
@@ -185,7 +263,7 @@ static int decode_at(struct rtl_code *code, uint64_t pc, struct rtl_insn *out)
 		rtl_x86_translate(s->insn, pc, out);
 		rtl_x86_flow(s->handle, s->insn, code, out);
 	}
-	cur_arena = NULL;
+	cur_arena = outer;
 	slot_put(s);
 	return ok ? 0 : -1;
 }
@@ -230,8 +308,23 @@ void rtl_decode_cache_stats(uint64_t *hits, uint64_t *misses)
 const char *rtl_reg_name(int reg)
 {
 	static const char *const names[RTL_NGPR + 1] = {
-		"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8",
-		"r9",  "r10", "r11", "r12", "r13", "r14", "r15", "rip",
+		"rax",
+		"rcx",
+		"rdx",
+		"rbx",
+		"rsp",
+		"rbp",
+		"rsi",
+		"rdi",
+		"r8",
+		"r9",
+		"r10",
+		"r11",
+		"r12",
+		"r13",
+		"r14",
+		"r15",
+		"rip",
 	};
 	return reg >= 0 && reg <= RTL_NGPR ? names[reg] : "?";
 }

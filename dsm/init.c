@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <rtl/ext.h>
+#include <rtl/region.h>
 
 #include "wire.h"
 
@@ -117,7 +117,7 @@ int dsm_init(int *argc, char ***argv)
 	dsm.inject = getenv("DSM_INJECT");
 	/* rtl after MPI: its SIGSEGV handler passes foreign faults on to
 	 * whatever MPI left; the page heap's handler (vm.c) goes on top. */
-	if (rtl_ext_init() < 0)
+	if (region_init() < 0)
 		dsm_die("rtl cannot start: %s", strerror(errno));
 	if (dsm_vm_init() < 0)
 		dsm_die("cannot map the shared page heap: %s", strerror(errno));
@@ -163,9 +163,9 @@ int dsm_nprocs(void)
 
 static uint64_t rtl_stale(void)
 {
-	struct rtl_ext_stats s;
+	struct region_stats s;
 
-	return rtl_ext_stats(&s) < 0 ? 0 : s.stale_traps;
+	return region_stats(&s) < 0 ? 0 : s.stale_traps;
 }
 
 #define LOAD(f) out->f = atomic_load(&dsm.st.f)

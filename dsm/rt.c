@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include <rtl/ext.h>
 #include <rtl/region.h>
 
 #include "internal.h"
@@ -23,11 +22,7 @@ static void region_handler_fn(rtl_trap_t *t)
 /* The region's address in rtl's read-only view. */
 static void *ro_view(void *p)
 {
-	uintptr_t base;
-	size_t size;
-
-	rtl_ext_views(&base, &size);
-	return (void *)(base + size + ((uintptr_t)p - base) % size);
+	return region_view(p, PROT_READ);
 }
 
 void *dsm_region_alloc(size_t size, void *bptr)

@@ -72,7 +72,8 @@ int main(void)
 			return 1;
 	}
 	printf("old generation: %d objects of 32-512 bytes (%zu bytes), each a "
-	       "read-only region\n", OLD, heap);
+	       "read-only region\n",
+	       OLD, heap);
 
 	for (int cycle = 1; cycle <= CYCLES; cycle++) {
 		size_t n, slots = 0, obj_bytes = 0, diff_bytes = 0, found = 0;
@@ -133,17 +134,21 @@ int main(void)
 		printf("cycle %d: %d stores, %zu young pointers to find\n", cycle,
 		       STORES, want);
 		printf("  regions (objects): %4zu objects, %7zu bytes scanned, "
-		       "%zu found\n", n, obj_bytes, found);
+		       "%zu found\n",
+		       n, obj_bytes, found);
 		printf("  regions (diffs):   %4zu slots,   %7zu bytes scanned, "
-		       "%zu found\n", slots, diff_bytes, diff_found);
+		       "%zu found\n",
+		       slots, diff_bytes, diff_found);
 		printf("  4 KiB cards:       %4zu cards,   %7zu bytes scanned "
-		       "(%zu objects)\n", cards, cards * CARD, card_objs);
+		       "(%zu objects)\n",
+		       cards, cards * CARD, card_objs);
 		all_found &= found == want && diff_found == want;
 		total_obj += obj_bytes;
 		total_card += cards * CARD;
 	}
 	printf("every young pointer found: %s; cards scanned %.1fx the bytes of "
-	       "the objects written\n", all_found ? "yes" : "NO",
+	       "the objects written\n",
+	       all_found ? "yes" : "NO",
 	       (double)total_card / (double)total_obj);
 	return all_found ? 0 : 1;
 }

@@ -182,7 +182,8 @@ static int restore(const char *log_path, const char *image_path)
 		}
 	}
 	printf("restored %u objects from %u epochs (%u diffs) in process %d: "
-	       "identical to the image\n", n, epochs, applied, (int)getpid());
+	       "identical to the image\n",
+	       n, epochs, applied, (int)getpid());
 	return 0;
 }
 

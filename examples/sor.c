@@ -16,8 +16,8 @@
 
 #include <rtl/region.h>
 
-#define M 12                  /* interior rows per colour: 1..M */
-#define N 2048                /* floats per row */
+#define M 12                   /* interior rows per colour: 1..M */
+#define N 2048                 /* floats per row */
 #define NS (N * sizeof(float)) /* 8 KiB rows, as in the paper's Table 7 */
 #define ITERATIONS 5
 #define PAGE 4096
@@ -86,7 +86,8 @@ int main(void)
 		region_track(black[i], 1);
 	}
 	printf("red-black SOR: %d+2 rows of %zu bytes per colour, each a region;"
-	       " this node computes rows %d-%d\n", M, NS, begin, end);
+	       " this node computes rows %d-%d\n",
+	       M, NS, begin, end);
 
 	for (int it = 1; it <= ITERATIONS; it++) {
 		int changed[2][M + 2], ntraps = 0;
@@ -96,11 +97,13 @@ int main(void)
 		for (int j = begin; j <= end; j++)
 			for (int k = 0; k < N - 1; k++)
 				black[j][k] = (red[j - 1][k] + red[j + 1][k] + red[j][k] +
-				               red[j][k + 1]) / 4.0f;
+				               red[j][k + 1]) /
+				              4.0f;
 		for (int j = begin; j <= end; j++)
 			for (int k = 1; k < N; k++)
 				red[j][k] = (black[j - 1][k] + black[j + 1][k] +
-				             black[j][k - 1] + black[j][k]) / 4.0f;
+				             black[j][k - 1] + black[j][k]) /
+				            4.0f;
 
 		for (int c = 0; c < 2; c++)
 			for (int j = 0; j <= M + 1; j++) {

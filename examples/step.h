@@ -25,13 +25,15 @@ static inline void step_print(const char *stmt, int trapped)
 	printf("  %s: %-7s", stmt, trapped ? "trap" : "no trap");
 }
 
-#define STEP(stmt)                                                             \
-	do {                                                                   \
-		int before_ = traps;                                           \
-		__asm__ __volatile__("" ::: "memory");                         \
-		stmt;                                                          \
-		__asm__ __volatile__("" ::: "memory");                         \
-		step_print(#stmt, traps != before_);                           \
+#define STEP(stmt)                                        \
+	do {                                              \
+		int before_ = traps;                      \
+		__asm__ __volatile__("" ::                \
+		                             : "memory"); \
+		stmt;                                     \
+		__asm__ __volatile__("" ::                \
+		                             : "memory"); \
+		step_print(#stmt, traps != before_);      \
 	} while (0)
 
 #ifdef __cplusplus

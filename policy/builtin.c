@@ -4,14 +4,14 @@
 #include "policy.h"
 
 const char rtl_policy_builtin[] =
-	"# rtl built-in policy: count the first write to each small object\n"
-	"[rtl]\n"
-	"report = rtl-report.%e.%p.json\n"
-	"\n"
-	"[rule small-objects]\n"
-	"size = 48..64\n"
-	"protect = read\n"
-	"on_write = count, grant-rw\n";
+        "# rtl built-in policy: count the first write to each small object\n"
+        "[rtl]\n"
+        "report = rtl-report.%e.%p.json\n"
+        "\n"
+        "[rule small-objects]\n"
+        "size = 48..64\n"
+        "protect = read\n"
+        "on_write = count, grant-rw\n";
 
 int rtl_policy_load_builtin(struct rtl_policy *p)
 {

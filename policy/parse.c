@@ -15,20 +15,49 @@
 
 /* Keys of a rule, for duplicate checks and error lines. */
 enum {
-	K_SIZE, K_SITE, K_SAMPLE, K_MECHANISM, K_PROTECT, K_ON_READ, K_ON_WRITE,
-	K_EPOCH, NKEYS
+	K_SIZE,
+	K_SITE,
+	K_SAMPLE,
+	K_MECHANISM,
+	K_PROTECT,
+	K_ON_READ,
+	K_ON_WRITE,
+	K_EPOCH,
+	NKEYS
 };
 static const char *const rule_keys[NKEYS] = {
-	"size", "site", "sample", "mechanism", "protect", "on_read", "on_write",
+	"size",
+	"site",
+	"sample",
+	"mechanism",
+	"protect",
+	"on_read",
+	"on_write",
 	"epoch",
 };
 
-enum { R_REPORT, R_MECHANISM, R_EVENTS, R_MPROTECT, R_MAX_REGIONS, NRTL };
+enum {
+	R_REPORT,
+	R_MECHANISM,
+	R_EVENTS,
+	R_MPROTECT,
+	R_MAX_REGIONS,
+	NRTL,
+};
 static const char *const rtl_keys[NRTL] = {
-	"report", "mechanism", "events", "mprotect", "max_regions",
+	"report",
+	"mechanism",
+	"events",
+	"mprotect",
+	"max_regions",
 };
 
-enum section { S_NONE, S_RTL, S_RULE, S_BAD };
+enum section {
+	S_NONE,
+	S_RTL,
+	S_RULE,
+	S_BAD,
+};
 
 struct parser {
 	struct rtl_policy *p;
@@ -36,8 +65,8 @@ struct parser {
 	const char *name;
 	const char *text;
 	size_t pos;
-	int line;          /* line last handed to inih */
-	int mid_line;      /* the last chunk did not end a line */
+	int line;     /* line last handed to inih */
+	int mid_line; /* the last chunk did not end a line */
 	enum section section;
 	int rtl_seen;
 	int rtl_line[NRTL];
@@ -332,7 +361,7 @@ static void rule_key(struct parser *ps, const char *name, const char *v)
 	case K_ON_READ:
 	case K_ON_WRITE:
 		if (rtl_policy_parse_actions(v, k == K_ON_READ ? &r->on_read : &r->on_write, bad,
-		                  sizeof(bad)) < 0) {
+		                             sizeof(bad)) < 0) {
 			if (bad[0])
 				error_at(ps, ps->line, "%s: unknown action '%s' (count, log, backtrace, grant-read, grant-rw, dirty, abort)",
 				         name, bad);

@@ -13,7 +13,10 @@
 #define RTL_POLICY_GLOB_MAX 128
 #define RTL_POLICY_PATH_MAX 512
 
-enum rtl_mechanism { RTL_MECH_SWIZZLE, RTL_MECH_ALIAS };
+enum rtl_mechanism {
+	RTL_MECH_SWIZZLE,
+	RTL_MECH_ALIAS,
+};
 
 /* Trap actions, as a bit set. */
 enum rtl_action {

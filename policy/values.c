@@ -80,9 +80,12 @@ static const struct {
 	const char *name;
 	unsigned bit;
 } actions[] = {
-	{ "count", RTL_ACT_COUNT },         { "log", RTL_ACT_LOG },
-	{ "backtrace", RTL_ACT_BACKTRACE }, { "grant-read", RTL_ACT_GRANT_READ },
-	{ "grant-rw", RTL_ACT_GRANT_RW },   { "dirty", RTL_ACT_DIRTY },
+	{ "count", RTL_ACT_COUNT },
+	{ "log", RTL_ACT_LOG },
+	{ "backtrace", RTL_ACT_BACKTRACE },
+	{ "grant-read", RTL_ACT_GRANT_READ },
+	{ "grant-rw", RTL_ACT_GRANT_RW },
+	{ "dirty", RTL_ACT_DIRTY },
 	{ "abort", RTL_ACT_ABORT },
 };
 
@@ -134,5 +137,4 @@ int rtl_policy_parse_word(const char *v, const char *const *words, int n)
 const char *const rtl_policy_mechanisms[] = { "swizzle", "alias" };
 const char *const rtl_policy_protects[] = { "none", "read", "rw" };
 const int rtl_policy_protect_values[] = { PROT_NONE, PROT_READ,
-	                              PROT_READ | PROT_WRITE };
-
+	                                  PROT_READ | PROT_WRITE };

@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(
   gcc g++ make pkg-config meson ninja-build
   libcapstone-dev libunwind-dev libjemalloc-dev uthash-dev libinih-dev
-  libjansson-dev
+  libjansson-dev libelf-dev
+  clang clang-format
   openmpi-bin libopenmpi-dev
   bats bats-support bats-assert bats-file
   python3 sqlite3 gzip git perl coreutils mawk gawk xz-utils tar

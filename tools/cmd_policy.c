@@ -65,24 +65,24 @@ int cmd_show(int argc, char **argv)
 }
 
 static const char template[] =
-	"# rtl policy (see docs/policy.md). Check it with: rtlctl check FILE\n"
-	"[rtl]\n"
-	"report = rtl-report.%e.%p.json   ; %e program, %p pid; \"-\" stderr; \"\" none\n"
-	"mechanism = swizzle              ; default for rules: swizzle | alias\n"
-	"events = off                     ; off | traps: one JSON record per trap\n"
-	"mprotect = pass                  ; pass | log the program's own mprotect\n"
-	"max_regions = 1000000            ; stop selecting beyond this many\n"
-	"\n"
-	"; Rules are tried in file order; the first match wins. Allocations that\n"
-	"; no rule matches stay with the system allocator.\n"
-	"[rule small-objects]\n"
-	"size = 48..64                    ; K/M/G suffixes; either end may be empty\n"
-	"; site = *parse*                 ; glob on the allocating function, or module!function\n"
-	"sample = 1                       ; route 1 in N matching allocations\n"
-	"protect = read                   ; none | read | rw, at allocation\n"
-	"on_read = count, grant-read      ; count, log, backtrace, grant-read, grant-rw,\n"
-	"on_write = count, grant-rw       ;   dirty, abort\n"
-	"; epoch = 10ms                   ; re-apply protect every epoch (mechanism = alias)\n";
+        "# rtl policy (see docs/policy.md). Check it with: rtlctl check FILE\n"
+        "[rtl]\n"
+        "report = rtl-report.%e.%p.json   ; %e program, %p pid; \"-\" stderr; \"\" none\n"
+        "mechanism = swizzle              ; default for rules: swizzle | alias\n"
+        "events = off                     ; off | traps: one JSON record per trap\n"
+        "mprotect = pass                  ; pass | log the program's own mprotect\n"
+        "max_regions = 1000000            ; stop selecting beyond this many\n"
+        "\n"
+        "; Rules are tried in file order; the first match wins. Allocations that\n"
+        "; no rule matches stay with the system allocator.\n"
+        "[rule small-objects]\n"
+        "size = 48..64                    ; K/M/G suffixes; either end may be empty\n"
+        "; site = *parse*                 ; glob on the allocating function, or module!function\n"
+        "sample = 1                       ; route 1 in N matching allocations\n"
+        "protect = read                   ; none | read | rw, at allocation\n"
+        "on_read = count, grant-read      ; count, log, backtrace, grant-read, grant-rw,\n"
+        "on_write = count, grant-rw       ;   dirty, abort\n"
+        "; epoch = 10ms                   ; re-apply protect every epoch (mechanism = alias)\n";
 
 int cmd_init(int argc, char **argv)
 {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "policy.h"
+#include "report_path.h"
 #include "rtlctl.h"
 
 #ifndef RTL_PRELOAD_INSTALLED
@@ -41,45 +42,22 @@ static int find_preload(char *out, size_t len)
 	return access(out, R_OK);
 }
 
-/* The report file name the preload will use: %e program, %p pid. */
-static void expand_report(const char *tmpl, const char *prog, pid_t pid,
-                          char *out, size_t len)
-{
-	char progbuf[PATH_MAX];
-	const char *base;
-	size_t n = 0;
-
-	snprintf(progbuf, sizeof(progbuf), "%s", prog);
-	base = basename(progbuf);
-	for (const char *s = tmpl; *s && n + 1 < len; s++) {
-		int w = 0;
-		if (s[0] == '%' && s[1] == 'e') {
-			w = snprintf(out + n, len - n, "%s", base);
-			s++;
-		} else if (s[0] == '%' && s[1] == 'p') {
-			w = snprintf(out + n, len - n, "%d", (int)pid);
-			s++;
-		} else {
-			out[n] = *s;
-			w = 1;
-		}
-		if (w < 0 || (size_t)w >= len - n)
-			break;
-		n += (size_t)w;
-	}
-	out[n < len ? n : len - 1] = '\0';
-}
-
 static void set_env(const char *preload, const char *config, const char *report)
 {
 	const char *old = getenv("LD_PRELOAD");
-	char *both;
+	char *both, self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	if (old && *old && asprintf(&both, "%s:%s", preload, old) > 0)
 		setenv("LD_PRELOAD", both, 1);
 	else
 		setenv("LD_PRELOAD", preload, 1);
 	setenv("RTL_CONFIG", config ? config : RTL_CONFIG_BUILTIN, 1);
+	/* The preload has this rtlctl make the report of each process. */
+	if (n > 0) {
+		self[n] = '\0';
+		setenv("RTL_RTLCTL", self, 1);
+	}
 	if (report) {
 		char pid[24];
 		setenv("RTL_REPORT", report, 1);
@@ -115,7 +93,7 @@ int cmd_run(int argc, char **argv)
 	};
 	static struct rtl_policy policy;
 	struct rtl_policy_errors errs;
-	char preload[PATH_MAX], config[PATH_MAX], report[PATH_MAX];
+	char preload[PATH_MAX], config[PATH_MAX], report[PATH_MAX], prog[PATH_MAX];
 	const char *config_arg = NULL, *report_arg = NULL;
 	int opt, status;
 	pid_t pid;
@@ -168,8 +146,9 @@ int cmd_run(int argc, char **argv)
 	signal(SIGQUIT, SIG_IGN);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	expand_report(report_arg ? report_arg : policy.report, argv[optind], pid,
-	              report, sizeof(report));
+	snprintf(prog, sizeof(prog), "%s", argv[optind]); /* basename edits it */
+	rtl_report_path(report_arg ? report_arg : policy.report, basename(prog),
+	                (long)pid, 0, report, sizeof(report));
 	if (report[0] && strcmp(report, "-") && access(report, R_OK) == 0) {
 		report_summary(report, stderr);
 		fprintf(stderr, "rtl: report: %s (see: rtlctl report %s)\n", report, report);

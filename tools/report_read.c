@@ -33,12 +33,12 @@ static json_t *check(json_t *r, const char *name, char *why, size_t len)
 			snprintf(why, len, "%s: \"%s\" is not an array", name, arrays[i]);
 			goto bad;
 		}
-		json_array_foreach(a, k, e)
-			if (!json_is_object(e) && !(i == notes && json_is_string(e))) {
-				snprintf(why, len, "%s: \"%s\"[%zu] is not an %s", name,
-				         arrays[i], k, i == notes ? "object or string" : "object");
-				goto bad;
-			}
+		json_array_foreach(a, k, e) if (!json_is_object(e) && !(i == notes && json_is_string(e)))
+		{
+			snprintf(why, len, "%s: \"%s\"[%zu] is not an %s", name,
+			         arrays[i], k, i == notes ? "object or string" : "object");
+			goto bad;
+		}
 	}
 	return r;
 bad:

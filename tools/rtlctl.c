@@ -13,7 +13,7 @@ static const struct {
 	  "run PROG under rtl with a policy (the built-in one without -c)" },
 	{ "check", cmd_check, "FILE", "validate a policy file" },
 	{ "show", cmd_show, "FILE", "print the effective policy, defaults filled in" },
-	{ "report", cmd_report, "FILE [--json]", "tables from a run's report" },
+	{ "report", cmd_report, "FILE [--json [-o OUT]]", "tables from a run's report or raw record; -o writes the JSON" },
 	{ "init", cmd_init, "[FILE]", "write a commented default policy (stdout without FILE)" },
 	{ "selftest", cmd_selftest, "[--variant NAME] [CHECK...]",
 	  "check rtl's trap path on this CPU, per glibc string variant" },

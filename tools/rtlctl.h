@@ -7,7 +7,10 @@
 
 /* Exit codes besides the program's own: 1 invalid input (policy, report),
  * 2 usage, 126/127 the program could not be run. */
-enum { EXIT_INVALID = 1, EXIT_USAGE = 2 };
+enum {
+	EXIT_INVALID = 1,
+	EXIT_USAGE = 2,
+};
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);

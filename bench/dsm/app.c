@@ -31,7 +31,7 @@ static void usage(const char *name, const char *opts)
 }
 
 void app_init(int *argc, char ***argv, const char *name, const char *opts,
-	      long *vals)
+              long *vals)
 {
 	int mode = -1;
 

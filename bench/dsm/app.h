@@ -14,14 +14,14 @@ struct app {
 	int rank, nprocs;
 	double t0, elapsed;
 	struct dsm_stats
-		*all; /* rank 0: every rank's counters for the timed part */
+	        *all; /* rank 0: every rank's counters for the timed part */
 };
 extern struct app app;
 
 /* dsm_init, then options: -m vm|rt, and each "-x N" named in opts (e.g.
  * "rci" for -r -c -i) into vals[] (positive integers). Exits on bad usage. */
 void app_init(int *argc, char ***argv, const char *name, const char *opts,
-	      long *vals);
+              long *vals);
 
 /* Shared memory: dsm_malloc (VM) or dsm_region_alloc with bptr (RT). *bptr
  * is set either way. Ends the run on failure. */

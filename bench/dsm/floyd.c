@@ -57,7 +57,7 @@ static double sequential(int **m)
 
 int main(int argc, char **argv)
 {
-	long vals[1] = {n}, lo, hi;
+	long vals[1] = { n }, lo, hi;
 	size_t rs;
 	double seq = 0;
 	int ok = 1;

@@ -29,13 +29,13 @@ static unsigned long long mix(unsigned long long x)
 static int key(long it, long g)
 {
 	return (int)(mix((unsigned long long)it << 40 ^ (unsigned long long)g) %
-		     (unsigned long long)nbuckets);
+	             (unsigned long long)nbuckets);
 }
 
 /* Rank keys [lo, hi) given this iteration's totals: checksum of the ranks
  * (the count of smaller keys everywhere). */
 static unsigned long long rank_keys(long it, long lo, long hi,
-				    const long *total, long *prefix)
+                                    const long *total, long *prefix)
 {
 	unsigned long long sum = 0;
 	long acc = 0;
@@ -51,7 +51,7 @@ static unsigned long long rank_keys(long it, long lo, long hi,
 
 int main(int argc, char **argv)
 {
-	long vals[3] = {nkeys, nbuckets, iters}, lo, hi;
+	long vals[3] = { nkeys, nbuckets, iters }, lo, hi;
 	long *mine, *seen, *total, *prefix;
 	unsigned long long *sums, *all = NULL;
 	double seq = 0;
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 	if (app.rank == 0)
 		all = calloc((size_t)(iters * app.nprocs), sizeof(*all));
 	MPI_Gather(sums, (int)iters, MPI_UNSIGNED_LONG_LONG, all, (int)iters,
-		   MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+	           MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
 	if (app.rank == 0) {
 		double t = app_now();
 		memset(seen, 0, (size_t)nbuckets * sizeof(long));
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 				ok = 0;
 	}
 	snprintf(params, sizeof(params),
-		 "\"keys\":%ld,\"buckets\":%ld,\"iterations\":%ld", nkeys,
-		 nbuckets, iters);
+	         "\"keys\":%ld,\"buckets\":%ld,\"iterations\":%ld", nkeys,
+	         nbuckets, iters);
 	app_finish("is", ok, seq, params);
 }

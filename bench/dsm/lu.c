@@ -126,7 +126,7 @@ static double sequential(double **m)
 
 int main(int argc, char **argv)
 {
-	long vals[2] = {n, B};
+	long vals[2] = { n, B };
 	size_t bs;
 	double seq = 0;
 	int ok = 1;

@@ -57,7 +57,7 @@ static double sequential(double *c)
 
 int main(int argc, char **argv)
 {
-	long vals[1] = {n}, lo, hi;
+	long vals[1] = { n }, lo, hi;
 	double seq = 0;
 	int ok = 1;
 	char params[64];
@@ -69,12 +69,12 @@ int main(int argc, char **argv)
 	for (int p = 0; p < app.nprocs; p++) {
 		app_share(n, p, &lo, &hi);
 		app_alloc((size_t)((hi - lo) * n) * sizeof(double),
-			  (void *)&ablk[p]);
+		          (void *)&ablk[p]);
 	}
 	for (int p = 0; p < app.nprocs; p++) {
 		app_share(n, p, &lo, &hi);
 		app_alloc((size_t)((hi - lo) * n) * sizeof(double),
-			  (void *)&cblk[p]);
+		          (void *)&cblk[p]);
 	}
 	app_alloc((size_t)(n * n) * sizeof(double), (void *)&b);
 	app_share(n, app.rank, &lo, &hi);
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 		for (int p = 0; p < app.nprocs && ok; p++) {
 			app_share(n, p, &lo, &hi);
 			ok = !memcmp(c + lo * n, cblk[p],
-				     (size_t)((hi - lo) * n) * sizeof(double));
+			             (size_t)((hi - lo) * n) * sizeof(double));
 		}
 		free(c);
 	}

@@ -24,7 +24,7 @@ static float init_value(long i, long k)
 
 /* One half-iteration on rows [lo, hi): dst from src (Table 6). */
 static void sweep(float *volatile *dst, float *volatile *src, long lo, long hi,
-		  int black_phase)
+                  int black_phase)
 {
 	for (long j = lo; j < hi; j++) {
 		float *d = dst[j];
@@ -66,7 +66,7 @@ static double sequential(float **r, float **b)
 
 int main(int argc, char **argv)
 {
-	long vals[3] = {M, N, ITERS}, lo, hi;
+	long vals[3] = { M, N, ITERS }, lo, hi;
 	size_t ns;
 	double seq = 0;
 	int ok = 1;
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 	app_start();
 	init_rows(red, lo - (app.rank == 0), hi + (app.rank == app.nprocs - 1));
 	init_rows(black, lo - (app.rank == 0),
-		  hi + (app.rank == app.nprocs - 1));
+	          hi + (app.rank == app.nprocs - 1));
 	dsm_barrier();
 	for (long it = 0; it < ITERS; it++) {
 		sweep(black, red, lo, hi, 1);
@@ -114,6 +114,6 @@ int main(int argc, char **argv)
 			     !memcmp(b[i], black[i], ns);
 	}
 	snprintf(params, sizeof(params),
-		 "\"rows\":%ld,\"cols\":%ld,\"iterations\":%ld", M, N, ITERS);
+	         "\"rows\":%ld,\"cols\":%ld,\"iterations\":%ld", M, N, ITERS);
 	app_finish("sor", ok, seq, params);
 }

@@ -7,6 +7,7 @@
 #define RTL_REGION_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/mman.h> /* PROT_NONE, PROT_READ, PROT_WRITE */
 #include <sys/types.h>
 
@@ -119,6 +120,96 @@ RTL_API int region_diff_apply(void *addr, const void *buf, size_t len);
  * the next write trap takes a new one), the dirty mark is cleared, and a
  * writable region becomes PROT_READ so that its next write traps. */
 RTL_API int region_checkpoint(void *addr);
+
+/* ---- Diffs of plain buffers (docs/dirty.md) ----
+ *
+ * The encoding of region_diff_encode for memory that is not a region (a
+ * DSM's pages, a buffer received from elsewhere). No malloc, no locks: a
+ * region handler may call them. */
+
+/* Encode cur against twin (size bytes each) into buf. Returns the length;
+ * cap 0 returns the length needed and writes nothing. -1 with ENOSPC if it
+ * does not fit in cap, EINVAL for NULL buffers. */
+RTL_API ssize_t region_buf_diff_encode(const void *cur, const void *twin,
+                                       size_t size, void *buf, size_t cap);
+
+/* 0 if buf (len bytes) is a well-formed diff of a size-byte unit, else -1
+ * with EINVAL. Never reads outside [buf, buf + len). */
+RTL_API int region_buf_diff_check(const void *buf, size_t len, size_t size);
+
+/* Check buf, then write its runs into dst (size bytes). Malformed input:
+ * -1 with EINVAL, dst untouched. */
+RTL_API int region_buf_diff_apply(void *dst, size_t size, const void *buf,
+                                  size_t len);
+
+/* ---- Lookup, views, protection in place (docs/guide.md) ---- */
+
+/* Start rtl now instead of at the first call that needs it (its views,
+ * decoder and trap handler), so that the cost is not paid later. 0, or -1
+ * with errno if rtl cannot start. */
+RTL_API int region_init(void);
+
+/* The region holding addr, through any view. */
+struct region_info {
+	void *base;    /* its first byte, in the view addr lies in */
+	size_t size;   /* bytes, as allocated or defined */
+	size_t offset; /* addr - base */
+	int prot;      /* what an access through addr's view gets */
+	void *data;    /* its user data (region_set_data) */
+};
+
+/* Fill *out for the region whose span holds addr (its size rounded up to
+ * rtl's granule of 64 bytes). Lock-free and async-signal-safe. 0, or -1
+ * with errno ENOENT (no region there) or EINVAL (out NULL). */
+RTL_API int region_find(const void *addr, struct region_info *out);
+
+/* The same byte as addr (an address in a region, through any view) through
+ * the view of protection prot: a second pointer to the region with prot's
+ * rights (MAP2 without registering it; region_protect never moves it).
+ * NULL with EINVAL if addr is not in rtl's memory or prot is not one of the
+ * three protections. */
+RTL_API void *region_view(const void *addr, int prot);
+
+/* Protect the region starting at addr in place from now on: addr's view
+ * (PROT_READ or PROT_NONE) becomes its home, its bound pointers move there,
+ * pointers into it are never moved again (not by region_protect, not by a
+ * trap), and its protection, prot now, is set on the home view's pages with
+ * mprotect. For code whose copies of a pointer rtl cannot reach
+ * (docs/internals.md, "In-place regions"). The region must be the only one
+ * on the pages it touches, now and while it lives. 0, or -1 with errno:
+ * EINVAL (not a region's start, bad prot, the writable view, already in
+ * place, MAP2), EBUSY (another region shares a page, or may: a region_alloc
+ * block under a page), ENOMEM (the kernel's mapping limit). */
+RTL_API int region_protect_in_place(void *addr, int prot);
+
+/* ---- Statistics ---- */
+
+struct region_stats {
+	uint64_t traps;         /* faults in rtl's views */
+	uint64_t handler_calls; /* region handlers run */
+	uint64_t stale_traps;   /* resolved by swizzling alone */
+	uint64_t protects;      /* successful region_protect calls */
+	uint64_t regions;       /* live regions */
+	uint64_t foreign;       /* SIGSEGVs passed to the previous handler */
+	uint64_t decode_hits;   /* decode cache */
+	uint64_t decode_misses;
+	uint64_t trap_ns;           /* time in rtl's SIGSEGV handler on faults
+	                             * in the views (outermost traps), while
+	                             * region_time_traps is on */
+	uint64_t syscall_buffers;   /* buffers in the views that a wrapped call
+	                             * resolved before the kernel saw them */
+	uint64_t in_place_protects; /* protection changes of regions protected
+	                             * in place (mprotect) */
+	uint64_t in_place_failed;   /* ... refused by the kernel: the region
+	                             * went back to moving pointers */
+};
+
+/* Counters since start (starts rtl). 0, or -1 with errno. */
+RTL_API int region_stats(struct region_stats *out);
+
+/* Measure the time spent in traps (trap_ns): two clock reads per trap,
+ * about a tenth of a trap's own work, so off unless asked for. */
+RTL_API void region_time_traps(int on);
 
 #ifdef __cplusplus
 }

@@ -108,18 +108,18 @@ public:
 		return a.get() - b.get();
 	}
 
-#define RTL_REGION_PTR_COMPARE(op)                                             \
-	friend bool operator op(const region_ptr &a, const region_ptr &b)      \
-	{                                                                      \
-		return a.get() op b.get();                                     \
-	}                                                                      \
-	friend bool operator op(const region_ptr &a, T *b)                     \
-	{                                                                      \
-		return a.get() op b;                                           \
-	}                                                                      \
-	friend bool operator op(T *a, const region_ptr &b)                     \
-	{                                                                      \
-		return a op b.get();                                           \
+#define RTL_REGION_PTR_COMPARE(op)                                        \
+	friend bool operator op(const region_ptr &a, const region_ptr &b) \
+	{                                                                 \
+		return a.get() op b.get();                                \
+	}                                                                 \
+	friend bool operator op(const region_ptr &a, T *b)                \
+	{                                                                 \
+		return a.get() op b;                                      \
+	}                                                                 \
+	friend bool operator op(T *a, const region_ptr &b)                \
+	{                                                                 \
+		return a op b.get();                                      \
 	}
 	RTL_REGION_PTR_COMPARE(==)
 	RTL_REGION_PTR_COMPARE(!=)

@@ -346,3 +346,53 @@ SH
   assert_equal "$status" 1
   assert_output --partial "cannot find rtl-selftest"
 }
+
+# ---- track in the program, analyse outside it ----
+
+@test "the preload does not link jansson; rtlctl does" {
+  run readelf -d "$build/preload/librtlpreload.so"
+  assert_success
+  assert_output --partial "librtl.so"
+  refute_output --partial "jansson"
+  run readelf -d "$rtlctl"
+  assert_output --partial "libjansson"
+}
+
+@test "RTL_RAW keeps the raw record: rtlctl report reads it any time later" {
+  needs_preload
+  run_policy '[rule a]' 'size = 100' 'protect = none' \
+    'on_read = count, backtrace, grant-read' 'on_write = count, grant-rw'
+  RTL_RAW=$tmp/run.raw run "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/r.json" -- \
+    "$build/tests/progs/access" 20 5 rw
+  assert_success
+  assert_file_exist "$tmp/run.raw"
+  # The raw record is binary and starts with its magic.
+  run head -c 6 "$tmp/run.raw"
+  assert_output "RTLRAW"
+  # Made again from the record, the report is the one the run left.
+  "$rtlctl" report --json -o "$tmp/again.json" "$tmp/run.raw"
+  run cmp "$tmp/r.json" "$tmp/again.json"
+  assert_success
+  run "$rtlctl" report "$tmp/run.raw"
+  assert_success
+  assert_line --partial "traps     80 (read 20, write 20, stale 40)"
+  # Sites and frames are named by rtlctl, from the module map.
+  run python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["sites"][0]["site"], r["backtraces"][0]["frames"][0].split("+")[0])' "$tmp/r.json"
+  assert_output "access!alloc_a access!main"
+}
+
+@test "without the raw record's run, or cut short, rtlctl report says why" {
+  needs_preload
+  run_policy '[rule a]' 'size = 100'
+  RTL_RAW=$tmp/run.raw "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/r.json" -- \
+    "$build/tests/progs/access" 2 2 rw 2>/dev/null
+  size=$(stat -c %s "$tmp/run.raw")
+  head -c $((size - 3)) "$tmp/run.raw" >"$tmp/cut.raw"
+  run "$rtlctl" report "$tmp/cut.raw"
+  assert_equal "$status" 1
+  assert_output --regexp "rtlctl report: $tmp/cut.raw: (record [0-9]+ at byte [0-9]+ runs past the end|truncated at byte [0-9]+)"
+  head -c 8 "$tmp/run.raw" >"$tmp/empty.raw"
+  run "$rtlctl" report "$tmp/empty.raw"
+  assert_equal "$status" 1
+  assert_output "rtlctl report: $tmp/empty.raw: no run record"
+}

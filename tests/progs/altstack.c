@@ -43,7 +43,8 @@ int main(void)
 	raise(SIGUSR1);
 	sigaltstack(NULL, &back);
 	printf("handler %s, stack read back %s\n",
-	       ran == 2 ? "ran on the alternate stack" : ran ? "ran" : "did not run",
+	       ran == 2 ? "ran on the alternate stack" : ran ? "ran"
+	                                                     : "did not run",
 	       back.ss_sp == stack_mem && back.ss_size == stack_size ? "as set" : "changed");
 	ss.ss_flags = SS_DISABLE;
 	sigaltstack(&ss, NULL);

@@ -17,14 +17,14 @@ static void grant(rtl_trap_t *t)
 
 int main(void)
 {
-	void *(*alloc)(size_t, void *) =
-		(void *(*)(size_t, void *))dlsym(RTLD_DEFAULT, "region_alloc");
-	int (*handler)(void *, region_handler_t) =
-		(int (*)(void *, region_handler_t))dlsym(RTLD_DEFAULT,
-		                                         "region_handler");
+	void *(*alloc)(size_t, void *);
+	int (*handler)(void *, region_handler_t);
 	char *volatile x; /* reloaded after region_protect moves it */
 
-	protect = (int (*)(void *, int))dlsym(RTLD_DEFAULT, "region_protect");
+	/* POSIX's way to a function from dlsym: through its bytes. */
+	*(void **)&alloc = dlsym(RTLD_DEFAULT, "region_alloc");
+	*(void **)&handler = dlsym(RTLD_DEFAULT, "region_handler");
+	*(void **)&protect = dlsym(RTLD_DEFAULT, "region_protect");
 	if (!alloc || !handler || !protect) {
 		printf("region API: not found\n");
 		return 0;

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rtl/ext.h"
+#include "rtl/region.h"
 
 static const size_t sizes[] = { 24, 200, 5000, 100000, 3u << 20 };
 #define N (sizeof(sizes) / sizeof(sizes[0]))
@@ -32,15 +32,16 @@ static void set(char **b, char c)
 
 static void where(char **b)
 {
-	int (*find)(const void *, struct rtl_ext_region *) =
-		(int (*)(const void *, struct rtl_ext_region *))dlsym(
-			RTLD_DEFAULT, "rtl_ext_region_find");
-	struct rtl_ext_region r;
+	int (*find)(const void *, struct region_info *);
+	struct region_info r;
+
+	*(void **)&find = dlsym(RTLD_DEFAULT, "region_find");
 
 	for (size_t i = 0; i < N; i++)
 		printf("block of %zu: %s\n", sizes[i],
 		       find && find(b[i], &r) == 0 && r.size == sizes[i]
-		               ? "region" : "not a region");
+		               ? "region"
+		               : "not a region");
 }
 
 /* One round: fork, cross writes, check both sides. 0 if isolated. */

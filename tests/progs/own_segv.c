@@ -4,6 +4,7 @@
  * saw; the output must not depend on the preload. The block is two pages
  * (8192 bytes), a size no other allocation here has, so that a policy can
  * select it alone. */
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +70,7 @@ int main(void)
 
 	/* signal() hands back the handler sigaction installed. */
 	printf("signal() returns the handler: %s\n",
-	       (void *)signal(SIGSEGV, SIG_DFL) == (void *)on_segv ? "yes" : "no");
+	       (uintptr_t)signal(SIGSEGV, SIG_DFL) == (uintptr_t)on_segv ? "yes" : "no");
 	free((void *)page);
 	return 0;
 }

@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <rtl/ext.h>
 #include <rtl/region.h>
 
 #define SLOTS 48
@@ -69,11 +68,13 @@ static void grant(rtl_trap_t *t)
 	region_protect(t->addr, t->write ? PROT_READ | PROT_WRITE : PROT_READ);
 }
 
-static void mismatch(struct worker *w, int k, const char *what, size_t at)
+/* Count and print a mismatch; -1, for the checks that stop at one. */
+static int mismatch(struct worker *w, int k, const char *what, size_t at)
 {
 	atomic_fetch_add(&mismatches, 1);
 	fprintf(stderr, "soak: thread %d slot %d (%zu bytes): %s at offset %zu\n",
 	        w->id, k, w->s[k].size, what, at);
+	return -1;
 }
 
 static void verify(struct worker *w, int k, const char *when)
@@ -136,7 +137,7 @@ static void scribble(struct worker *w, int k)
 
 /* The diff since the last checkpoint must be exactly the bytes that
  * differ from the shadow's snapshot, and must rebuild the region from it. */
-static void check_diff(struct worker *w, int k)
+static int check_diff(struct worker *w, int k)
 {
 	struct slot *s = &w->s[k];
 	rtl_run_t runs[256];
@@ -146,7 +147,7 @@ static void check_diff(struct worker *w, int k)
 
 	atomic_fetch_add(&diffs, 1);
 	if (n < 0)
-		return; /* more runs than we asked for: fine, skip */
+		return 0; /* more runs than we asked for: fine, skip */
 	for (ssize_t i = 0; i < n; i++) {
 		for (; at < runs[i].offset; at++)
 			if (s->base[at] != s->shadow[at])
@@ -173,6 +174,7 @@ static void check_diff(struct worker *w, int k)
 	free(enc);
 	region_checkpoint(s->r);
 	memcpy(s->base, s->shadow, s->size);
+	return 0;
 }
 
 /* Fork: the child sees this thread's regions as they are, changes them,
@@ -205,7 +207,7 @@ static void fork_check(struct worker *w)
 
 /* Read through a copy taken while the region was PROT_NONE, after it went
  * back to RW: every access is a stale trap that rtl heals by itself. */
-static void stale_read(struct worker *w, int k)
+static int stale_read(struct worker *w, int k)
 {
 	struct slot *s = &w->s[k];
 	const volatile unsigned char *copy;
@@ -216,6 +218,7 @@ static void stale_read(struct worker *w, int k)
 	for (size_t i = 0; i < s->size; i += 97)
 		if (copy[i] != s->shadow[i])
 			return mismatch(w, k, "stale read", i);
+	return 0;
 }
 
 static void step(struct worker *w)
@@ -265,7 +268,7 @@ int main(int argc, char **argv)
 	uint64_t seed = 1;
 	double seconds = 0;
 	static struct worker w[64];
-	struct rtl_ext_stats st;
+	struct region_stats st;
 
 	while ((opt = getopt(argc, argv, "t:n:s:S:")) != -1) {
 		switch (opt) {
@@ -293,7 +296,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < threads; i++)
 		pthread_join(w[i].tid, NULL);
-	rtl_ext_stats(&st);
+	region_stats(&st);
 	printf("soak: %d threads, %ld operations, %ld traps (%llu stale), %ld diffs, "
 	       "%ld forks, %ld mismatches, %llu regions left\n",
 	       threads, (long)ops, (long)traps, (unsigned long long)st.stale_traps,

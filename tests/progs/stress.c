@@ -86,19 +86,23 @@ static void *run(void *arg)
 		sl->tag = (unsigned char)rnd(&seed);
 		sl->size = size;
 		switch (op) {
-		case 0: sl->p = calloc(1, size);
+		case 0:
+			sl->p = calloc(1, size);
 			for (size_t i = 0; i < size; i++)
 				if (sl->p[i])
 					exit(1);
 			break;
-		case 1: sl->p = aligned_alloc(256, (size + 255) & ~255ul);
+		case 1:
+			sl->p = aligned_alloc(256, (size + 255) & ~255ul);
 			if ((uintptr_t)sl->p & 255)
 				exit(1);
 			break;
-		case 2: if (posix_memalign((void **)&sl->p, 64, size))
+		case 2:
+			if (posix_memalign((void **)&sl->p, 64, size))
 				exit(1);
 			break;
-		case 3: sl->p = memalign(4096, size);
+		case 3:
+			sl->p = memalign(4096, size);
 			if ((uintptr_t)sl->p & 4095)
 				exit(1);
 			break;

@@ -30,11 +30,13 @@ static void reg_handler(rtl_trap_t *t)
 // a store to region memory past this point.
 static int traps_now()
 {
-	asm volatile("" ::: "memory");
+	asm volatile("" ::
+	                     : "memory");
 	return traps;
 }
 
-template <typename T> static T *alloc(size_t n)
+template <typename T>
+static T *alloc(size_t n)
 {
 	return static_cast<T *>(region_alloc(n * sizeof(T), nullptr));
 }

@@ -62,7 +62,7 @@ static void l_difference(char *p, char *q, struct res *r)
 	uint64_t v, w;
 	long d = p - q;
 	__asm__ volatile(AT "mov (%[q],%[d],1), %[v]\n mov (%[q]), %[w]\n"
-	                 "mov 8(%[q],%[d],1), %[w]" ENDPC
+	                    "mov 8(%[q],%[d],1), %[w]" ENDPC
 	                 : [v] "=&r"(v), [w] "=&r"(w), [pc] "=&r"(r->pc), [d] "+r"(d)
 	                 : [q] "r"(q)
 	                 : "memory");
@@ -86,7 +86,8 @@ LOAD(l_popcnt, AT "popcnt 8(%[p]), %[v]", 0)
 LOAD(l_imul, AT "imul 8(%[p]), %[v]", 0)
 LOAD(l_push_pop, PUSHES(AT "pushq 24(%[p])\n popq %[v]"), 0)
 LOAD(l_xlat, "mov %[p], %%rbx\n mov $37, %%eax\n" AT "xlatb\n"
-             "movzbl %%al, %k[v]\n mov %%rbx, %[p]", 0)
+             "movzbl %%al, %k[v]\n mov %%rbx, %[p]",
+     0)
 LOAD(l_clflush, AT "clflush 64(%[p])\n mov 64(%[p]), %[v]", 0)
 
 /* call through a function pointer kept in the region (fill() put it at
@@ -106,22 +107,23 @@ static void l_call_mem(char *p, char *q, struct res *r)
 
 /* ---- string instructions: implicit rsi, rdi, counted by rcx ---- */
 
-#define STRING(name, insn, cnt, src_is_p)                                      \
-	static void name(char *p, char *q, struct res *r)                      \
-	{                                                                      \
-		char *s = src_is_p ? p : q;                                    \
-		char *d = src_is_p == 2 ? p + 64 : src_is_p ? q : p;           \
-		uint64_t c = (cnt), a = 0x4142434445464748ull;                 \
-		uint64_t s0 = (uint64_t)s, d0 = (uint64_t)d;                   \
-		__asm__ volatile("cld\n" insn ENDPC                            \
-		                 : "+S"(s), "+D"(d), "+c"(c), "+a"(a),         \
-		                   [pc] "=&r"(r->pc)                           \
-		                 :                                             \
-		                 : "memory", "cc");                            \
-		r->v[0] = unview((uint64_t)s) - unview(s0);                    \
-		r->v[1] = unview((uint64_t)d) - unview(d0);                    \
-		r->v[2] = c;                                                   \
-		r->v[3] = a;                                                   \
+#define STRING(name, insn, cnt, src_is_p)                              \
+	static void name(char *p, char *q, struct res *r)              \
+	{                                                              \
+		char *s = src_is_p ? p : q;                            \
+		char *d = src_is_p == 2 ? p + 64 : src_is_p ? q        \
+		                                            : p;       \
+		uint64_t c = (cnt), a = 0x4142434445464748ull;         \
+		uint64_t s0 = (uint64_t)s, d0 = (uint64_t)d;           \
+		__asm__ volatile("cld\n" insn ENDPC                    \
+		                 : "+S"(s), "+D"(d), "+c"(c), "+a"(a), \
+		                   [pc] "=&r"(r->pc)                   \
+		                 :                                     \
+		                 : "memory", "cc");                    \
+		r->v[0] = unview((uint64_t)s) - unview(s0);            \
+		r->v[1] = unview((uint64_t)d) - unview(d0);            \
+		r->v[2] = c;                                           \
+		r->v[3] = a;                                           \
 	}
 
 STRING(s_movsb_from, AT "movsb", 0, 1)

@@ -153,7 +153,18 @@ TEST(simd_and_x87_forms)
 
 /* ---- AVX-512: decoded only ---- */
 
-enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9 };
+enum {
+	RAX,
+	RCX,
+	RDX,
+	RBX,
+	RSP,
+	RBP,
+	RSI,
+	RDI,
+	R8,
+	R9,
+};
 
 static const struct evex {
 	const char *text;
@@ -166,37 +177,18 @@ static const struct evex {
 	uint16_t size;
 	uint8_t access;
 } evex[] = {
-	{ "vmovdqu64 zmm0, [rdi+rcx*8+0x40] (disp8*64)", 8,
-	  { 0x62, 0xf1, 0xfe, 0x48, 0x6f, 0x44, 0xcf, 0x01 }, 1, 0, RDI, RCX, 8,
-	  0x40, 64, RTL_ACC_READ },
-	{ "vmovdqu32 [rsi]{k1}, zmm1", 6, { 0x62, 0xf1, 0x7e, 0x49, 0x7f, 0x0e },
-	  1, RTL_INSN_MASKED, RSI, -1, 1, 0, 64, RTL_ACC_WRITE },
-	{ "vmovdqu8 zmm1{k2}{z}, [rsi]", 6, { 0x62, 0xf1, 0x7f, 0xca, 0x6f, 0x0e },
-	  1, RTL_INSN_MASKED, RSI, -1, 1, 0, 64, RTL_ACC_READ },
-	{ "vpbroadcastd zmm0, [rax+4]", 7,
-	  { 0x62, 0xf2, 0x7d, 0x48, 0x58, 0x40, 0x01 }, 1, 0, RAX, -1, 1, 4, 4,
-	  RTL_ACC_READ },
-	{ "vmovntdq [rdi], zmm0", 6, { 0x62, 0xf1, 0x7d, 0x48, 0xe7, 0x07 }, 1, 0,
-	  RDI, -1, 1, 0, 64, RTL_ACC_WRITE },
-	{ "vpcompressd [rdi]{k1}, zmm0", 6, { 0x62, 0xf2, 0x7d, 0x49, 0x8b, 0x07 },
-	  1, RTL_INSN_MASKED, RDI, -1, 1, 0, 64, RTL_ACC_WRITE },
-	{ "vmovdqu64 [rdi+r9-0x20], ymm16", 8,
-	  { 0x62, 0xa1, 0xfe, 0x28, 0x7f, 0x44, 0x0f, 0xff }, 1, 0, RDI, R9, 1,
-	  -0x20, 32, RTL_ACC_WRITE },
-	{ "vmovdqu16 [r8+r9*2-0x20], ymm16", 8,
-	  { 0x62, 0x81, 0xff, 0x28, 0x7f, 0x44, 0x48, 0xff }, 0, 0, 0, 0, 0, 0,
-	  0, 0 },
-	{ "vpgatherdd zmm0{k1}, [rdi+zmm1*4]", 7,
-	  { 0x62, 0xf2, 0x7d, 0x49, 0x90, 0x04, 0x8f }, 1,
-	  RTL_INSN_UNSUPPORTED | RTL_INSN_MASKED, -1, -1, 0, 0, 0, 0 },
-	{ "vpscatterdd [rdi+zmm1*4]{k1}, zmm0", 7,
-	  { 0x62, 0xf2, 0x7d, 0x49, 0xa0, 0x04, 0x8f }, 1,
-	  RTL_INSN_UNSUPPORTED | RTL_INSN_MASKED, -1, -1, 0, 0, 0, 0 },
-	{ "vgatherdps ymm0, [rdi+ymm1*4], ymm2 (AVX2)", 6,
-	  { 0xc4, 0xe2, 0x6d, 0x92, 0x04, 0x8f }, 1, RTL_INSN_UNSUPPORTED, -1, -1,
-	  0, 0, 0, 0 },
-	{ "vpcmpeqb k1, zmm0, [rdi]", 6, { 0x62, 0xf1, 0x7d, 0x48, 0x74, 0x0f }, 0,
-	  0, 0, 0, 0, 0, 0, 0 },
+	{ "vmovdqu64 zmm0, [rdi+rcx*8+0x40] (disp8*64)", 8, { 0x62, 0xf1, 0xfe, 0x48, 0x6f, 0x44, 0xcf, 0x01 }, 1, 0, RDI, RCX, 8, 0x40, 64, RTL_ACC_READ },
+	{ "vmovdqu32 [rsi]{k1}, zmm1", 6, { 0x62, 0xf1, 0x7e, 0x49, 0x7f, 0x0e }, 1, RTL_INSN_MASKED, RSI, -1, 1, 0, 64, RTL_ACC_WRITE },
+	{ "vmovdqu8 zmm1{k2}{z}, [rsi]", 6, { 0x62, 0xf1, 0x7f, 0xca, 0x6f, 0x0e }, 1, RTL_INSN_MASKED, RSI, -1, 1, 0, 64, RTL_ACC_READ },
+	{ "vpbroadcastd zmm0, [rax+4]", 7, { 0x62, 0xf2, 0x7d, 0x48, 0x58, 0x40, 0x01 }, 1, 0, RAX, -1, 1, 4, 4, RTL_ACC_READ },
+	{ "vmovntdq [rdi], zmm0", 6, { 0x62, 0xf1, 0x7d, 0x48, 0xe7, 0x07 }, 1, 0, RDI, -1, 1, 0, 64, RTL_ACC_WRITE },
+	{ "vpcompressd [rdi]{k1}, zmm0", 6, { 0x62, 0xf2, 0x7d, 0x49, 0x8b, 0x07 }, 1, RTL_INSN_MASKED, RDI, -1, 1, 0, 64, RTL_ACC_WRITE },
+	{ "vmovdqu64 [rdi+r9-0x20], ymm16", 8, { 0x62, 0xa1, 0xfe, 0x28, 0x7f, 0x44, 0x0f, 0xff }, 1, 0, RDI, R9, 1, -0x20, 32, RTL_ACC_WRITE },
+	{ "vmovdqu16 [r8+r9*2-0x20], ymm16", 8, { 0x62, 0x81, 0xff, 0x28, 0x7f, 0x44, 0x48, 0xff }, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "vpgatherdd zmm0{k1}, [rdi+zmm1*4]", 7, { 0x62, 0xf2, 0x7d, 0x49, 0x90, 0x04, 0x8f }, 1, RTL_INSN_UNSUPPORTED | RTL_INSN_MASKED, -1, -1, 0, 0, 0, 0 },
+	{ "vpscatterdd [rdi+zmm1*4]{k1}, zmm0", 7, { 0x62, 0xf2, 0x7d, 0x49, 0xa0, 0x04, 0x8f }, 1, RTL_INSN_UNSUPPORTED | RTL_INSN_MASKED, -1, -1, 0, 0, 0, 0 },
+	{ "vgatherdps ymm0, [rdi+ymm1*4], ymm2 (AVX2)", 6, { 0xc4, 0xe2, 0x6d, 0x92, 0x04, 0x8f }, 1, RTL_INSN_UNSUPPORTED, -1, -1, 0, 0, 0, 0 },
+	{ "vpcmpeqb k1, zmm0, [rdi]", 6, { 0x62, 0xf1, 0x7d, 0x48, 0x74, 0x0f }, 0, 0, 0, 0, 0, 0, 0, 0 },
 };
 
 TEST(avx512_forms_decoded)

@@ -10,7 +10,22 @@
 #include "helpers.h"
 #include "test.h"
 
-enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
+enum { RAX,
+       RCX,
+       RDX,
+       RBX,
+       RSP,
+       RBP,
+       RSI,
+       RDI,
+       R8,
+       R9,
+       R10,
+       R11,
+       R12,
+       R13,
+       R14,
+       R15 };
 
 static void decoder_up(void)
 {
@@ -70,9 +85,14 @@ TEST(lookahead_finds_memcmp_difference)
 TEST(lookahead_stops_at_redefinition)
 {
 	static const uint8_t code[] = {
-		0x8a, 0x07,             /* mov al, [rdi] */
-		0x48, 0x89, 0xc6,       /* mov rsi, rax */
-		0x8a, 0x04, 0x37,       /* mov al, [rdi+rsi] */
+		0x8a,
+		0x07, /* mov al, [rdi] */
+		0x48,
+		0x89,
+		0xc6, /* mov rsi, rax */
+		0x8a,
+		0x04,
+		0x37, /* mov al, [rdi+rsi] */
 		0xc3,
 	};
 	struct rtl_insn in;
@@ -134,7 +154,7 @@ TEST(fix_compensates_difference_after_pointer_moved)
 	struct rtl_move mv = move();
 	uint64_t old[RTL_NGPR] = { 0 }, gpr[RTL_NGPR];
 
-	old[RDI] = LO + 8;              /* in the span: moves */
+	old[RDI] = LO + 8;                /* in the span: moves */
 	old[RSI] = (HEAP + 8) - (LO + 8); /* difference to plain memory */
 	memcpy(gpr, old, sizeof(gpr));
 	gpr[RDI] += DELTA;
@@ -185,7 +205,7 @@ TEST(fix_refuses_to_guess)
 	uint64_t old[RTL_NGPR] = { 0 }, gpr[RTL_NGPR];
 
 	other_lo = other_hi = 0;
-	old[RAX] = 0x100000;          /* ordinary memory */
+	old[RAX] = 0x100000;           /* ordinary memory */
 	old[RDX] = LO + 32 - old[RAX]; /* below 4 GiB: ordinary memory too */
 	memcpy(gpr, old, sizeof(gpr));
 	CHECK_EQ(rtl_derive_fix(&in, &in.mem[0], &mv, old, gpr), -1);
@@ -205,7 +225,7 @@ TEST(fix_moves_the_number_beside_a_pointer)
 	uint64_t old[RTL_NGPR] = { 0 }, gpr[RTL_NGPR];
 
 	other_lo = other_hi = 0;
-	old[RAX] = HEAP + 64;            /* ordinary memory */
+	old[RAX] = HEAP + 64;          /* ordinary memory */
 	old[RDX] = LO + 32 - old[RAX]; /* negative: no address */
 	memcpy(gpr, old, sizeof(gpr));
 	CHECK_EQ(rtl_derive_fix(&in, &in.mem[0], &mv, old, gpr), 0);
@@ -310,8 +330,7 @@ TEST(fix_leaves_index_when_the_displacement_leaves_the_span)
 	in.nmem = 1;
 	in.mem[0] = (struct rtl_mem_op){ .base = R15, .index = -1, .scale = 1 };
 	in.nlater = 1;
-	in.later[0] = (struct rtl_form){ .base = R15, .index = RBX, .scale = 1,
-		                         .disp = 58 + 0x21 };
+	in.later[0] = (struct rtl_form){ .base = R15, .index = RBX, .scale = 1, .disp = 58 + 0x21 };
 	other_lo = LO + 256; /* a live neighbour where that address lands */
 	other_hi = other_lo + 4096;
 	old[R15] = LO + 198; /* the last bytes of the region (200 bytes) */
@@ -336,8 +355,7 @@ TEST(fix_compensates_difference_beside_a_displacement)
 	in.mem[0] = (struct rtl_mem_op){ .base = RDI, .index = -1, .scale = 1 };
 	in.nlater = 2;
 	in.later[0] = (struct rtl_form){ .base = RSI, .index = RDI, .scale = 1 };
-	in.later[1] = (struct rtl_form){ .base = RDI, .index = RSI, .scale = 1,
-		                         .disp = -0x7f };
+	in.later[1] = (struct rtl_form){ .base = RDI, .index = RSI, .scale = 1, .disp = -0x7f };
 	other_lo = other_hi = 0;
 	old[RDI] = LO + 250; /* the region's last bytes */
 	old[RSI] = (HEAP + 0x48e) - old[RDI];

@@ -44,11 +44,11 @@ TEST(encode_format_bytes)
 	unsigned char *a = region_alloc(300, &a);
 	unsigned char buf[64];
 	static const unsigned char want[] = {
-		'R', 'T', 'L', 'D', 1, 0, /* magic, version, flags */
-		0xac, 0x02,               /* size 300 */
-		2, 1, 0xaa,               /* gap 2, length 1 */
+		'R', 'T', 'L', 'D', 1, 0,  /* magic, version, flags */
+		0xac, 0x02,                /* size 300 */
+		2, 1, 0xaa,                /* gap 2, length 1 */
 		0xa5, 0x01, 2, 0xbb, 0xcc, /* gap 165, length 2 */
-		0, 0,                     /* the end */
+		0, 0,                      /* the end */
 	};
 
 	CHECK(a != NULL);
@@ -172,25 +172,25 @@ TEST(apply_rejects_malformed)
 		unsigned char body[16];
 		size_t n;
 	} cases[] = {
-		{ { 5, 0 }, 2 },                          /* end mark with a gap */
-		{ { 0, 0, 0 }, 3 },                       /* bytes after the end */
-		{ { 0, 1, 7 }, 3 },                       /* no end mark */
-		{ { 0xc8, 0x01, 1, 1, 0, 0 }, 6 },        /* starts past the end */
-		{ { 0xc7, 0x01, 2, 1, 2, 0, 0 }, 7 },     /* ends past the end */
-		{ { 0, 200, 1 }, 3 },                     /* length > region */
-		{ { 0x80, 0x00, 1, 9, 0, 0 }, 6 },        /* overlong varint */
+		{ { 5, 0 }, 2 },                      /* end mark with a gap */
+		{ { 0, 0, 0 }, 3 },                   /* bytes after the end */
+		{ { 0, 1, 7 }, 3 },                   /* no end mark */
+		{ { 0xc8, 0x01, 1, 1, 0, 0 }, 6 },    /* starts past the end */
+		{ { 0xc7, 0x01, 2, 1, 2, 0, 0 }, 7 }, /* ends past the end */
+		{ { 0, 200, 1 }, 3 },                 /* length > region */
+		{ { 0x80, 0x00, 1, 9, 0, 0 }, 6 },    /* overlong varint */
 		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1,
 		    1, 0, 0 },
-		  14 },                                   /* more than 64 bits */
+		  14 }, /* more than 64 bits */
 		{ { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02, 1,
 		    5, 0, 0 },
-		  14 },                /* 2^64: would wrap to 0 if not caught */
-		{ { 0x80, 0x80, 0x80 }, 3 },              /* truncated varint */
-		{ { 0, 5, 1, 2 }, 4 },                    /* data truncated */
+		  14 },                      /* 2^64: would wrap to 0 if not caught */
+		{ { 0x80, 0x80, 0x80 }, 3 }, /* truncated varint */
+		{ { 0, 5, 1, 2 }, 4 },       /* data truncated */
 		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 2,
 		    0, 0, 0, 0 },
-		  15 },                                   /* gap wraps around */
-		{ { 0, 100, 0x80, 0x80 }, 4 },            /* runs past the buffer */
+		  15 },                        /* gap wraps around */
+		{ { 0, 100, 0x80, 0x80 }, 4 }, /* runs past the buffer */
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		memcpy(bad, buf, 8);
@@ -263,7 +263,10 @@ static int ref_apply(const unsigned char *b, size_t len, uint64_t size,
  * result, and leaves the region untouched when it refuses. */
 TEST(apply_matches_reference_on_mutations)
 {
-	enum { SIZE = 300, ROUNDS = 20000 };
+	enum {
+		SIZE = 300,
+		ROUNDS = 20000,
+	};
 	unsigned char *a = region_alloc(SIZE, &a), *b = region_alloc(SIZE, &b);
 	static unsigned char valid[2048], buf[2048], want[SIZE], before[SIZE];
 	int accepted = 0;

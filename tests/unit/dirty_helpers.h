@@ -9,11 +9,11 @@
 #include "helpers.h"
 #include "test.h"
 
-#define EXPECT_ERR(call, e)                                                    \
-	do {                                                                   \
-		errno = 0;                                                     \
-		CHECK_EQ((long long)(call), -1);                               \
-		CHECK_EQ(errno, e);                                            \
+#define EXPECT_ERR(call, e)                      \
+	do {                                     \
+		errno = 0;                       \
+		CHECK_EQ((long long)(call), -1); \
+		CHECK_EQ(errno, e);              \
 	} while (0)
 
 static unsigned long long rng = 88172645463325252ull;

@@ -9,6 +9,7 @@
 
 #include "helpers.h"
 #include "test.h"
+#include "views.h"
 
 static char *sentinel;
 
@@ -22,7 +23,7 @@ static void setup_sentinel(void)
 
 static void check_sentinel(void)
 {
-	struct rtl_ext_stats s = stats();
+	struct region_stats s = stats();
 	for (int i = 0; i < 100; i++)
 		CHECK_EQ(sentinel[i], 's');
 	CHECK_EQ(s.regions, 1);
@@ -33,11 +34,11 @@ static void check_sentinel(void)
 	CHECK_EQ(h_writes, 1);
 }
 
-#define EXPECT_ERR(call, err)                                                  \
-	do {                                                                   \
-		errno = 0;                                                     \
+#define EXPECT_ERR(call, err)                                                   \
+	do {                                                                    \
+		errno = 0;                                                      \
 		CHECK((long)(call) == -1 || (void *)(uintptr_t)(call) == NULL); \
-		CHECK_EQ(errno, err);                                          \
+		CHECK_EQ(errno, err);                                           \
 	} while (0)
 
 TEST(alloc_and_define_errors)
@@ -54,10 +55,8 @@ TEST(alloc_and_define_errors)
 	/* Over an existing region: refused. */
 	EXPECT_ERR(region_define(sentinel + 64, 10, NULL), EEXIST);
 	/* Crossing from one view into the next. */
-	uintptr_t base;
-	size_t size;
-	rtl_ext_views(&base, &size);
-	EXPECT_ERR(region_define((void *)(base + size - 64), 128, NULL), EINVAL);
+	EXPECT_ERR(region_define((void *)(rtl_view_base(RTL_VIEW_RO) - 64), 128, NULL),
+	           EINVAL);
 	/* Not 64-byte aligned, in place. */
 	EXPECT_ERR(region_define(sentinel + 3000, 10, NULL), EINVAL);
 	check_sentinel();

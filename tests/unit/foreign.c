@@ -10,6 +10,10 @@
 
 #include "helpers.h"
 #include "test.h"
+#include "access.h"
+#include "hooks.h"
+#include "placement.h"
+#include "views.h"
 
 static _Atomic int prog_calls;
 static char *prog_page;
@@ -32,11 +36,11 @@ TEST(program_action_set_while_rtl_runs)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = prog_handler;
 	sa.sa_flags = SA_SIGINFO;
-	CHECK_EQ(rtl_ext_sigaction(SIGSEGV, &sa, &old), 0);
+	CHECK_EQ(rtl_sigaction(SIGSEGV, &sa, &old), 0);
 #if !defined(__SANITIZE_ADDRESS__) /* there, ASan's handler came first */
 	CHECK(old.sa_handler == SIG_DFL);
 #endif
-	CHECK_EQ(rtl_ext_sigaction(SIGSEGV, NULL, &old), 0);
+	CHECK_EQ(rtl_sigaction(SIGSEGV, NULL, &old), 0);
 	CHECK(old.sa_sigaction == prog_handler);
 	sigaction(SIGSEGV, NULL, &kernel);
 	CHECK(kernel.sa_sigaction != prog_handler);
@@ -62,7 +66,7 @@ TEST(fault_the_view_allows_is_the_programs)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = prog_handler;
 	sa.sa_flags = SA_SIGINFO;
-	rtl_ext_sigaction(SIGSEGV, &sa, NULL);
+	rtl_sigaction(SIGSEGV, &sa, NULL);
 	CHECK_EQ(mprotect(page, 4096, PROT_READ), 0);
 	poke(page, 3);
 	CHECK_EQ(prog_calls, 1);
@@ -86,11 +90,11 @@ TEST(filter_claims_for_the_program)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = prog_handler;
 	sa.sa_flags = SA_SIGINFO;
-	rtl_ext_sigaction(SIGSEGV, &sa, NULL);
+	rtl_sigaction(SIGSEGV, &sa, NULL);
 	region_handler(x, grant_handler);
 	region_protect(x, PROT_READ);
 	claimed_page = (void *)(((uintptr_t)x + 4096) & ~(uintptr_t)4095);
-	rtl_ext_set_fault_filter(claim);
+	rtl_hook_fault_filter(claim);
 	/* prog_handler opens the RO view's page: the write then succeeds
 	 * there, without rtl. */
 	poke(claimed_page, 4);
@@ -98,7 +102,7 @@ TEST(filter_claims_for_the_program)
 	CHECK_EQ(h_calls, 0);
 	poke(x, 5); /* the region's first page: rtl's */
 	CHECK_EQ(h_calls, 1);
-	rtl_ext_set_fault_filter(NULL);
+	rtl_hook_fault_filter(NULL);
 }
 
 /* A one-shot action runs once, then the default: the process dies. */
@@ -111,7 +115,7 @@ static void oneshot_child(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = prog_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
-	rtl_ext_sigaction(SIGSEGV, &sa, NULL);
+	rtl_sigaction(SIGSEGV, &sa, NULL);
 	prog_page = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 	                 -1, 0);
 	poke(prog_page, 1);
@@ -129,33 +133,31 @@ TEST(resethand_runs_once)
 	CHECK(test_died_of(st, SIGSEGV));
 }
 
-/* The preload's heap: find a region from any view; release pages. */
+/* region_find from any view; the preload's heap releases pages. */
 TEST(region_find_and_release)
 {
-	struct rtl_ext_region r;
-	uintptr_t base;
-	size_t got, view;
-	char *ext = rtl_ext_reserve(1 << 16, &got);
+	struct region_info r;
+	size_t got;
+	char *ext = rtl_reserve(1 << 16, &got);
 	char *p = ext + 128;
 
 	CHECK(ext != NULL);
-	CHECK_EQ(rtl_ext_region_find(p, &r), -1);
+	CHECK_EQ(region_find(p, &r), -1);
 	CHECK(region_define(p, 100, NULL) == p);
-	rtl_ext_views(&base, &view);
 	/* The same byte through the NONE view. */
-	CHECK_EQ(rtl_ext_region_find(p + 99 - 2 * view, &r), 0);
-	CHECK(r.start == p);
+	CHECK_EQ(region_find(region_view(p + 99, PROT_NONE), &r), 0);
+	CHECK(r.base == region_view(p, PROT_NONE));
 	CHECK_EQ(r.size, 100);
 	CHECK_EQ(r.offset, 99);
 	CHECK_EQ(r.prot, PROT_NONE);
-	CHECK_EQ(rtl_ext_region_find(p + 100 + 64, &r), -1); /* past its span */
+	CHECK_EQ(region_find(p + 100 + 64, &r), -1); /* past its span */
 	region_free(p);
-	CHECK_EQ(rtl_ext_region_find(p, &r), -1);
+	CHECK_EQ(region_find(p, &r), -1);
 	memset(ext + 4096, 9, 8192);
-	CHECK_EQ(rtl_ext_release(ext + 4096, 8192), 0);
+	CHECK_EQ(rtl_release(ext + 4096, 8192), 0);
 	CHECK_EQ(peek(ext + 4096), 0);
 	CHECK_EQ(peek(ext + 4096 + 8191), 0);
-	CHECK_EQ(rtl_ext_release((void *)&r, 10), -1);
+	CHECK_EQ(rtl_release((void *)&r, 10), -1);
 }
 
 /* ---- the hooks the preload's alias mechanism uses ---- */
@@ -186,10 +188,10 @@ TEST(foreign_hook_before_program_action)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = prog_handler;
 	sa.sa_flags = SA_SIGINFO;
-	CHECK_EQ(rtl_ext_sigaction(SIGSEGV, &sa, NULL), 0);
+	CHECK_EQ(rtl_sigaction(SIGSEGV, &sa, NULL), 0);
 	hook_page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	prog_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	rtl_ext_set_foreign_hook(hook);
+	rtl_hook_foreign(hook);
 	poke(hook_page + 10, 7);
 	CHECK_EQ(hook_calls, 1);
 	CHECK_EQ(hook_writes, 1);
@@ -197,7 +199,7 @@ TEST(foreign_hook_before_program_action)
 	poke(prog_page, 1); /* declined: the program's */
 	CHECK_EQ(prog_calls, 1);
 	CHECK_EQ(hook_calls, 1);
-	rtl_ext_set_foreign_hook(NULL);
+	rtl_hook_foreign(NULL);
 }
 
 static char *range;
@@ -220,12 +222,12 @@ static void *resolve(const void *p, size_t len, int write)
  * is EFAULT with the pipe's data left in it. */
 TEST(access_range_resolves_system_call_buffers)
 {
-	struct rtl_ext_stats st;
+	struct region_stats st;
 	int fd[2];
 	char *x = region_alloc(64, &x);
 
 	range = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	rtl_ext_set_access_range(range, 8192, resolve);
+	rtl_access_set_range(range, 8192, resolve);
 	CHECK_EQ(pipe(fd), 0);
 	CHECK_EQ(write(fd[1], "abcdef", 6), 6);
 	CHECK_EQ(read(fd[0], range + 100, 3), 3);
@@ -237,27 +239,27 @@ TEST(access_range_resolves_system_call_buffers)
 	CHECK_EQ(resolves, 2);
 	CHECK_EQ(read(fd[0], range + 200, 3), 3); /* still there */
 	CHECK_EQ(peek(range + 200), 'd');
-	CHECK(rtl_ext_views_fd() >= 0);
+	CHECK(rtl_views.fd >= 0);
 	/* Buffers in the views are counted; the time in traps adds up once
 	 * someone asks for it. */
-	rtl_ext_stats(&st);
+	region_stats(&st);
 	CHECK_EQ(st.syscall_buffers, 0);
 	CHECK_EQ(st.trap_ns, 0);
 	region_handler(x, grant_handler);
 	region_protect(x, PROT_NONE);
 	peek(x); /* a trap, not timed */
-	rtl_ext_stats(&st);
+	region_stats(&st);
 	CHECK_EQ(st.trap_ns, 0);
 	h_calls = 0;
-	rtl_ext_time_traps(1);
+	region_time_traps(1);
 	region_handler(x, grant_handler);
 	region_protect(x, PROT_READ);
 	CHECK_EQ(write(fd[1], "gh", 2), 2);
 	CHECK_EQ(read(fd[0], x, 2), 2); /* a write access: the handler grants */
-	poke(x + 8, 1);                  /* no trap: granted */
+	poke(x + 8, 1);                 /* no trap: granted */
 	region_protect(x, PROT_NONE);
-	poke(x + 9, 1);                  /* a trap */
-	rtl_ext_stats(&st);
+	poke(x + 9, 1); /* a trap */
+	region_stats(&st);
 	CHECK_EQ(st.syscall_buffers, 1);
 	CHECK_EQ(h_calls, 2);
 	CHECK(st.trap_ns > 0);

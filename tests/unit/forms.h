@@ -14,6 +14,7 @@
 #include "decoder.h"
 #include "helpers.h"
 #include "test.h"
+#include "views.h"
 
 #define SIZE 1024 /* region size */
 #define OFF 128   /* where p points in it */
@@ -27,7 +28,11 @@ struct res {
  * for a second operand, pre-filled the same way in both runs. */
 typedef void (*form_fn)(char *p, char *q, struct res *r);
 
-enum { F_READ, F_WRITE, F_NOTRAP };
+enum {
+	F_READ,
+	F_WRITE,
+	F_NOTRAP,
+};
 
 struct form {
 	const char *name;
@@ -47,13 +52,7 @@ struct form {
  * view, others stay. Forms report moved pointers through it. */
 static inline uint64_t unview(uint64_t v)
 {
-	uintptr_t base;
-	size_t size;
-
-	rtl_ext_views(&base, &size);
-	if (v - base < 3 * size)
-		return base + (v - base) % size;
-	return v;
+	return rtl_view_move(v, RTL_VIEW_NONE);
 }
 
 /* What call through memory calls. */
@@ -131,52 +130,52 @@ static void run_forms(const struct form *forms, size_t n)
 /* A load into a 64-bit register through %[p] (pointer) and %[i] (an index
  * register holding idx); both must come back as they went in, the pointer
  * in whatever view. */
-#define LOAD(name, insn, idx)                                                  \
-	static void name(char *p, char *q, struct res *r)                      \
-	{                                                                      \
-		uint64_t v = 0x5a5a5a5a5a5a5a5aull, p0 = (uint64_t)p;          \
-		long i = (idx);                                                \
-		__asm__ volatile(insn ENDPC                                    \
+#define LOAD(name, insn, idx)                                                   \
+	static void name(char *p, char *q, struct res *r)                       \
+	{                                                                       \
+		uint64_t v = 0x5a5a5a5a5a5a5a5aull, p0 = (uint64_t)p;           \
+		long i = (idx);                                                 \
+		__asm__ volatile(insn ENDPC                                     \
 		                 : [v] "+r"(v), [pc] "=&r"(r->pc), [p] "+r"(p), \
-		                   [i] "+r"(i)                                 \
-		                 : [q] "r"(q)                                  \
-		                 : "memory", "cc", "rax", "rbx", "rcx");       \
-		r->v[0] = v;                                                   \
-		r->v[1] = (uint64_t)i;                                         \
-		r->v[2] = unview((uint64_t)p) - unview(p0);                    \
+		                   [i] "+r"(i)                                  \
+		                 : [q] "r"(q)                                   \
+		                 : "memory", "cc", "rax", "rbx", "rcx");        \
+		r->v[0] = v;                                                    \
+		r->v[1] = (uint64_t)i;                                          \
+		r->v[2] = unview((uint64_t)p) - unview(p0);                     \
 	}
 
 /* A store or read-modify-write through %[p] and %[i], source %[s]. */
-#define STORE(name, insn, idx)                                                 \
-	static void name(char *p, char *q, struct res *r)                      \
-	{                                                                      \
-		uint64_t s = 0x1122334455667788ull, p0 = (uint64_t)p;          \
-		long i = (idx);                                                \
-		(void)q;                                                       \
-		__asm__ volatile(insn ENDPC                                    \
+#define STORE(name, insn, idx)                                                  \
+	static void name(char *p, char *q, struct res *r)                       \
+	{                                                                       \
+		uint64_t s = 0x1122334455667788ull, p0 = (uint64_t)p;           \
+		long i = (idx);                                                 \
+		(void)q;                                                        \
+		__asm__ volatile(insn ENDPC                                     \
 		                 : [s] "+r"(s), [pc] "=&r"(r->pc), [p] "+r"(p), \
-		                   [i] "+r"(i)                                 \
-		                 :                                             \
-		                 : "memory", "cc", "rax", "rbx", "rcx");       \
-		r->v[0] = s;                                                   \
-		r->v[1] = (uint64_t)i;                                         \
-		r->v[2] = unview((uint64_t)p) - unview(p0);                    \
+		                   [i] "+r"(i)                                  \
+		                 :                                              \
+		                 : "memory", "cc", "rax", "rbx", "rcx");        \
+		r->v[0] = s;                                                    \
+		r->v[1] = (uint64_t)i;                                          \
+		r->v[2] = unview((uint64_t)p) - unview(p0);                     \
 	}
 
 /* A vector access: ymm0 holds 32 bytes of q before, and is saved after. */
-#define VEC(name, insn)                                                        \
-	static void name(char *p, char *q, struct res *r)                      \
-	{                                                                      \
-		uint64_t p0 = (uint64_t)p;                                     \
-		__asm__ volatile("vmovdqu (%[q]), %%ymm0\n"                    \
-		                 "vpcmpeqd %%ymm1, %%ymm1, %%ymm1\n"           \
-		                 "vpsrlq $1, %%ymm1, %%ymm1\n" PC insn "\n"   \
-		                 "vmovdqu %%ymm0, (%[o])\n"                    \
-		                 "vzeroupper"                                  \
-		                 : [pc] "=&r"(r->pc), [p] "+r"(p)              \
-		                 : [q] "r"(q), [o] "r"(r->v)                   \
-		                 : "memory", "cc", "rax", "xmm0", "xmm1");     \
-		r->v[4] = unview((uint64_t)p) - unview(p0);                    \
+#define VEC(name, insn)                                                     \
+	static void name(char *p, char *q, struct res *r)                   \
+	{                                                                   \
+		uint64_t p0 = (uint64_t)p;                                  \
+		__asm__ volatile("vmovdqu (%[q]), %%ymm0\n"                 \
+		                 "vpcmpeqd %%ymm1, %%ymm1, %%ymm1\n"        \
+		                 "vpsrlq $1, %%ymm1, %%ymm1\n" PC insn "\n" \
+		                 "vmovdqu %%ymm0, (%[o])\n"                 \
+		                 "vzeroupper"                               \
+		                 : [pc] "=&r"(r->pc), [p] "+r"(p)           \
+		                 : [q] "r"(q), [o] "r"(r->v)                \
+		                 : "memory", "cc", "rax", "xmm0", "xmm1");  \
+		r->v[4] = unview((uint64_t)p) - unview(p0);                 \
 	}
 
 #endif

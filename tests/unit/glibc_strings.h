@@ -12,6 +12,7 @@
 
 #include "helpers.h"
 #include "test.h"
+#include "views.h"
 
 #define MAXN ((size_t)1 << 20)
 #define ROOM (MAXN + 256)
@@ -24,7 +25,9 @@ struct bufs {
 };
 
 /* How an operand is given: a region protected so, or plain memory. */
-enum { PLAIN = -2 };
+enum {
+	PLAIN = -2,
+};
 
 static inline size_t size_at(int k)
 {
@@ -112,13 +115,7 @@ static inline int bufs_same(struct bufs *b, int i, int prot, size_t len)
  * NONE view) so that returned pointers can be compared. */
 static inline uintptr_t unview(const void *p)
 {
-	uintptr_t base, v = (uintptr_t)p;
-	size_t size;
-
-	rtl_ext_views(&base, &size);
-	if (v - base < 3 * size)
-		return base + (v - base) % size;
-	return v;
+	return rtl_view_move((uintptr_t)p, RTL_VIEW_NONE);
 }
 
 /* Offset of a returned pointer from where its buffer started, or -1. */

@@ -7,7 +7,6 @@
 #ifndef RTL_TEST_HELPERS_H
 #define RTL_TEST_HELPERS_H
 
-#include <rtl/ext.h>
 #include <rtl/region.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -40,10 +39,10 @@ static inline void poke(void *p, unsigned char v)
 	*(volatile unsigned char *)p = v;
 }
 
-static inline struct rtl_ext_stats stats(void)
+static inline struct region_stats stats(void)
 {
-	struct rtl_ext_stats s;
-	rtl_ext_stats(&s);
+	struct region_stats s;
+	region_stats(&s);
 	return s;
 }
 

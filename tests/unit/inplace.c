@@ -12,19 +12,14 @@
 
 #include "helpers.h"
 #include "test.h"
+#include "placement.h"
 
 #define PAGE 4096
 
 /* p (a region's address in any view) moved to the view of prot. */
 static char *in_view(void *p, int prot)
 {
-	uintptr_t base;
-	size_t size;
-	int from, to = prot == PROT_NONE ? 0 : prot == PROT_READ ? 1 : 2;
-
-	rtl_ext_views(&base, &size);
-	from = (int)(((uintptr_t)p - base) / size);
-	return (char *)p + ((intptr_t)to - from) * (intptr_t)size;
+	return region_view(p, prot);
 }
 
 /* A region of whole pages (its buddy block is its own), in place with
@@ -37,7 +32,7 @@ static char *in_place(size_t size, int prot)
 
 	CHECK(rw != NULL);
 	region_handler(rw, grant_handler);
-	CHECK_EQ(rtl_ext_region_in_place(in_view(rw, home), prot), 0);
+	CHECK_EQ(region_protect_in_place(in_view(rw, home), prot), 0);
 	return in_view(rw, home);
 }
 
@@ -83,7 +78,7 @@ TEST(none_home_reads_then_writes)
 	rw[100] = 42;
 	region_handler(rw, grant_handler);
 	none = in_view(rw, PROT_NONE);
-	CHECK_EQ(rtl_ext_region_in_place(none, PROT_NONE), 0);
+	CHECK_EQ(region_protect_in_place(none, PROT_NONE), 0);
 	CHECK_EQ(peek(none + 100), 42);
 	CHECK_EQ(h_reads, 1);
 	poke(none + 101, 43);
@@ -96,19 +91,19 @@ TEST(none_home_reads_then_writes)
 	CHECK_EQ(h_calls, 3);
 }
 
-/* rtl_ext_region_find reports the protection the home pages have. */
+/* region_find reports the protection the home pages have. */
 TEST(find_reports_the_region_protection_at_home)
 {
 	char *ro = in_place(PAGE, PROT_READ);
-	struct rtl_ext_region r;
+	struct region_info r;
 
-	CHECK_EQ(rtl_ext_region_find(ro, &r), 0);
+	CHECK_EQ(region_find(ro, &r), 0);
 	CHECK_EQ(r.prot, PROT_READ);
 	CHECK_EQ(region_protect(ro, RW), 0);
-	CHECK_EQ(rtl_ext_region_find(ro, &r), 0);
+	CHECK_EQ(region_find(ro, &r), 0);
 	CHECK_EQ(r.prot, RW);
 	CHECK_EQ(region_protect(ro, PROT_NONE), 0);
-	CHECK_EQ(rtl_ext_region_find(ro, &r), 0);
+	CHECK_EQ(region_find(ro, &r), 0);
 	CHECK_EQ(r.prot, PROT_NONE);
 }
 
@@ -147,17 +142,17 @@ TEST(bad_requests)
 
 	CHECK(a != NULL);
 	errno = 0;
-	CHECK_EQ(rtl_ext_region_in_place(a + 64, PROT_READ), -1);
+	CHECK_EQ(region_protect_in_place(a + 64, PROT_READ), -1);
 	CHECK_EQ(errno, EINVAL); /* not the region's start */
 	errno = 0;
-	CHECK_EQ(rtl_ext_region_in_place(a, 7), -1);
+	CHECK_EQ(region_protect_in_place(a, 7), -1);
 	CHECK_EQ(errno, EINVAL);
 	errno = 0;
-	CHECK_EQ(rtl_ext_region_in_place(a, RW), -1);
+	CHECK_EQ(region_protect_in_place(a, RW), -1);
 	CHECK_EQ(errno, EINVAL); /* the RW view is never a home */
-	CHECK_EQ(rtl_ext_region_in_place(in_view(a, PROT_READ), RW), 0);
+	CHECK_EQ(region_protect_in_place(in_view(a, PROT_READ), RW), 0);
 	errno = 0;
-	CHECK_EQ(rtl_ext_region_in_place(in_view(a, PROT_READ), RW), -1);
+	CHECK_EQ(region_protect_in_place(in_view(a, PROT_READ), RW), -1);
 	CHECK_EQ(errno, EINVAL); /* twice */
 	/* MAP2 would put its pointers in other views. */
 	b = a;
@@ -168,10 +163,10 @@ TEST(bad_requests)
 	small = region_alloc(100, NULL);
 	CHECK(region_alloc(100, NULL) != NULL);
 	errno = 0;
-	CHECK_EQ(rtl_ext_region_in_place(in_view(small, PROT_READ), PROT_READ), -1);
+	CHECK_EQ(region_protect_in_place(in_view(small, PROT_READ), PROT_READ), -1);
 	CHECK_EQ(errno, EBUSY);
 	errno = 0;
-	CHECK_EQ(rtl_ext_region_in_place(NULL, PROT_READ), -1);
+	CHECK_EQ(region_protect_in_place(NULL, PROT_READ), -1);
 	CHECK(errno == EINVAL || errno == ENOENT);
 }
 
@@ -189,14 +184,14 @@ static int writable(void *p)
 TEST(free_gives_the_pages_back)
 {
 	size_t got = 0;
-	char *pool = rtl_ext_reserve(16 * PAGE, &got), *ro, *rw;
+	char *pool = rtl_reserve(16 * PAGE, &got), *ro, *rw;
 
 	CHECK(pool != NULL && got >= 16 * PAGE);
 	rw = region_define(pool, 2 * PAGE, NULL);
 	CHECK(rw == pool);
 	ro = in_view(rw, PROT_READ);
 	CHECK(!writable(ro));
-	CHECK_EQ(rtl_ext_region_in_place(ro, RW), 0);
+	CHECK_EQ(region_protect_in_place(ro, RW), 0);
 	CHECK(writable(ro) && writable(ro + 2 * PAGE));
 	/* The slack after the region, on its last page. */
 	errno = 0;
@@ -269,7 +264,7 @@ TEST(in_place_ends_for_a_range)
 	region_set_data(ro, &tag);
 	poke(ro, 1); /* granted in place: writable pages */
 	CHECK(writable(ro));
-	CHECK_EQ(rtl_ext_region_in_place_end(ro, 2 * PAGE, on_ended), 1);
+	CHECK_EQ(rtl_in_place_end(ro, 2 * PAGE, on_ended), 1);
 	CHECK_EQ(ended_calls, 1);
 	CHECK(ended_data == &tag);
 	CHECK(!writable(ro)); /* the RO view's own protection */
@@ -280,10 +275,11 @@ TEST(in_place_ends_for_a_range)
 	CHECK_EQ(h_calls, 1);
 	CHECK_EQ(peek(in_view(ro, RW) + 1), 2);
 	/* Ended once; the other region is untouched. */
-	CHECK_EQ(rtl_ext_region_in_place_end(in_view(ro, PROT_READ), 2 * PAGE,
-	                                     on_ended), 0);
+	CHECK_EQ(rtl_in_place_end(in_view(ro, PROT_READ), 2 * PAGE,
+	                          on_ended),
+	         0);
 	/* (The trap may have moved ro itself, a register, to the RW view.) */
-	CHECK_EQ(rtl_ext_region_in_place(in_view(ro, PROT_READ), PROT_READ), 0);
+	CHECK_EQ(region_protect_in_place(in_view(ro, PROT_READ), PROT_READ), 0);
 	poke(other, 3);
 	CHECK_EQ(h_calls, 2);
 	CHECK_EQ(stats().stale_traps, 1);

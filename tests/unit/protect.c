@@ -21,18 +21,24 @@ TEST(three_regions_one_page)
 	region_protect(b, PROT_READ);
 	region_protect(c, RW);
 	h_calls = 0;
-	peek(c); poke(c, 1);            /* RW: nothing traps */
-	peek(b);                        /* RO: reads do not trap */
+	peek(c);
+	poke(c, 1); /* RW: nothing traps */
+	peek(b);    /* RO: reads do not trap */
 	CHECK_EQ(h_calls, 0);
-	poke(b, 1);                     /* RO: a write traps */
+	poke(b, 1); /* RO: a write traps */
 	CHECK_EQ(h_calls, 1);
 	CHECK_EQ(h_writes, 1);
-	peek(a);                        /* NONE: a read traps */
+	peek(a); /* NONE: a read traps */
 	CHECK_EQ(h_calls, 2);
 	CHECK_EQ(h_reads, 1);
-	poke(a, 1);                     /* now RO: the write traps again */
+	poke(a, 1); /* now RO: the write traps again */
 	CHECK_EQ(h_calls, 3);
-	peek(a); poke(a, 2); peek(b); poke(b, 2); peek(c); poke(c, 2);
+	peek(a);
+	poke(a, 2);
+	peek(b);
+	poke(b, 2);
+	peek(c);
+	poke(c, 2);
 	CHECK_EQ(h_calls, 3);
 	CHECK_EQ(a[0] + b[0] + c[0], 6);
 }
@@ -161,10 +167,10 @@ TEST(map2_two_views)
 	CHECK_EQ(region_protect_ptr(&rd, PROT_READ), 0);
 	CHECK(rd != wr);
 	region_handler(rd, grant_handler);
-	poke(wr, 9);        /* the RW pointer writes freely */
+	poke(wr, 9);           /* the RW pointer writes freely */
 	CHECK_EQ(peek(rd), 9); /* and the RO one sees it, same memory */
 	CHECK_EQ(h_calls, 0);
-	poke(rd, 3);        /* the RO pointer traps: MAP2 goes to the handler */
+	poke(rd, 3); /* the RO pointer traps: MAP2 goes to the handler */
 	CHECK_EQ(h_calls, 1);
 	CHECK_EQ(peek(wr), 3);
 }

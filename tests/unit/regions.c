@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "placement.h"
 #include "test.h"
 
 /* Allocate one region, check zero fill, trap once per protect on its first
@@ -47,12 +48,12 @@ TEST(free_reuses_zeroed)
 	CHECK(a != NULL);
 	memset(a, 0xff, 100);
 	CHECK_EQ(region_free(a), 0);
-	before = rtl_ext_extent_in_use();
+	before = rtl_extent_bytes_in_use();
 	unsigned char *b = region_alloc(100, NULL);
 	CHECK(b != NULL);
 	for (int i = 0; i < 100; i++)
 		CHECK_EQ(b[i], 0);
-	CHECK(rtl_ext_extent_in_use() > before);
+	CHECK(rtl_extent_bytes_in_use() > before);
 }
 
 #define MANY 100000
@@ -85,7 +86,7 @@ TEST(hundred_thousand_regions)
 	}
 	CHECK_EQ(region_ptr_free(&r[0]), -1); /* freed with its registration */
 	CHECK_EQ(stats().regions, 0);
-	CHECK_EQ(rtl_ext_extent_in_use(), 0);
+	CHECK_EQ(rtl_extent_bytes_in_use(), 0);
 }
 
 /* Any address inside a region, through any view, names the region. */
@@ -137,7 +138,7 @@ TEST(define_outside_views_copies)
 TEST(define_in_place)
 {
 	size_t got;
-	char *ext = rtl_ext_reserve(1 << 16, &got);
+	char *ext = rtl_reserve(1 << 16, &got);
 	char *a, *b;
 
 	CHECK(ext != NULL);
@@ -155,5 +156,5 @@ TEST(define_in_place)
 	CHECK_EQ(h_calls, 0);
 	CHECK_EQ(region_free(a), 0);
 	CHECK_EQ(region_free(b), 0);
-	CHECK_EQ(rtl_ext_unreserve(ext, got), 0);
+	CHECK_EQ(rtl_unreserve(ext, got), 0);
 }

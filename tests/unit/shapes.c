@@ -5,10 +5,10 @@
  * still exercises what AVX-512 code does. */
 #include "selftest_check.h"
 
-#define SHAPE_TEST(n)                                                          \
-	TEST(n)                                                                \
-	{                                                                      \
-		run_check("shape/" #n);                                        \
+#define SHAPE_TEST(n)                   \
+	TEST(n)                         \
+	{                               \
+		run_check("shape/" #n); \
 	}
 
 SHAPE_TEST(offset_gp)

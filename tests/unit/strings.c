@@ -21,8 +21,7 @@ typedef void (*check_fn)(struct bufs *b, const struct call *c);
  * destination starts (PROT_READ if written, PROT_NONE if read). */
 static void modes(int k, int w, int *p0, int *p1)
 {
-	static const int m[4][2] = { { PROT_NONE, PLAIN }, { PLAIN, -1 },
-		                     { PROT_NONE, -1 }, { PROT_READ, PROT_NONE } };
+	static const int m[4][2] = { { PROT_NONE, PLAIN }, { PLAIN, -1 }, { PROT_NONE, -1 }, { PROT_READ, PROT_NONE } };
 	*p0 = m[k % 4][0];
 	*p1 = m[k % 4][1] == -1 ? (k / 4 % 2 ? PROT_NONE : w) : m[k % 4][1];
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "placement.h"
 #include "test.h"
 
 static int pipe_with(const char *data, int fds[2])
@@ -67,7 +68,11 @@ TEST(write_from_none_region)
 	CHECK_EQ(memcmp(out, "region", 6), 0);
 }
 
-static void refuse(rtl_trap_t *t) { (void)t; h_calls++; }
+static void refuse(rtl_trap_t *t)
+{
+	(void)t;
+	h_calls++;
+}
 
 /* A handler that refuses: EFAULT, and the pipe still holds its data. */
 TEST(refused_read_is_efault_and_consumes_nothing)
@@ -133,7 +138,7 @@ TEST(readv_writev_two_regions)
 TEST(buffer_spanning_region_and_plain_memory)
 {
 	size_t got;
-	char *ext = rtl_ext_reserve(4096, &got), *r;
+	char *ext = rtl_reserve(4096, &got), *r;
 	int fds[2];
 
 	CHECK(ext != NULL);
@@ -146,11 +151,8 @@ TEST(buffer_spanning_region_and_plain_memory)
 	memset(data, 'z', sizeof(data));
 	CHECK_EQ(write(fds[1], data, sizeof(data)), 1000);
 	CHECK_EQ(read(fds[0], ext, 1000), 1000);
-	CHECK_EQ(h_calls, 0); /* through the RW view: allowed, no trap */
-	uintptr_t base;
-	size_t size;
-	rtl_ext_views(&base, &size);
-	char *ro = ext - size; /* the same bytes through the RO view */
+	CHECK_EQ(h_calls, 0);                   /* through the RW view: allowed, no trap */
+	char *ro = region_view(ext, PROT_READ); /* the same bytes, read-only */
 	CHECK_EQ(write(fds[1], data, sizeof(data)), 1000);
 	CHECK_EQ(read(fds[0], ro, 1000), 1000);
 	CHECK_EQ(h_calls, 1); /* the region asked once; the rest is plain */
@@ -302,4 +304,41 @@ TEST(fortified_overflow_still_aborts)
 
 	CHECK(test_died_of(st, SIGABRT));
 	CHECK(strstr(err, "buffer overflow detected") != NULL);
+}
+
+/* An alternate signal stack in a region protected in place, read-only (a
+ * stack malloc'ed under the preload): the kernel writes signal frames there
+ * later, so the stack is resolved as a write when it is set, the kernel
+ * gets the RW view, and the program is told back its own address. */
+static volatile uintptr_t on_stack_at;
+
+static void on_usr1(int sig)
+{
+	int local;
+
+	(void)sig;
+	on_stack_at = (uintptr_t)&local;
+}
+
+TEST(sigaltstack_in_a_readonly_region)
+{
+	char *x = region_alloc(64 << 10, NULL);
+	char *ro = region_view(x, PROT_READ);
+	stack_t ss = { .ss_sp = ro, .ss_size = 64 << 10 }, old;
+	struct sigaction sa;
+
+	CHECK_EQ(region_protect_in_place(ro, PROT_READ), 0);
+	region_handler(ro, grant_handler);
+	CHECK_EQ(sigaltstack(&ss, NULL), 0);
+	CHECK_EQ(h_writes, 1); /* resolved as the kernel's write */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	CHECK_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+	CHECK_EQ(raise(SIGUSR1), 0); /* without the RW view: death by SIGSEGV */
+	CHECK(on_stack_at - (uintptr_t)x < (64 << 10) ||
+	      on_stack_at - (uintptr_t)ro < (64 << 10));
+	CHECK_EQ(sigaltstack(NULL, &old), 0);
+	CHECK(old.ss_sp == ro);
 }

@@ -5,7 +5,6 @@
  * Region accesses go through volatile pointers here: the test reads counters
  * right after an access, and without volatile the compiler may move a plain
  * store past those reads (it cannot know the store calls a handler). */
-#include <rtl/ext.h>
 #include <rtl/region.h>
 
 #include "test.h"

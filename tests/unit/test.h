@@ -15,33 +15,33 @@ extern "C" {
 typedef void (*test_fn)(void);
 void test_register(const char *name, test_fn fn);
 
-#define TEST(name)                                                             \
-	static void name(void);                                                \
-	__attribute__((constructor)) static void register_##name(void)         \
-	{                                                                      \
-		test_register(#name, name);                                    \
-	}                                                                      \
+#define TEST(name)                                                     \
+	static void name(void);                                        \
+	__attribute__((constructor)) static void register_##name(void) \
+	{                                                              \
+		test_register(#name, name);                            \
+	}                                                              \
 	static void name(void)
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			printf("# %s:%d: check failed: %s\n", __FILE__,        \
-			       __LINE__, #cond);                               \
-			fflush(stdout);                                        \
-			exit(1);                                               \
-		}                                                              \
+#define CHECK(cond)                                                     \
+	do {                                                            \
+		if (!(cond)) {                                          \
+			printf("# %s:%d: check failed: %s\n", __FILE__, \
+			       __LINE__, #cond);                        \
+			fflush(stdout);                                 \
+			exit(1);                                        \
+		}                                                       \
 	} while (0)
 
-#define CHECK_EQ(a, b)                                                         \
-	do {                                                                   \
-		long long va_ = (long long)(a), vb_ = (long long)(b);          \
-		if (va_ != vb_) {                                              \
-			printf("# %s:%d: %s == %s failed: %lld != %lld\n",     \
-			       __FILE__, __LINE__, #a, #b, va_, vb_);          \
-			fflush(stdout);                                        \
-			exit(1);                                               \
-		}                                                              \
+#define CHECK_EQ(a, b)                                                     \
+	do {                                                               \
+		long long va_ = (long long)(a), vb_ = (long long)(b);      \
+		if (va_ != vb_) {                                          \
+			printf("# %s:%d: %s == %s failed: %lld != %lld\n", \
+			       __FILE__, __LINE__, #a, #b, va_, vb_);      \
+			fflush(stdout);                                    \
+			exit(1);                                           \
+		}                                                          \
 	} while (0)
 
 /* Run fn in a child with stderr captured. Returns the wait status; the

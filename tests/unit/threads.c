@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "placement.h"
 #include "test.h"
 
 #define THREADS 8
@@ -96,7 +97,7 @@ TEST(concurrent_define_trap_free)
 		CHECK(ret == NULL);
 	}
 	CHECK_EQ(stats().regions, 0);
-	CHECK_EQ(rtl_ext_extent_in_use(), 0);
+	CHECK_EQ(rtl_extent_bytes_in_use(), 0);
 }
 
 /* Several threads trap on one shared region at once: the handler runs,

@@ -8,6 +8,7 @@
 
 #include "helpers.h"
 #include "test.h"
+#include "views.h"
 
 /* A copy of a pointer taken while the region was NONE traps once the region
  * is RW again; rtl resolves it by swizzling, without the handler. */
@@ -158,10 +159,8 @@ TEST(foreign_handler_installed_before_runs)
 /* A trap in the views with no region there dies with a clear message. */
 static void none_view_no_region(void)
 {
-	uintptr_t base;
-	size_t size;
-	rtl_ext_views(&base, &size);
-	peek((char *)base + size - 64); /* the NONE view's last granule */
+	region_init();
+	peek((char *)rtl_view_base(RTL_VIEW_RO) - 64); /* the NONE view's last granule */
 	_exit(0);
 }
 
@@ -256,7 +255,7 @@ TEST(handler_faulting_on_its_own_dies)
 TEST(decode_cache_hits)
 {
 	char *x = region_alloc(64, &x);
-	struct rtl_ext_stats s0, s1;
+	struct region_stats s0, s1;
 
 	CHECK(x != NULL);
 	region_handler(x, grant_handler);
@@ -287,7 +286,10 @@ TEST(rep_movsb_resumes)
 	region_protect(dst, PROT_READ);
 	s = src;
 	d = dst;
-	__asm__ volatile("rep movsb" : "+S"(s), "+D"(d), "+c"(n) : : "memory");
+	__asm__ volatile("rep movsb"
+	                 : "+S"(s), "+D"(d), "+c"(n)
+	                 :
+	                 : "memory");
 	CHECK_EQ(n, 0);
 	CHECK_EQ(h_calls, 2);
 	CHECK_EQ(memcmp(src, dst, 5000), 0);

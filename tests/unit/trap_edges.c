@@ -93,7 +93,7 @@ static void ambiguous_sum(void)
 
 	region_handler(x, grant_handler);
 	region_protect(x, PROT_NONE);
-	a = (uint64_t)*(char *volatile *)&x - b;
+	a = (uint64_t) * (char *volatile *)&x - b;
 	__asm__ volatile("mov (%[a],%[b],1), %[v]\n xor %k[a], %k[a]"
 	                 : [v] "=r"(v), [a] "+r"(a), [b] "+r"(b)
 	                 :
@@ -175,14 +175,20 @@ TEST(over_read_into_neighbour_is_the_pointers_region)
 	}
 	/* Straddles a's span end: starts in a's span. */
 	p = *(char *volatile *)&a;
-	__asm__ volatile("mov 60(%[p]), %[w]" : [w] "=r"(w), [p] "+r"(p) : : "memory");
+	__asm__ volatile("mov 60(%[p]), %[w]"
+	                 : [w] "=r"(w), [p] "+r"(p)
+	                 :
+	                 : "memory");
 	CHECK_EQ(h_calls, 2);
 	CHECK_EQ(n_calls, 0);
 	CHECK(memcmp((char *)&w + 4, "neig", 4) == 0);
 	/* Wholly in b through a pointer into a's bytes: b's. */
 	region_protect(a, PROT_NONE);
 	p = *(char *volatile *)&a + 30;
-	__asm__ volatile("mov 34(%[p]), %[x]" : [x] "=r"(x), [p] "+r"(p) : : "memory");
+	__asm__ volatile("mov 34(%[p]), %[x]"
+	                 : [x] "=r"(x), [p] "+r"(p)
+	                 :
+	                 : "memory");
 	CHECK_EQ(h_calls, 2);
 	CHECK_EQ(n_calls, 1);
 	CHECK(memcmp(&x, "neighbou", 8) == 0);
@@ -230,7 +236,10 @@ TEST(read_straddling_into_free_space)
 	region_protect(a, PROT_NONE);
 	p = *(char *volatile *)&a;
 	v = 1;
-	__asm__ volatile("mov 60(%[p]), %[v]" : [v] "+r"(v), [p] "+r"(p) : : "memory");
+	__asm__ volatile("mov 60(%[p]), %[v]"
+	                 : [v] "+r"(v), [p] "+r"(p)
+	                 :
+	                 : "memory");
 	CHECK_EQ(h_calls, 1);
 	CHECK_EQ(v, 0);
 }
@@ -248,7 +257,7 @@ TEST(decode_cache_follows_code_change)
 	uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 	                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint64_t *x = region_alloc(64, &x), v;
-	struct rtl_ext_stats s0, s1;
+	struct region_stats s0, s1;
 
 	CHECK(code != MAP_FAILED && x);
 	x[0] = 42;
@@ -256,7 +265,9 @@ TEST(decode_cache_follows_code_change)
 	memcpy(code, first, sizeof(first));
 	region_protect(x, PROT_NONE);
 	s0 = stats();
-	__asm__ volatile(CALL : "=a"(v) : [f] "r"(code), "D"(x)
+	__asm__ volatile(CALL
+	                 : "=a"(v)
+	                 : [f] "r"(code), "D"(x)
 	                 : "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory");
 	CHECK_EQ(v, 42);
 	memcpy(code, second, sizeof(second));
@@ -288,8 +299,11 @@ static void fs_relative(void)
 	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
 	region_handler(x, grant_handler);
 	region_protect(x, PROT_NONE);
-	d = (uint64_t)*(char *volatile *)&x - fs;
-	__asm__ volatile("mov %%fs:(%[d]), %[v]" : [v] "=r"(v) : [d] "r"(d) : "memory");
+	d = (uint64_t) * (char *volatile *)&x - fs;
+	__asm__ volatile("mov %%fs:(%[d]), %[v]"
+	                 : [v] "=r"(v)
+	                 : [d] "r"(d)
+	                 : "memory");
 	_exit(0);
 }
 

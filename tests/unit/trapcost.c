@@ -50,7 +50,10 @@ static double bare(void)
 	for (int i = 0; i < N; i++) {
 		char *p = none_page;
 		char v;
-		__asm__ volatile("movb (%1), %0" : "=r"(v), "+D"(p) : : "memory");
+		__asm__ volatile("movb (%1), %0"
+		                 : "=r"(v), "+D"(p)
+		                 :
+		                 : "memory");
 	}
 	t0 = (now_ns() - t0) / N;
 	sigaction(SIGSEGV, &old, NULL);
@@ -69,7 +72,10 @@ static double stale(void)
 	for (int i = 0; i < N; i++) {
 		char *p = stale_p;
 		char v;
-		__asm__ volatile("movb (%1), %0" : "=r"(v), "+D"(p) : : "memory");
+		__asm__ volatile("movb (%1), %0"
+		                 : "=r"(v), "+D"(p)
+		                 :
+		                 : "memory");
 	}
 	t0 = (now_ns() - t0) / N;
 	if (stats().stale_traps != N)
@@ -140,7 +146,7 @@ static void inner(double *hit, double *fix, int *forms)
 	uint64_t old[RTL_NGPR] = { 0 }, gpr[RTL_NGPR];
 	struct rtl_insn in;
 	struct rtl_move mv = { 0x10000000, 0x10001000, 0x10000800, 1ll << 36,
-		                 outside, NULL };
+		               outside, NULL };
 	double t0;
 
 	/* memcmp's second instruction pair: vpcmpeqb ymm1, ymm1, [rdi] */

@@ -3,6 +3,7 @@
  * loops on ordinary arrays; alone and in four threads. AVX-512 code runs
  * only where the CPU has it; everywhere its instructions are decoded and
  * their vector memory operands checked. */
+#include <stdint.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,14 +12,14 @@
 #include "helpers.h"
 #include "test.h"
 
-#define DECLARE(isa)                                                           \
-	long isa##_sum_i32(const int *a, size_t n);                            \
-	void isa##_saxpy(float *restrict y, const float *restrict x, float a,   \
-	                 size_t n);                                            \
-	void isa##_add3(int *restrict d, const int *restrict a,                \
-	                const int *restrict b, size_t n);                      \
-	void isa##_xor_bytes(uint8_t *restrict d, const uint8_t *restrict s,   \
-	                     size_t n);                                        \
+#define DECLARE(isa)                                                          \
+	long isa##_sum_i32(const int *a, size_t n);                           \
+	void isa##_saxpy(float *restrict y, const float *restrict x, float a, \
+	                 size_t n);                                           \
+	void isa##_add3(int *restrict d, const int *restrict a,               \
+	                const int *restrict b, size_t n);                     \
+	void isa##_xor_bytes(uint8_t *restrict d, const uint8_t *restrict s,  \
+	                     size_t n);                                       \
 	void isa##_inplace(int *a, size_t n);
 DECLARE(avx2)
 DECLARE(avx512)
@@ -145,7 +146,7 @@ TEST(avx2_loops_over_regions)
 	int stores;
 
 	CHECK_EQ(rtl_decoder_init(), 0);
-	CHECK(vector_accesses((const void *)avx2_add3, "ymm", &stores) > 0);
+	CHECK(vector_accesses((const void *)(uintptr_t)avx2_add3, "ymm", &stores) > 0);
 	CHECK(stores > 0);
 	if (!__builtin_cpu_supports("avx2")) {
 		printf("# skipped running: this CPU has no AVX2\n");
@@ -194,11 +195,11 @@ TEST(avx512_loops_over_regions)
 	int stores, loads;
 
 	CHECK_EQ(rtl_decoder_init(), 0);
-	loads = vector_accesses((const void *)avx512_add3, "zmm", &stores);
+	loads = vector_accesses((const void *)(uintptr_t)avx512_add3, "zmm", &stores);
 	CHECK(loads > 0 && stores > 0);
-	CHECK(vector_accesses((const void *)avx512_saxpy, "zmm", &stores) > 0);
+	CHECK(vector_accesses((const void *)(uintptr_t)avx512_saxpy, "zmm", &stores) > 0);
 	CHECK(stores > 0);
-	CHECK(vector_accesses((const void *)avx512_sum_i32, "zmm", &stores) > 0);
+	CHECK(vector_accesses((const void *)(uintptr_t)avx512_sum_i32, "zmm", &stores) > 0);
 	if (!__builtin_cpu_supports("avx512f")) {
 		printf("# skipped running: this CPU has no AVX-512F (its code was "
 		       "decoded only)\n");

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <rtl/ext.h>
 #include <rtl/region.h>
 
 #include "selftest.h"
@@ -13,38 +12,45 @@ void st_sweep_memcpy(struct st_report *r);
 void st_sweep_strcmp(struct st_report *r);
 void st_sweep_memcmp(struct st_report *r);
 #define SHAPE(n) void st_shape_##n(struct st_report *r);
-SHAPE(offset_gp) SHAPE(offset_sse2) SHAPE(offset_avx2)
-SHAPE(dstdiff_gp) SHAPE(dstdiff_sse2) SHAPE(dstdiff_avx2)
-SHAPE(diffptr_gp) SHAPE(diffptr_sse2) SHAPE(diffptr_avx2)
-SHAPE(srcdiff_gp) SHAPE(srcdiff_sse2) SHAPE(srcdiff_avx2)
-SHAPE(scaled_1) SHAPE(scaled_2) SHAPE(scaled_4) SHAPE(scaled_8)
+SHAPE(offset_gp)
+SHAPE(offset_sse2) SHAPE(offset_avx2)
+        SHAPE(dstdiff_gp) SHAPE(dstdiff_sse2) SHAPE(dstdiff_avx2)
+                SHAPE(diffptr_gp) SHAPE(diffptr_sse2) SHAPE(diffptr_avx2)
+                        SHAPE(srcdiff_gp) SHAPE(srcdiff_sse2) SHAPE(srcdiff_avx2)
+                                SHAPE(scaled_1) SHAPE(scaled_2) SHAPE(scaled_4) SHAPE(scaled_8)
 #undef SHAPE
 
-#define SWEEP(fn, what) { "sweep/" #fn, what, NULL, st_sweep_##fn }
-#define SHAPE(n, avail, what) { "shape/" #n, what, avail, st_shape_##n }
+#define SWEEP(fn, what)                                 \
+	{                                               \
+		"sweep/" #fn, what, NULL, st_sweep_##fn \
+	}
+#define SHAPE(n, avail, what)                          \
+	{                                              \
+		"shape/" #n, what, avail, st_shape_##n \
+	}
 
-const struct st_check st_checks[] = {
-	SWEEP(strcpy, "glibc's strcpy between regions that revoke each other"),
-	SWEEP(memcpy, "glibc's memcpy (below rep movsb) between regions that revoke each other"),
-	SWEEP(strcmp, "glibc's strcmp between regions that revoke each other"),
-	SWEEP(memcmp, "glibc's memcmp between regions that revoke each other"),
-	SHAPE(offset_gp, NULL, "aligned source + running offset, biased destination (GP)"),
-	SHAPE(offset_sse2, NULL, "aligned source + running offset, biased destination (SSE2)"),
-	SHAPE(offset_avx2, st_have_avx2, "aligned source + running offset, biased destination (VEX)"),
-	SHAPE(dstdiff_gp, NULL, "destination + (source - destination) (GP)"),
-	SHAPE(dstdiff_sse2, NULL, "destination + (source - destination) (SSE2)"),
-	SHAPE(dstdiff_avx2, st_have_avx2, "destination + (source - destination) (VEX)"),
-	SHAPE(diffptr_gp, NULL, "difference as base, pointer as index (GP)"),
-	SHAPE(diffptr_sse2, NULL, "difference as base, pointer as index (SSE2)"),
-	SHAPE(diffptr_avx2, st_have_avx2, "difference as base, pointer as index (VEX)"),
-	SHAPE(srcdiff_gp, NULL, "store through source + (destination - source) (GP)"),
-	SHAPE(srcdiff_sse2, NULL, "store through source + (destination - source) (SSE2)"),
-	SHAPE(srcdiff_avx2, st_have_avx2, "store through source + (destination - source) (VEX)"),
-	SHAPE(scaled_1, NULL, "element index, scale 1, beside two bases"),
-	SHAPE(scaled_2, NULL, "element index, scale 2, beside two bases"),
-	SHAPE(scaled_4, NULL, "element index, scale 4, beside two bases"),
-	SHAPE(scaled_8, NULL, "element index, scale 8, beside two bases"),
-};
+                                        const struct st_check st_checks[] = {
+	                                        SWEEP(strcpy, "glibc's strcpy between regions that revoke each other"),
+	                                        SWEEP(memcpy, "glibc's memcpy (below rep movsb) between regions that revoke each other"),
+	                                        SWEEP(strcmp, "glibc's strcmp between regions that revoke each other"),
+	                                        SWEEP(memcmp, "glibc's memcmp between regions that revoke each other"),
+	                                        SHAPE(offset_gp, NULL, "aligned source + running offset, biased destination (GP)"),
+	                                        SHAPE(offset_sse2, NULL, "aligned source + running offset, biased destination (SSE2)"),
+	                                        SHAPE(offset_avx2, st_have_avx2, "aligned source + running offset, biased destination (VEX)"),
+	                                        SHAPE(dstdiff_gp, NULL, "destination + (source - destination) (GP)"),
+	                                        SHAPE(dstdiff_sse2, NULL, "destination + (source - destination) (SSE2)"),
+	                                        SHAPE(dstdiff_avx2, st_have_avx2, "destination + (source - destination) (VEX)"),
+	                                        SHAPE(diffptr_gp, NULL, "difference as base, pointer as index (GP)"),
+	                                        SHAPE(diffptr_sse2, NULL, "difference as base, pointer as index (SSE2)"),
+	                                        SHAPE(diffptr_avx2, st_have_avx2, "difference as base, pointer as index (VEX)"),
+	                                        SHAPE(srcdiff_gp, NULL, "store through source + (destination - source) (GP)"),
+	                                        SHAPE(srcdiff_sse2, NULL, "store through source + (destination - source) (SSE2)"),
+	                                        SHAPE(srcdiff_avx2, st_have_avx2, "store through source + (destination - source) (VEX)"),
+	                                        SHAPE(scaled_1, NULL, "element index, scale 1, beside two bases"),
+	                                        SHAPE(scaled_2, NULL, "element index, scale 2, beside two bases"),
+	                                        SHAPE(scaled_4, NULL, "element index, scale 4, beside two bases"),
+	                                        SHAPE(scaled_8, NULL, "element index, scale 8, beside two bases"),
+                                        };
 int st_full;
 
 const struct st_check *st_find(const char *name)
@@ -81,16 +87,14 @@ void st_progress(struct st_report *r, const char *fmt, ...)
 
 uint64_t st_traps(void)
 {
-	struct rtl_ext_stats s;
+	struct region_stats s;
 
-	return rtl_ext_stats(&s) == 0 ? s.traps : 0;
+	return region_stats(&s) == 0 ? s.traps : 0;
 }
 
 int st_same_place(const void *a, const void *b)
 {
-	struct rtl_ext_region ra, rb;
+	void *va = region_view(a, PROT_NONE), *vb = region_view(b, PROT_NONE);
 
-	if (rtl_ext_region_find(a, &ra) < 0 || rtl_ext_region_find(b, &rb) < 0)
-		return a == b;
-	return ra.start == rb.start && ra.offset == rb.offset;
+	return va && vb ? va == vb : a == b;
 }

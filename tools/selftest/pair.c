@@ -11,10 +11,16 @@
 #define RW (PROT_READ | PROT_WRITE)
 #define FILL 0x5a
 
-enum { NB0, SRC, DST, NB1 };
+enum { NB0,
+       SRC,
+       DST,
+       NB1 };
 
 const struct st_layout st_layouts[] = {
-	{ 131071, 0 }, { 131071, 1 }, { 70000, 0 }, { 70000, 1 },
+	{ 131071, 0 },
+	{ 131071, 1 },
+	{ 70000, 0 },
+	{ 70000, 1 },
 };
 const int st_nlayouts = sizeof(st_layouts) / sizeof(st_layouts[0]);
 

@@ -21,8 +21,8 @@ struct st_report {
 };
 
 struct st_check {
-	const char *name; /* "sweep/strcpy", "shape/offset-sse2" ... */
-	const char *what; /* one line */
+	const char *name;       /* "sweep/strcpy", "shape/offset-sse2" ... */
+	const char *what;       /* one line */
 	int (*available)(void); /* NULL: always */
 	void (*run)(struct st_report *r);
 };

@@ -23,53 +23,53 @@ typedef void (*copy_fn)(char *dst, const char *src, size_t n);
 
 /* Four loops, each written once over (step, register, load, store): a
  * setup, one access pair, then advance a register to a bound. */
-#define LOOP_BODY(setup, access, advance_reg, bound_reg)                       \
-	setup "1:\n\t" access "add %[inc], %%" advance_reg "\n\t"             \
-	      "cmp %%" bound_reg ", %%" advance_reg "\n\t"                     \
+#define LOOP_BODY(setup, access, advance_reg, bound_reg)          \
+	setup "1:\n\t" access "add %[inc], %%" advance_reg "\n\t" \
+	      "cmp %%" bound_reg ", %%" advance_reg "\n\t"        \
 	      "jb 1b"
 
-#define OFFSET_SETUP                                                           \
-	"mov %[s], %%rcx\n\tand $63, %%rcx\n\t"                                \
-	"mov %[s], %%rsi\n\tsub %%rcx, %%rsi\n\t"                              \
-	"mov %[d], %%rdi\n\tsub %%rcx, %%rdi\n\t"                              \
+#define OFFSET_SETUP                              \
+	"mov %[s], %%rcx\n\tand $63, %%rcx\n\t"   \
+	"mov %[s], %%rsi\n\tsub %%rcx, %%rsi\n\t" \
+	"mov %[d], %%rdi\n\tsub %%rcx, %%rdi\n\t" \
 	"lea (%%rcx,%[n]), %%rdx\n\t"
-#define DIFF_SETUP(diff_to, diff_from, ptr, end)                               \
-	"mov %[" diff_to "], %%rdx\n\tsub %[" diff_from "], %%rdx\n\t"         \
+#define DIFF_SETUP(diff_to, diff_from, ptr, end)                       \
+	"mov %[" diff_to "], %%rdx\n\tsub %[" diff_from "], %%rdx\n\t" \
 	"mov %[" ptr "], %%" end "\n\t"
 
-#define DEFINE(fname, stepv, setup, access, adv, bound)                        \
-	static void fname(char *dst, const char *src, size_t n)                \
-	{                                                                      \
-		__asm__ volatile(LOOP_BODY(setup, access, adv, bound)          \
-		                 :                                             \
-		                 : [d] "r"(dst), [s] "r"(src), [n] "r"(n),     \
-		                   [inc] "i"(stepv)                            \
-		                 : "rcx", "rsi", "rdi", "rdx", "r8", "rax",    \
-		                   "xmm0", "memory", "cc");                    \
+#define DEFINE(fname, stepv, setup, access, adv, bound)                     \
+	static void fname(char *dst, const char *src, size_t n)             \
+	{                                                                   \
+		__asm__ volatile(LOOP_BODY(setup, access, adv, bound)       \
+		                 :                                          \
+		                 : [d] "r"(dst), [s] "r"(src), [n] "r"(n),  \
+		                   [inc] "i"(stepv)                         \
+		                 : "rcx", "rsi", "rdi", "rdx", "r8", "rax", \
+		                   "xmm0", "memory", "cc");                 \
 	}
 
-#define OFFSET(name, step, reg, load, store)                                   \
-	DEFINE(name, step, OFFSET_SETUP,                      \
-	       load " (%%rsi,%%rcx,1), %%" reg "\n\t" store " %%" reg          \
-	            ", (%%rdi,%%rcx,1)\n\t",                                   \
+#define OFFSET(name, step, reg, load, store)                          \
+	DEFINE(name, step, OFFSET_SETUP,                              \
+	       load " (%%rsi,%%rcx,1), %%" reg "\n\t" store " %%" reg \
+	            ", (%%rdi,%%rcx,1)\n\t",                          \
 	       "rcx", "rdx")
-#define DSTDIFF(name, step, reg, load, store)                                  \
-	DEFINE(name, step,                                        \
-	       DIFF_SETUP("s", "d", "d", "rdi") "lea (%[d],%[n]), %%r8\n\t",   \
-	       load " (%%rdi,%%rdx,1), %%" reg "\n\t" store " %%" reg          \
-	            ", (%%rdi)\n\t",                                           \
+#define DSTDIFF(name, step, reg, load, store)                                \
+	DEFINE(name, step,                                                   \
+	       DIFF_SETUP("s", "d", "d", "rdi") "lea (%[d],%[n]), %%r8\n\t", \
+	       load " (%%rdi,%%rdx,1), %%" reg "\n\t" store " %%" reg        \
+	            ", (%%rdi)\n\t",                                         \
 	       "rdi", "r8")
-#define DIFFPTR(name, step, reg, load, store)                                  \
-	DEFINE(name, step,                                        \
-	       DIFF_SETUP("s", "d", "d", "rdi") "lea (%[d],%[n]), %%r8\n\t",   \
-	       load " (%%rdx,%%rdi,1), %%" reg "\n\t" store " %%" reg          \
-	            ", (%%rdi)\n\t",                                           \
+#define DIFFPTR(name, step, reg, load, store)                                \
+	DEFINE(name, step,                                                   \
+	       DIFF_SETUP("s", "d", "d", "rdi") "lea (%[d],%[n]), %%r8\n\t", \
+	       load " (%%rdx,%%rdi,1), %%" reg "\n\t" store " %%" reg        \
+	            ", (%%rdi)\n\t",                                         \
 	       "rdi", "r8")
-#define SRCDIFF(name, step, reg, load, store)                                  \
-	DEFINE(name, step,                                        \
-	       DIFF_SETUP("d", "s", "s", "rsi") "lea (%[s],%[n]), %%r8\n\t",   \
-	       load " (%%rsi), %%" reg "\n\t" store " %%" reg                  \
-	            ", (%%rsi,%%rdx,1)\n\t",                                   \
+#define SRCDIFF(name, step, reg, load, store)                                \
+	DEFINE(name, step,                                                   \
+	       DIFF_SETUP("d", "s", "s", "rsi") "lea (%[s],%[n]), %%r8\n\t", \
+	       load " (%%rsi), %%" reg "\n\t" store " %%" reg                \
+	            ", (%%rsi,%%rdx,1)\n\t",                                 \
 	       "rsi", "r8")
 
 OFFSET(offset_gp, 8, "rax", "mov", "mov")
@@ -86,19 +86,18 @@ SRCDIFF(srcdiff_sse2, 16, "xmm0", "movdqu", "movdqu")
 SRCDIFF(srcdiff_avx2, 32, "ymm0", "vmovdqu", "vmovdqu")
 
 /* An element index beside two bases: [rsi + rcx*s] -> [rdi + rcx*s]. */
-#define SCALED(name, scale, reg, mov)                                          \
-	static void name(char *dst, const char *src, size_t n)                 \
-	{                                                                      \
-		size_t count = (n + scale - 1) / scale;                        \
-		__asm__ volatile("xor %%ecx, %%ecx\n\t"                        \
-		                 "1:\n\t" mov " (%[s],%%rcx," #scale "), %%" reg "\n\t" \
-		                 mov " %%" reg ", (%[d],%%rcx," #scale ")\n\t" \
-		                 "inc %%rcx\n\t"                               \
-		                 "cmp %[c], %%rcx\n\t"                         \
-		                 "jb 1b"                                       \
-		                 :                                             \
-		                 : [d] "r"(dst), [s] "r"(src), [c] "r"(count)  \
-		                 : "rcx", "rax", "memory", "cc");              \
+#define SCALED(name, scale, reg, mov)                                                                                                 \
+	static void name(char *dst, const char *src, size_t n)                                                                        \
+	{                                                                                                                             \
+		size_t count = (n + scale - 1) / scale;                                                                               \
+		__asm__ volatile("xor %%ecx, %%ecx\n\t"                                                                               \
+		                 "1:\n\t" mov " (%[s],%%rcx," #scale "), %%" reg "\n\t" mov " %%" reg ", (%[d],%%rcx," #scale ")\n\t" \
+		                 "inc %%rcx\n\t"                                                                                      \
+		                 "cmp %[c], %%rcx\n\t"                                                                                \
+		                 "jb 1b"                                                                                              \
+		                 :                                                                                                    \
+		                 : [d] "r"(dst), [s] "r"(src), [c] "r"(count)                                                         \
+		                 : "rcx", "rax", "memory", "cc");                                                                     \
 	}
 
 SCALED(scaled_1, 1, "al", "movb")
@@ -174,10 +173,10 @@ static void shape(copy_fn fn, const char *name, struct st_report *r)
 		        (unsigned long long)r->traps, r->cases);
 }
 
-#define CHECK_FN(fn)                                                           \
-	void st_shape_##fn(struct st_report *r)                                \
-	{                                                                      \
-		shape(fn, #fn, r);                                             \
+#define CHECK_FN(fn)                            \
+	void st_shape_##fn(struct st_report *r) \
+	{                                       \
+		shape(fn, #fn, r);              \
 	}
 
 CHECK_FN(offset_gp)

@@ -12,7 +12,10 @@
 
 #define ROOM 256 /* bytes past the operands that are filled and compared */
 
-enum fn { F_STRCPY, F_MEMCPY, F_STRCMP, F_MEMCMP };
+enum fn { F_STRCPY,
+	  F_MEMCPY,
+	  F_STRCMP,
+	  F_MEMCMP };
 static const char *const fn_name[] = { "strcpy", "memcpy", "strcmp", "memcmp" };
 
 static const size_t sizes[] = { 40, 100, 300, 1000, 2047, 4000, 20000, 65536 };

@@ -14,7 +14,13 @@
 #define NO_SSE4 "-SSE4_1,-SSE4_2,-SSSE3"
 
 const char *const st_functions[] = {
-	"strcpy", "memcpy", "strcmp", "memcmp", "strlen", "memchr", NULL,
+	"strcpy",
+	"memcpy",
+	"strcmp",
+	"memcmp",
+	"strlen",
+	"memchr",
+	NULL,
 };
 
 static int have(const char *feature)

@@ -1,0 +1,49 @@
+/* region_find and region_view: which region holds an address, and the same
+ * byte through another view. Lock-free and async-signal-safe: a region
+ * handler may call them. */
+#include <errno.h>
+
+#include "init.h"
+#include "region.h"
+#include "views.h"
+
+int region_find(const void *addr, struct region_info *out)
+{
+	struct rtl_found f;
+	uint64_t lo, size;
+	void *data;
+
+	if (!out) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!rtl_started() || rtl_region_find((uintptr_t)addr, &f) < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	lo = f.r->lo;
+	size = f.r->size;
+	data = atomic_load_explicit(&f.r->data, memory_order_relaxed);
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&f.r->gen, memory_order_relaxed) != f.gen) {
+		errno = ENOENT; /* freed meanwhile */
+		return -1;
+	}
+	out->base = (void *)rtl_view_addr(f.view, lo);
+	out->size = size;
+	out->offset = f.off - lo;
+	out->prot = rtl_view_prot(rtl_region_view_at(f.r, f.view));
+	out->data = data;
+	return 0;
+}
+
+void *region_view(const void *addr, int prot)
+{
+	int view = rtl_prot_view(prot);
+
+	if (view < 0 || !rtl_started() || rtl_view_of((uintptr_t)addr) < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return (void *)rtl_view_move((uintptr_t)addr, view);
+}

@@ -1,0 +1,248 @@
+/* The pointer registry: bound pointers (one region each) and unbounded
+ * pointers (searched on every protect, as in the paper), region_bptr,
+ * region_ptr, region_ptr_free, and rewriting them on a protection change.
+ *
+ * Lock order: rtl_define_lock, rtl_registry_lock, a region's lock, then
+ * unbounded_lock. Swizzling runs under the region lock only, so it may run
+ * in a trap handler. */
+#include <errno.h>
+
+#include "init.h"
+#include "pointers.h"
+#include "uthash_meta.h"
+#include "views.h"
+
+struct rtl_ptr {
+	void **var;
+	struct rtl_region *region;   /* NULL: unbounded */
+	struct rtl_ptr *next, *prev; /* in region->bptrs or unbounded */
+	UT_hash_handle hh;           /* in by_var */
+};
+
+pthread_mutex_t rtl_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rtl_ptr *by_var;
+static struct rtl_ptr *unbounded;
+static struct rtl_lock unbounded_lock;
+static _Atomic size_t n_unbounded;
+static struct rtl_pool ptr_pool = RTL_POOL_INIT(sizeof(struct rtl_ptr));
+
+static void list_add(struct rtl_ptr **head, struct rtl_ptr *p)
+{
+	p->prev = NULL;
+	p->next = *head;
+	if (*head)
+		(*head)->prev = p;
+	*head = p;
+}
+
+static void list_del(struct rtl_ptr **head, struct rtl_ptr *p)
+{
+	if (p->prev)
+		p->prev->next = p->next;
+	else
+		*head = p->next;
+	if (p->next)
+		p->next->prev = p->prev;
+}
+
+/* Take p off whatever list it is on; registry lock held. */
+static void detach(struct rtl_ptr *p)
+{
+	if (p->region) {
+		rtl_lock_acquire(&p->region->lock);
+		list_del(&p->region->bptrs, p);
+		rtl_lock_release(&p->region->lock);
+	} else {
+		rtl_lock_acquire(&unbounded_lock);
+		list_del(&unbounded, p);
+		atomic_fetch_sub(&n_unbounded, 1);
+		rtl_lock_release(&unbounded_lock);
+	}
+}
+
+/* The registration record for var, created if needed and detached from its
+ * list; registry lock held. */
+static struct rtl_ptr *take(void **var)
+{
+	struct rtl_ptr *p;
+
+	HASH_FIND(hh, by_var, &var, sizeof(var), p);
+	if (p) {
+		detach(p);
+		return p;
+	}
+	p = rtl_pool_get(&ptr_pool);
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->var = var;
+	rtl_uthash_oom = 0;
+	HASH_ADD(hh, by_var, var, sizeof(p->var), p);
+	if (rtl_uthash_oom) {
+		rtl_pool_put(&ptr_pool, p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return p;
+}
+
+static void forget(struct rtl_ptr *p)
+{
+	HASH_DELETE(hh, by_var, p);
+	rtl_pool_put(&ptr_pool, p);
+}
+
+/* Link p to region r (r locked by the caller or fresh). */
+static void attach_bound(struct rtl_ptr *p, struct rtl_region *r)
+{
+	p->region = r;
+	list_add(&r->bptrs, p);
+}
+
+int rtl_ptr_bind(struct rtl_region *r, void **var)
+{
+	struct rtl_ptr *p;
+
+	pthread_mutex_lock(&rtl_registry_lock);
+	p = take(var);
+	if (p) {
+		rtl_lock_acquire(&r->lock);
+		attach_bound(p, r);
+		rtl_lock_release(&r->lock);
+	}
+	pthread_mutex_unlock(&rtl_registry_lock);
+	return p ? 0 : -1;
+}
+
+void rtl_ptrs_unbind_region(struct rtl_region *r)
+{
+	struct rtl_ptr *p, *next;
+
+	pthread_mutex_lock(&rtl_registry_lock);
+	rtl_lock_acquire(&r->lock);
+	for (p = r->bptrs; p; p = next) {
+		next = p->next;
+		forget(p);
+	}
+	r->bptrs = NULL;
+	rtl_lock_release(&r->lock);
+	pthread_mutex_unlock(&rtl_registry_lock);
+}
+
+/* Move *var to view if it points into r's span (in any view). Other threads
+ * may read the variable meanwhile: relaxed atomic accesses, so a reader sees
+ * the old or the new pointer, never a torn one. */
+static void swizzle_var(void **var, const struct rtl_region *r, int view)
+{
+	uintptr_t v = (uintptr_t)__atomic_load_n(var, __ATOMIC_RELAXED);
+	int from = rtl_view_of(v);
+	uint64_t off;
+
+	if (from < 0 || from == view)
+		return;
+	off = v - rtl_view_base(from);
+	if (off - r->lo < r->span)
+		__atomic_store_n(var, (void *)(rtl_view_base(view) + off),
+		                 __ATOMIC_RELAXED);
+}
+
+void rtl_ptrs_swizzle(struct rtl_region *r, int view)
+{
+	struct rtl_ptr *p;
+
+	for (p = r->bptrs; p; p = p->next)
+		swizzle_var(p->var, r, view);
+	if (!atomic_load_explicit(&n_unbounded, memory_order_relaxed))
+		return;
+	if (rtl_lock_acquire(&unbounded_lock) < 0)
+		return;
+	for (p = unbounded; p; p = p->next)
+		swizzle_var(p->var, r, view);
+	rtl_lock_release(&unbounded_lock);
+}
+
+void rtl_ptrs_after_fork(void)
+{
+	rtl_lock_reset(&unbounded_lock);
+}
+
+int region_bptr(void *bptr, void *bptr2)
+{
+	struct rtl_found f;
+	struct rtl_ptr *p;
+
+	if (rtl_ensure_init() < 0)
+		return -1;
+	if (!bptr || !bptr2) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (rtl_region_find((uintptr_t) * (void **)bptr, &f) < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	pthread_mutex_lock(&rtl_registry_lock);
+	p = take(bptr2);
+	if (p) {
+		if (rtl_region_lock(&f) < 0) {
+			int e = errno;
+			forget(p);
+			pthread_mutex_unlock(&rtl_registry_lock);
+			errno = e;
+			return -1;
+		}
+		attach_bound(p, f.r);
+		rtl_lock_release(&f.r->lock);
+	}
+	pthread_mutex_unlock(&rtl_registry_lock);
+	return p ? 0 : -1;
+}
+
+int region_ptr(void *pptr)
+{
+	struct rtl_ptr *p;
+
+	if (rtl_ensure_init() < 0)
+		return -1;
+	if (!pptr) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&rtl_registry_lock);
+	p = take(pptr);
+	if (p) {
+		p->region = NULL;
+		rtl_lock_acquire(&unbounded_lock);
+		list_add(&unbounded, p);
+		atomic_fetch_add(&n_unbounded, 1);
+		rtl_lock_release(&unbounded_lock);
+	}
+	pthread_mutex_unlock(&rtl_registry_lock);
+	return p ? 0 : -1;
+}
+
+int region_ptr_free(void *pptr)
+{
+	struct rtl_ptr *p;
+	void **var = pptr;
+
+	if (rtl_ensure_init() < 0)
+		return -1;
+	if (!pptr) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&rtl_registry_lock);
+	HASH_FIND(hh, by_var, &var, sizeof(var), p);
+	if (p) {
+		detach(p);
+		forget(p);
+	}
+	pthread_mutex_unlock(&rtl_registry_lock);
+	if (!p) {
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}

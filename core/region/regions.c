@@ -1,0 +1,367 @@
+/* Region records and the define/free half of the API: region_alloc,
+ * region_define, region_free, region_handler, region_set_data. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "dirty.h"
+#include "extent.h"
+#include "init.h"
+#include "inplace.h"
+#include "meta.h"
+#include "pointers.h"
+#include "rmap.h"
+#include "stats.h"
+#include "views.h"
+
+pthread_mutex_t rtl_define_lock = PTHREAD_MUTEX_INITIALIZER;
+_Atomic(region_handler_t) rtl_default_handler;
+
+static struct rtl_pool record_pool = RTL_POOL_INIT(sizeof(struct rtl_region));
+static struct rtl_region *spare; /* freed records; keep their generation */
+static struct rtl_region *live;
+
+/* ---- lookup (lock-free, async-signal-safe) ---- */
+
+int rtl_region_find(uintptr_t a, struct rtl_found *f)
+{
+	int view = rtl_view_of(a), tries;
+
+	if (view < 0)
+		return -1;
+	f->view = view;
+	f->off = a - rtl_view_base(view);
+	for (tries = 0; tries < 64; tries++) {
+		struct rtl_region *r = rtl_rmap_get(f->off);
+		uint32_t g1, g2;
+		uint64_t lo, span;
+
+		if (!r)
+			return -1;
+		g1 = atomic_load_explicit(&r->gen, memory_order_acquire);
+		lo = r->lo;
+		span = r->span;
+		atomic_thread_fence(memory_order_acquire);
+		g2 = atomic_load_explicit(&r->gen, memory_order_relaxed);
+		if (g1 != g2 || (g1 & 1))
+			continue; /* changing under us: look again */
+		if (f->off - lo >= span)
+			continue; /* stale map entry: look again */
+		f->r = r;
+		f->gen = g1;
+		return 0;
+	}
+	return -1;
+}
+
+int rtl_region_lock(struct rtl_found *f)
+{
+	if (rtl_lock_acquire(&f->r->lock) < 0)
+		return -1;
+	if (atomic_load_explicit(&f->r->gen, memory_order_relaxed) != f->gen) {
+		rtl_lock_release(&f->r->lock);
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
+int rtl_region_find_locked(const void *addr, struct rtl_found *f)
+{
+	if (!addr) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (rtl_region_find((uintptr_t)addr, f) < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	return rtl_region_lock(f);
+}
+
+/* ---- records (define lock held) ---- */
+
+struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size,
+                                     uint64_t span, uint32_t flags, int view)
+{
+	struct rtl_region *r = spare;
+
+	if (r)
+		spare = r->next;
+	else if (!(r = rtl_pool_get(&record_pool)))
+		return NULL;
+	atomic_fetch_add_explicit(&r->gen, 1, memory_order_relaxed); /* odd */
+	atomic_thread_fence(memory_order_release);
+	r->lo = lo;
+	r->size = size;
+	r->span = span;
+	r->flags = flags;
+	rtl_lock_reset(&r->lock);
+	atomic_store(&r->view, view);
+	atomic_store(&r->mixed, 0);
+	r->bptrs = NULL;
+	atomic_store(&r->handler, NULL);
+	atomic_store(&r->data, NULL);
+	atomic_store(&r->traps, 0);
+	r->ext = NULL;
+	if (rtl_rmap_insert(r) < 0) {
+		atomic_fetch_add_explicit(&r->gen, 1, memory_order_release);
+		r->next = spare;
+		spare = r;
+		return NULL;
+	}
+	r->prev = NULL;
+	r->next = live;
+	if (live)
+		live->prev = r;
+	live = r;
+	atomic_fetch_add_explicit(&r->gen, 1, memory_order_release); /* even */
+	RTL_COUNT(regions);
+	return r;
+}
+
+void rtl_region_destroy(struct rtl_region *r)
+{
+	/* Taking the lock waits out a region_protect in flight. */
+	rtl_lock_acquire(&r->lock);
+	atomic_fetch_add_explicit(&r->gen, 1, memory_order_relaxed); /* odd */
+	atomic_thread_fence(memory_order_release);
+	rtl_inplace_clear(r);
+	rtl_lock_release(&r->lock);
+	rtl_rmap_remove(r);
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		live = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	atomic_fetch_add_explicit(&r->gen, 1, memory_order_release); /* even */
+	r->next = spare;
+	spare = r;
+	atomic_fetch_sub_explicit(&rtl_stats.regions, 1, memory_order_relaxed);
+}
+
+void rtl_regions_after_fork(void)
+{
+	struct rtl_region *r;
+	for (r = live; r; r = r->next) {
+		rtl_lock_reset(&r->lock);
+		if (rtl_inplace_after_fork(r) < 0) {
+			/* Sharing memory with the parent would be silent
+			 * corruption (as in fork.c). */
+			static const char msg[] = "rtl: fork: cannot protect a "
+			                          "region in place in the child; aborting the child\n";
+			write(2, msg, sizeof(msg) - 1);
+			abort();
+		}
+	}
+}
+
+/* ---- allocation ---- */
+
+/* A new owned region of size bytes; returns its record, NULL with errno. */
+static struct rtl_region *alloc_owned(size_t size)
+{
+	size_t block = rtl_extent_block(size + 1); /* strictly larger: a gap */
+	struct rtl_region *r = NULL;
+	int64_t off;
+
+	if (!block) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&rtl_define_lock);
+	off = rtl_extent_alloc(block);
+	if (off >= 0) {
+		r = rtl_region_create((uint64_t)off, size, block, RTL_REGION_OWNED,
+		                      RTL_VIEW_RW);
+		if (!r) {
+			rtl_extent_free((uint64_t)off, block);
+			errno = ENOMEM;
+		}
+	}
+	pthread_mutex_unlock(&rtl_define_lock);
+	return r;
+}
+
+/* End a region; the define lock is held. */
+static void free_record_locked(struct rtl_region *r)
+{
+	uint64_t off = r->lo;
+	size_t span = r->span;
+	int owned = r->flags & RTL_REGION_OWNED;
+
+	rtl_ptrs_unbind_region(r);
+	rtl_dirty_forget(r);
+	rtl_region_destroy(r);
+	if (owned) {
+		rtl_views_release(off, span);
+		rtl_extent_free(off, span);
+	}
+}
+
+static void free_record(struct rtl_region *r)
+{
+	pthread_mutex_lock(&rtl_define_lock);
+	free_record_locked(r);
+	pthread_mutex_unlock(&rtl_define_lock);
+}
+
+static void *bind_or_undo(struct rtl_region *r, void *bptr, uintptr_t addr)
+{
+	if (bptr) {
+		*(void **)bptr = (void *)addr;
+		if (rtl_ptr_bind(r, bptr) < 0) {
+			int e = errno;
+			free_record(r);
+			errno = e;
+			return NULL;
+		}
+	}
+	return (void *)addr;
+}
+
+void *region_alloc(size_t size, void *bptr)
+{
+	struct rtl_region *r;
+
+	if (rtl_ensure_init() < 0)
+		return NULL;
+	if (size == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (size >= rtl_views.size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	r = alloc_owned(size);
+	if (!r)
+		return NULL;
+	return bind_or_undo(r, bptr, rtl_view_base(RTL_VIEW_RW) + r->lo);
+}
+
+/* [addr, addr+size) already lies in the views: define it in place. */
+static void *define_in_place(uintptr_t addr, size_t size, void *bptr)
+{
+	int view = rtl_view_of(addr);
+	uint64_t off = addr - rtl_view_base(view);
+	uint64_t span = (size + RTL_GRANULE) & ~(uint64_t)(RTL_GRANULE - 1); /* > size */
+	struct rtl_region *r = NULL;
+
+	if ((off & (RTL_GRANULE - 1)) || off + span > rtl_views.size) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pthread_mutex_lock(&rtl_define_lock);
+	if (rtl_rmap_busy(off, span))
+		errno = EEXIST;
+	else if (rtl_inplace_conflict(off, span))
+		errno = EBUSY; /* those pages' protection is another region's */
+	else
+		r = rtl_region_create(off, size, span, 0, view);
+	pthread_mutex_unlock(&rtl_define_lock);
+	if (!r)
+		return NULL;
+	return bind_or_undo(r, bptr, addr);
+}
+
+void *region_define(void *addr, size_t size, void *bptr)
+{
+	uintptr_t a = (uintptr_t)addr, to;
+	struct rtl_region *r;
+	struct iovec local, remote;
+	void *old = NULL;
+
+	if (rtl_ensure_init() < 0)
+		return NULL;
+	if (!addr || size == 0 || a + size < a) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (rtl_view_of(a) >= 0 || rtl_view_of(a + size - 1) >= 0) {
+		if (rtl_view_of(a) != rtl_view_of(a + size - 1)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		return define_in_place(a, size, bptr);
+	}
+	if (size >= rtl_views.size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* Outside the views: copy the contents into a new region. The copy
+	 * goes through the kernel so that an unreadable source is EFAULT. */
+	r = alloc_owned(size);
+	if (!r)
+		return NULL;
+	to = rtl_view_base(RTL_VIEW_RW) + r->lo;
+	local = (struct iovec){ (void *)to, size };
+	remote = (struct iovec){ addr, size };
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)size) {
+		free_record(r);
+		errno = EFAULT;
+		return NULL;
+	}
+	if (bptr)
+		old = *(void **)bptr;
+	if (!bind_or_undo(r, bptr, to))
+		return NULL;
+	if (bptr && (uintptr_t)old >= a && (uintptr_t)old <= a + size)
+		*(void **)bptr = (void *)(to + ((uintptr_t)old - a));
+	return (void *)to;
+}
+
+int region_free(void *addr)
+{
+	struct rtl_found f;
+
+	if (rtl_ensure_init() < 0)
+		return -1;
+	if (rtl_region_find_locked(addr, &f) < 0)
+		return -1;
+	rtl_lock_release(&f.r->lock);
+	/* Of two concurrent frees of one region, the second sees a new
+	 * generation here and fails. */
+	pthread_mutex_lock(&rtl_define_lock);
+	if (atomic_load(&f.r->gen) != f.gen) {
+		pthread_mutex_unlock(&rtl_define_lock);
+		errno = ENOENT;
+		return -1;
+	}
+	free_record_locked(f.r);
+	pthread_mutex_unlock(&rtl_define_lock);
+	return 0;
+}
+
+int region_handler(void *addr, region_handler_t h)
+{
+	struct rtl_found f;
+
+	if (rtl_ensure_init() < 0)
+		return -1;
+	if (!addr) {
+		atomic_store(&rtl_default_handler, h);
+		return 0;
+	}
+	if (rtl_region_find_locked(addr, &f) < 0)
+		return -1;
+	atomic_store(&f.r->handler, h);
+	rtl_lock_release(&f.r->lock);
+	return 0;
+}
+
+int region_set_data(void *addr, void *data)
+{
+	struct rtl_found f;
+
+	if (rtl_ensure_init() < 0)
+		return -1;
+	if (rtl_region_find_locked(addr, &f) < 0)
+		return -1;
+	atomic_store(&f.r->data, data);
+	rtl_lock_release(&f.r->lock);
+	return 0;
+}

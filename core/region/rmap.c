@@ -1,0 +1,191 @@
+/* Region map: radix table of pages, with 64-granule subtables for shared
+ * pages. rtl_rmap_get runs in the trap handler: plain atomic loads only. */
+#include "rmap.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+
+#include "meta.h"
+#include "views.h"
+
+#define PAGE_SHIFT 12
+#define GRAN_SHIFT RTL_GRANULE_SHIFT
+#define GRANS (1u << (PAGE_SHIFT - GRAN_SHIFT))
+#define LEAF_BITS 12
+#define LEAF_SIZE (1u << LEAF_BITS)
+#define TAG_SUB ((uintptr_t)1)
+
+typedef _Atomic uintptr_t entry_t;
+
+struct subtable {
+	_Atomic(struct rtl_region *) g[GRANS];
+};
+
+static _Atomic(entry_t *) *top;
+static uint64_t ntop;
+static struct rtl_pool sub_pool = RTL_POOL_INIT(sizeof(struct subtable));
+
+int rtl_rmap_init(uint64_t arena_size)
+{
+	uint64_t pages = arena_size >> PAGE_SHIFT;
+	ntop = (pages + LEAF_SIZE - 1) >> LEAF_BITS;
+	top = rtl_pages_alloc(ntop * sizeof(*top));
+	return top ? 0 : -1;
+}
+
+static entry_t *leaf_of(uint64_t page, int create)
+{
+	entry_t *leaf = atomic_load_explicit(&top[page >> LEAF_BITS],
+	                                     memory_order_acquire);
+	if (!leaf && create) {
+		leaf = rtl_pages_alloc(LEAF_SIZE * sizeof(entry_t));
+		if (leaf)
+			atomic_store_explicit(&top[page >> LEAF_BITS], leaf,
+			                      memory_order_release);
+	}
+	return leaf;
+}
+
+struct rtl_region *rtl_rmap_get(uint64_t off)
+{
+	uint64_t page = off >> PAGE_SHIFT;
+	entry_t *leaf;
+	uintptr_t e;
+
+	if (page >> LEAF_BITS >= ntop)
+		return NULL;
+	leaf = leaf_of(page, 0);
+	if (!leaf)
+		return NULL;
+	e = atomic_load_explicit(&leaf[page & (LEAF_SIZE - 1)],
+	                         memory_order_acquire);
+	if (!(e & TAG_SUB))
+		return (struct rtl_region *)e;
+	return atomic_load_explicit(
+	        &((struct subtable *)(e & ~TAG_SUB))->g[(off >> GRAN_SHIFT) & (GRANS - 1)],
+	        memory_order_acquire);
+}
+
+/* Set granules [glo, ghi) of a shared page to r (or clear them, r NULL). */
+static int set_granules(entry_t *slot, unsigned glo, unsigned ghi,
+                        struct rtl_region *r)
+{
+	uintptr_t e = atomic_load_explicit(slot, memory_order_relaxed);
+	struct subtable *sub;
+	unsigned i;
+
+	if (!e) {
+		if (!r)
+			return 0;
+		sub = rtl_pool_get(&sub_pool);
+		if (!sub)
+			return -1;
+		for (i = glo; i < ghi; i++)
+			atomic_store_explicit(&sub->g[i], r, memory_order_relaxed);
+		atomic_store_explicit(slot, (uintptr_t)sub | TAG_SUB,
+		                      memory_order_release);
+		return 0;
+	}
+	sub = (struct subtable *)(e & ~TAG_SUB);
+	for (i = glo; i < ghi; i++)
+		atomic_store_explicit(&sub->g[i], r, memory_order_release);
+	if (r)
+		return 0;
+	for (i = 0; i < GRANS; i++)
+		if (atomic_load_explicit(&sub->g[i], memory_order_relaxed))
+			return 0;
+	atomic_store_explicit(slot, 0, memory_order_release);
+	rtl_pool_put(&sub_pool, sub); /* type-stable: readers may still look */
+	return 0;
+}
+
+/* Walk the pages of [lo, hi) and map them to r (NULL: unmap). */
+static int walk(uint64_t lo, uint64_t hi, struct rtl_region *r)
+{
+	uint64_t page;
+
+	for (page = lo >> PAGE_SHIFT; page <= (hi - 1) >> PAGE_SHIFT; page++) {
+		uint64_t pstart = page << PAGE_SHIFT, pend = pstart + (1u << PAGE_SHIFT);
+		entry_t *leaf = leaf_of(page, r != NULL);
+		entry_t *slot;
+
+		if (!leaf) {
+			if (r)
+				return -1;
+			continue;
+		}
+		slot = &leaf[page & (LEAF_SIZE - 1)];
+		if (lo <= pstart && hi >= pend) {
+			atomic_store_explicit(slot, (uintptr_t)r, memory_order_release);
+			continue;
+		}
+		if (set_granules(slot,
+		                 lo > pstart ? (unsigned)((lo - pstart) >> GRAN_SHIFT) : 0,
+		                 hi < pend ? (unsigned)((hi - pstart) >> GRAN_SHIFT) : GRANS,
+		                 r) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int rtl_rmap_insert(struct rtl_region *r)
+{
+	if (walk(r->lo, r->lo + r->span, r) < 0) {
+		walk(r->lo, r->lo + r->span, NULL);
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+void rtl_rmap_remove(struct rtl_region *r)
+{
+	walk(r->lo, r->lo + r->span, NULL);
+}
+
+int rtl_rmap_busy(uint64_t lo, uint64_t len)
+{
+	uint64_t g;
+	/* Granule by granule within shared pages, page by page elsewhere. */
+	for (g = lo & ~(uint64_t)((1u << GRAN_SHIFT) - 1); g < lo + len;) {
+		uint64_t page = g >> PAGE_SHIFT;
+		entry_t *leaf = leaf_of(page, 0);
+		uintptr_t e = leaf ? atomic_load(&leaf[page & (LEAF_SIZE - 1)]) : 0;
+		if (!e) {
+			g = (page + 1) << PAGE_SHIFT;
+			continue;
+		}
+		if (!(e & TAG_SUB))
+			return 1;
+		if (rtl_rmap_get(g))
+			return 1;
+		g += 1u << GRAN_SHIFT;
+	}
+	return 0;
+}
+
+uint64_t rtl_rmap_next(uint64_t off, uint64_t end)
+{
+	while (off < end) {
+		uint64_t page = off >> PAGE_SHIFT;
+		entry_t *leaf;
+		uintptr_t e;
+
+		if (page >> LEAF_BITS >= ntop)
+			return end;
+		leaf = leaf_of(page, 0);
+		if (!leaf) { /* a whole leaf of nothing */
+			off = ((page >> LEAF_BITS) + 1) << (LEAF_BITS + PAGE_SHIFT);
+			continue;
+		}
+		e = atomic_load_explicit(&leaf[page & (LEAF_SIZE - 1)],
+		                         memory_order_acquire);
+		if (e && !(e & TAG_SUB))
+			return off;
+		if (e && rtl_rmap_get(off))
+			return off;
+		off = e ? (off | ((1u << GRAN_SHIFT) - 1)) + 1
+		        : (page + 1) << PAGE_SHIFT;
+	}
+	return end;
+}

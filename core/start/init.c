@@ -1,0 +1,65 @@
+/* First use: views, allocator, region map, decoder, trap handler, fork
+ * handlers, once per process. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder.h"
+#include "extent.h"
+#include "fork.h"
+#include "init.h"
+#include "rtl/region.h"
+#include "rmap.h"
+#include "stats.h"
+#include "trap.h"
+#include "views.h"
+
+_Atomic int rtl_initialised;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int init_errno;
+
+static void start(void)
+{
+	const char *step = "views";
+
+	if (rtl_views_init() < 0)
+		goto fail;
+	step = "allocator";
+	if (rtl_extent_init(rtl_views.size) < 0 || rtl_rmap_init(rtl_views.size) < 0)
+		goto fail;
+	step = "decoder";
+	if (rtl_decoder_init() < 0)
+		goto fail;
+	step = "trap handler";
+	if (rtl_trap_install() < 0)
+		goto fail;
+	pthread_atfork(rtl_fork_prepare, rtl_fork_parent, rtl_fork_child);
+	atomic_store_explicit(&rtl_initialised, 1, memory_order_release);
+	return;
+fail:
+	init_errno = errno ? errno : ENOMEM;
+	if (step[0] == 'v' && init_errno == EINVAL)
+		fprintf(stderr, "rtl: cannot start: RTL_ARENA_SIZE=%s is not a size "
+		                "between 1M and 16T\n",
+		        getenv("RTL_ARENA_SIZE"));
+	else
+		fprintf(stderr, "rtl: cannot start: %s: %s\n", step,
+		        strerror(init_errno));
+}
+
+int rtl_init(void)
+{
+	pthread_once(&once, start);
+	if (!atomic_load_explicit(&rtl_initialised, memory_order_acquire)) {
+		errno = init_errno;
+		return -1;
+	}
+	return 0;
+}
+
+int region_init(void)
+{
+	return rtl_init();
+}

@@ -1,0 +1,111 @@
+/* Faults that are not rtl's go where they would have gone without rtl: the
+ * action SIGSEGV had before rtl, or the one the program set since through
+ * rtl_sigaction while rtl's handler stayed installed.
+ *
+ * pass_on runs in the SIGSEGV handler: no malloc, no lock the
+ * interrupted code may hold (the writers' flag is only ever tried there). */
+#include "foreign.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "hooks.h"
+#include "lock.h"
+#include "stats.h"
+
+/* Two slots: a writer fills the one not current and flips, so the handler
+ * always copies a whole action. Writers hold busy. */
+static struct sigaction actions[2];
+static _Atomic int cur;
+static struct rtl_lock busy = RTL_LOCK_INIT;
+static int installed; /* rtl's handler is the kernel's action for SIGSEGV */
+
+void rtl_foreign_fork_prepare(void)
+{
+	rtl_lock_acquire(&busy);
+}
+
+void rtl_foreign_fork_done(void)
+{
+	rtl_lock_release(&busy);
+}
+
+/* Make act the current foreign action; busy held. */
+static void store(const struct sigaction *act)
+{
+	int next = !atomic_load_explicit(&cur, memory_order_relaxed);
+
+	actions[next] = *act;
+	atomic_store_explicit(&cur, next, memory_order_release);
+}
+
+int rtl_foreign_install(const struct sigaction *sa)
+{
+	rtl_lock_acquire(&busy);
+	installed = rtl_hooks_real_sigaction(SIGSEGV, sa, &actions[cur]) == 0;
+	rtl_lock_release(&busy);
+	return installed ? 0 : -1;
+}
+
+int rtl_foreign_sigaction(const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction in, out;
+	int r = 0;
+
+	if (act)
+		in = *act; /* user pointers are touched outside the lock */
+	rtl_lock_acquire(&busy);
+	if (!installed) {
+		r = rtl_hooks_real_sigaction(SIGSEGV, act ? &in : NULL, &out);
+	} else {
+		out = actions[atomic_load(&cur)];
+		if (act)
+			store(&in);
+	}
+	rtl_lock_release(&busy);
+	if (r == 0 && old)
+		*old = out;
+	return r;
+}
+
+void rtl_foreign_pass_on(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction prev =
+	        actions[atomic_load_explicit(&cur, memory_order_acquire)];
+	sigset_t mask, old;
+
+	RTL_COUNT(foreign);
+	if (prev.sa_handler == SIG_IGN && si->si_code <= 0)
+		return; /* a sent signal the program ignores */
+	if (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN) {
+		/* Die the death the program would have died: a fault comes back
+		 * when the instruction re-executes (the kernel forces it even
+		 * when ignored), a sent signal is resent. */
+		prev.sa_handler = SIG_DFL;
+		rtl_hooks_real_sigaction(sig, &prev, NULL);
+		if (si->si_code <= 0)
+			raise(sig);
+		return;
+	}
+	/* What the kernel would have done for the program's own handler: a
+	 * one-shot handler reverts, its mask is blocked while it runs. The
+	 * signal itself stays unblocked: rtl needs SIGSEGV for the region
+	 * traps the program's handler may take. */
+	if ((prev.sa_flags & SA_RESETHAND) &&
+	    rtl_lock_try(&busy) == 0) {
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		store(&dfl);
+		rtl_lock_release(&busy);
+	}
+	mask = prev.sa_mask;
+	sigdelset(&mask, sig);
+	pthread_sigmask(SIG_BLOCK, &mask, &old);
+	if (prev.sa_flags & SA_SIGINFO)
+		prev.sa_sigaction(sig, si, uc);
+	else
+		prev.sa_handler(sig);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}

@@ -1,0 +1,67 @@
+/* The hooks of hooks.h: one atomic pointer each, read in the SIGSEGV
+ * handler with a plain load. */
+#include "hooks.h"
+
+#include <stdatomic.h>
+
+#include "foreign.h"
+
+static _Atomic(rtl_sigaction_fn) real_sigaction = sigaction;
+static _Atomic(rtl_fault_filter_fn) filter;
+static _Atomic(rtl_foreign_hook_fn) foreign;
+static _Atomic(rtl_death_hook_fn) death;
+
+void rtl_hook_sigaction(rtl_sigaction_fn fn)
+{
+	atomic_store(&real_sigaction, fn ? fn : sigaction);
+}
+
+int rtl_hooks_real_sigaction(int sig, const struct sigaction *act,
+                             struct sigaction *old)
+{
+	return atomic_load(&real_sigaction)(sig, act, old);
+}
+
+int rtl_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (sig == SIGSEGV)
+		return rtl_foreign_sigaction(act, old);
+	return rtl_hooks_real_sigaction(sig, act, old);
+}
+
+void rtl_hook_fault_filter(rtl_fault_filter_fn fn)
+{
+	atomic_store(&filter, fn);
+}
+
+int rtl_hooks_filter(uintptr_t addr, int write)
+{
+	rtl_fault_filter_fn f = atomic_load_explicit(&filter, memory_order_acquire);
+
+	return f && f((void *)addr, write);
+}
+
+void rtl_hook_foreign(rtl_foreign_hook_fn fn)
+{
+	atomic_store(&foreign, fn);
+}
+
+int rtl_hooks_foreign(uintptr_t addr, int write, void *uc)
+{
+	rtl_foreign_hook_fn f = atomic_load_explicit(&foreign, memory_order_acquire);
+
+	return f && f((void *)addr, write, uc);
+}
+
+void rtl_hook_death(rtl_death_hook_fn fn)
+{
+	atomic_store(&death, fn);
+}
+
+void rtl_hooks_death(int sig)
+{
+	rtl_death_hook_fn f = atomic_load(&death);
+
+	if (f)
+		f(sig);
+}

@@ -1,0 +1,57 @@
+/* What a part of rtl outside the core (the preload) hooks into the trap
+ * path, and what the trap path asks of those hooks. The setters are
+ * exported (RTL_PRIVATE); each hook may be called in the SIGSEGV handler,
+ * so it must be async-signal-safe: no malloc, no locks the interrupted code
+ * may hold. Nothing here knows of preloading. */
+#ifndef RTL_HOOKS_H
+#define RTL_HOOKS_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "export.h"
+
+/* ---- for the preload ---- */
+
+/* The function rtl changes signal actions with (NULL: libc's sigaction).
+ * An interposer of sigaction hands in the real one, so that rtl's own
+ * changes reach the kernel. */
+typedef int (*rtl_sigaction_fn)(int sig, const struct sigaction *act,
+                                struct sigaction *old);
+RTL_PRIVATE_API void rtl_hook_sigaction(rtl_sigaction_fn fn);
+
+/* sigaction as the program should see it. For SIGSEGV, once rtl's handler
+ * is installed, act becomes the action rtl passes foreign faults to (what
+ * would have run without rtl) and old what was there; before, and for other
+ * signals, the real sigaction. 0, or -1 with errno. */
+RTL_PRIVATE_API int rtl_sigaction(int sig, const struct sigaction *act,
+                                  struct sigaction *old);
+
+/* Called for a fault in the views that the view's own mapping would refuse
+ * (a write through the RO view, any access through the NONE view); non-zero
+ * gives the fault to the program's action instead of treating it as a
+ * region trap (a range the program mprotect'ed itself). NULL: none. */
+typedef int (*rtl_fault_filter_fn)(void *addr, int write);
+RTL_PRIVATE_API void rtl_hook_fault_filter(rtl_fault_filter_fn fn);
+
+/* Called for a fault outside the views (a real fault, not a sent signal),
+ * before the program's own action; non-zero if it handled the fault and
+ * the instruction may run again. uc is the interrupted context. */
+typedef int (*rtl_foreign_hook_fn)(void *addr, int write, void *uc);
+RTL_PRIVATE_API void rtl_hook_foreign(rtl_foreign_hook_fn fn);
+
+/* Called when rtl ends the process over a region trap it cannot resolve,
+ * after its diagnostic and before the signal's default action takes the
+ * process (sig: SIGSEGV). */
+typedef void (*rtl_death_hook_fn)(int sig);
+RTL_PRIVATE_API void rtl_hook_death(rtl_death_hook_fn fn);
+
+/* ---- for the trap path ---- */
+
+int rtl_hooks_real_sigaction(int sig, const struct sigaction *act,
+                             struct sigaction *old);
+int rtl_hooks_filter(uintptr_t addr, int write);
+int rtl_hooks_foreign(uintptr_t addr, int write, void *uc);
+void rtl_hooks_death(int sig);
+
+#endif

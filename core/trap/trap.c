@@ -1,0 +1,490 @@
+/* The SIGSEGV handler: tell rtl's traps from everyone else's, run the
+ * region's handler, swizzle the interrupted registers and resume.
+ *
+ * Everything here runs in a signal handler: no malloc, no stdio, no lock that
+ * the interrupted code may hold (region spin locks are never held across an
+ * access to region memory, so the faulting code cannot be holding one). */
+#include "trap.h"
+#include "trap_state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "context.h"
+#include "decoder.h"
+#include "derive.h"
+#include "dirty.h"
+#include "foreign.h"
+#include "hooks.h"
+#include "inplace.h"
+#include "region.h"
+#include "stats.h"
+#include "views.h"
+
+#define MAX_DEPTH 8 /* nested traps: a handler touching other regions */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* The trap being handled on this thread, so that region_protect called from
+ * the region's handler can move the interrupted registers too. */
+static TLS struct trap *current;
+static TLS int depth;
+
+/* ---- foreign faults ---- */
+
+/* A fault on the home pages of a region protected in place (inplace.c):
+ * rtl's, even when the region allows the access by now (another thread
+ * granted it since; the trap path then just resumes). */
+static int in_place_fault(uintptr_t addr, int view)
+{
+	struct rtl_found f;
+
+	return rtl_region_find(addr, &f) == 0 && rtl_region_home(f.r) == view;
+}
+
+/* A fault in the views is rtl's unless the view's own mapping allows the
+ * access (then someone else changed the mapping: the program's mprotect;
+ * or a region protected in place made it stricter) or the filter claims it
+ * for the program (foreign.c). */
+static int ours(uintptr_t addr, int write)
+{
+	int view = rtl_view_of(addr);
+
+	if (view < 0)
+		return 0;
+	if (rtl_view_allows(view, write) && !in_place_fault(addr, view))
+		return 0;
+	return !rtl_hooks_filter(addr, write);
+}
+
+/* ---- moving registers between views ---- */
+
+/* The lowest address a mapping may have (vm.mmap_min_addr), read at start:
+ * a register holding less is a number, never a pointer. */
+static uint64_t min_addr = 65536;
+
+/* Whether a could be a pointer the program dereferences: a readable byte
+ * is there. Reservations (PROT_NONE: sanitizer shadow gaps, a JVM's or a
+ * runtime's heap not yet in use) hold no object, so a difference of two
+ * addresses that lands in one is still no address. process_vm_readv
+ * answers EFAULT instead of faulting; where it is refused (a seccomp
+ * filter), mincore tells at least whether anything is mapped there. */
+static int readable(uint64_t a)
+{
+	unsigned char byte, vec;
+	struct iovec local = { &byte, 1 }, remote = { (void *)a, 1 };
+
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1)
+		return 1;
+	if (errno == EFAULT)
+		return 0;
+	if (mincore((void *)(a & ~(uint64_t)4095), 1, &vec) == 0)
+		return 1;
+	return errno != ENOMEM;
+}
+
+/* What lies at address a, outside the span being moved, for derive.c. */
+static enum rtl_where where_is(uint64_t a, void *arg)
+{
+	struct rtl_found f;
+
+	(void)arg;
+	if (rtl_view_of(a) >= 0) {
+		if (rtl_region_find(a, &f) != 0)
+			return RTL_AT_FREE;
+		return f.off - f.r->lo < f.r->size ? RTL_AT_OBJECT : RTL_AT_EDGE;
+	}
+	/* Canonical user addresses end below 2^47 (2^56 with 5-level
+	 * paging, which mincore then tells). */
+	if (a < min_addr || a >= (uint64_t)1 << 56 || !readable(a))
+		return RTL_AT_NOADDR;
+	return RTL_AT_OBJECT;
+}
+
+/* Move the interrupted registers that lie in r's span in view from to view
+ * to, then keep the addresses the instruction and the code after it form
+ * pointing where they pointed (difference and biased registers). */
+static void move_view(struct trap *t, const struct rtl_region *r, int from,
+                      int to)
+{
+	uint64_t old[RTL_NGPR];
+	struct rtl_move mv;
+
+	if (from == to)
+		return;
+	mv.lo = rtl_view_base(from) + r->lo;
+	mv.hi = mv.lo + r->span;
+	mv.end = mv.lo + r->size;
+	mv.delta = (int64_t)(rtl_view_base(to) - rtl_view_base(from));
+	mv.where = where_is;
+	mv.arg = NULL;
+	memcpy(old, t->gpr, sizeof(old));
+	if (!rtl_gprs_swizzle(t->gpr, mv.lo, mv.hi, mv.delta) && t->have_insn &&
+	    !rtl_derive_inside(&t->insn, &mv, old))
+		return; /* nothing here, by register or by address: the common
+		           case for the views a protection change leaves empty */
+	if (t->have_insn &&
+	    rtl_derive_fix(&t->insn, t->op, &mv, old, t->gpr) < 0)
+		t->ambiguous = 1;
+}
+
+void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
+{
+	struct trap *t = current;
+
+	if (!t)
+		return;
+	for (int v = 0; v < RTL_NVIEWS; v++)
+		if (v != to && (from < 0 || v == from))
+			move_view(t, r, v, to);
+}
+
+void rtl_trap_granted_in_place(const struct rtl_region *r, int view)
+{
+	struct trap *t = current;
+
+	if (t && t->f.r == r && rtl_view_allows(view, t->write))
+		t->granted = 1;
+}
+
+int rtl_trap_current_region(uintptr_t a, struct rtl_found *f)
+{
+	const struct trap *t = current;
+	int view = rtl_view_of(a);
+	uint64_t off;
+
+	if (!t || !t->f.r || view < 0)
+		return -1;
+	off = a - rtl_view_base(view);
+	if (off - t->f.r->lo >= t->f.r->span)
+		return -1;
+	f->r = t->f.r;
+	f->gen = t->f.gen;
+	f->view = view;
+	f->off = off;
+	return 0;
+}
+
+/* ---- decoding ---- */
+
+/* Which memory operand made the access at addr: its address range holds
+ * addr (for a masked access, addr is the first element not masked off). */
+static const struct rtl_mem_op *faulting_operand(const struct trap *t)
+{
+	const struct rtl_insn *in = &t->insn;
+
+	for (int i = 0; i < in->nmem; i++) {
+		const struct rtl_mem_op *m = &in->mem[i];
+		uint64_t ea;
+		if (m->segment)
+			continue;
+		ea = rtl_mem_ea(in, m, t->entry_gpr);
+		if (t->addr - ea < (m->size ? m->size : 1u))
+			return m;
+	}
+	return NULL;
+}
+
+/* Failing that (bt with a bit offset, unknown size): the operand whose
+ * address lies in the region's span. */
+static const struct rtl_mem_op *operand_in_span(const struct trap *t)
+{
+	const struct rtl_insn *in = &t->insn;
+	uintptr_t lo = rtl_view_base(t->f.view) + t->f.r->lo;
+
+	for (int i = 0; i < in->nmem; i++) {
+		const struct rtl_mem_op *m = &in->mem[i];
+		if (!m->segment &&
+		    rtl_mem_ea(in, m, t->entry_gpr) - lo < t->f.r->span)
+			return m;
+	}
+	return NULL;
+}
+
+/* Whether the access of operand m overlaps the bytes of the region q its
+ * base points into: a vector block read past the end of a string (or
+ * before its start) holds some of them. A pointer biased into the next
+ * region (glibc's memcmp keeps s1 + (s2 - s1) & ~15, which may lie in the
+ * previous region's last bytes) reaches none: its access is the next
+ * region's. */
+static int touches(const struct trap *t, const struct rtl_mem_op *m,
+                   const struct rtl_found *q)
+{
+	uint64_t lo = rtl_view_base(q->view) + q->r->lo;
+	uint64_t ea = rtl_mem_ea(&t->insn, m, t->entry_gpr);
+	uint64_t size = m->size ? m->size : 1;
+
+	return ea < lo + q->r->size && ea + size > lo;
+}
+
+/* Which region the trap belongs to: the one at the faulting address, except
+ * that an access through base + disp whose base points into another
+ * region's span, in the same view, and that touches that region's bytes,
+ * belongs to that region (a vector block read past its end must not run a
+ * neighbour's handler); its handler is then told the pointer as the
+ * address. -1 if none. */
+static int attribute(struct trap *t)
+{
+	int found = rtl_region_find(t->addr, &t->f) == 0;
+	const struct rtl_mem_op *m = t->op;
+	struct rtl_found q;
+
+	/* The usual case: the base points into the same span. */
+	if (found && m && m->base >= 0 && m->base < RTL_NGPR &&
+	    t->entry_gpr[m->base] - (rtl_view_base(t->f.view) + t->f.r->lo) <
+	            t->f.r->span)
+		return 0;
+	if (m && m->index < 0 && m->base >= 0 && m->base < RTL_NGPR &&
+	    rtl_region_find(t->entry_gpr[m->base], &q) == 0 &&
+	    q.view == rtl_view_of(t->addr) && (!found || q.r != t->f.r) &&
+	    touches(t, m, &q)) {
+		t->inside = t->entry_gpr[m->base];
+		q.off = t->addr - rtl_view_base(q.view);
+		t->f = q;
+		return 0;
+	}
+	return found ? 0 : -1;
+}
+
+/* A write must stay inside the span of the region it is checked against:
+ * past it lie other regions, which rtl would otherwise let it change. */
+static int write_in_span(const struct trap *t)
+{
+	const struct rtl_mem_op *m = t->op;
+	uint64_t lo, ea, size;
+
+	if (!t->write || !m || !m->size || (t->insn.flags & RTL_INSN_MASKED))
+		return 1;
+	lo = rtl_view_base(t->f.view) + t->f.r->lo;
+	ea = rtl_mem_ea(&t->insn, m, t->entry_gpr) - lo;
+	size = m->size;
+	return ea <= t->f.r->span && t->f.r->span - ea >= size;
+}
+
+/* After swizzling: is the access now going where it may? */
+static int resolved(const struct trap *t)
+{
+	uint64_t ea;
+	int view;
+
+	if (!t->op)
+		return memcmp(t->gpr, t->entry_gpr, sizeof(t->gpr)) != 0;
+	ea = rtl_mem_ea(&t->insn, t->op, t->gpr);
+	view = rtl_view_of(ea);
+	return view < 0 || rtl_view_allows(view, t->write);
+}
+
+/* ---- region traps ---- */
+
+static void call_handler(struct trap *t, region_handler_t h)
+{
+	struct rtl_region *r = t->f.r;
+	uintptr_t base = rtl_view_base(t->f.view) + r->lo;
+	int mixed = atomic_load(&r->mixed);
+	rtl_trap_t info = {
+		.addr = (void *)t->inside,
+		.base = (void *)base,
+		.size = r->size,
+		.offset = t->inside - base,
+		.write = t->write,
+		.prot = rtl_view_prot(mixed ? t->f.view : atomic_load(&r->view)),
+		.data = atomic_load(&r->data),
+	};
+
+	RTL_COUNT(handler_calls);
+	atomic_fetch_add_explicit(&r->traps, 1, memory_order_relaxed);
+	t->outer = current;
+	current = t;
+	h(&info);
+	current = t->outer;
+}
+
+/* A trap on the home pages of a region protected in place: the handler
+ * changes the pages' protection; the instruction runs again as it was, no
+ * register moved (inplace.c). */
+static void in_place_trap(struct trap *t, region_handler_t h)
+{
+	struct rtl_region *r = t->f.r;
+
+	if (rtl_view_allows(atomic_load(&r->view), t->write)) {
+		/* Granted by another thread since the fault. */
+		RTL_COUNT(stale_traps);
+		rtl_inplace_resync(r);
+		return;
+	}
+	if (!h) {
+		rtl_trap_die(t, "unhandled region trap (no handler)");
+		return;
+	}
+	call_handler(t, h);
+	if (rtl_region_home(r) != t->f.view) {
+		/* The kernel refused the mprotect (out of mappings): r moves
+		 * pointers now, like any region. */
+		int cv = atomic_load(&r->view);
+
+		if (!rtl_view_allows(cv, t->write)) {
+			rtl_trap_die(t, "region trap not granted by its handler");
+			return;
+		}
+		move_view(t, r, t->f.view, cv);
+		if (!resolved(t))
+			rtl_trap_die_unresolved(t, 0);
+		return;
+	}
+	/* Granted, though maybe lowered again since by another thread: the
+	 * instruction then meets that protection as a new trap. */
+	if (!t->granted &&
+	    !rtl_view_allows(rtl_region_view_at(r, t->f.view), t->write))
+		rtl_trap_die(t, "region trap not granted by its handler");
+}
+
+static region_handler_t handler_of(const struct rtl_region *r)
+{
+	region_handler_t h = atomic_load(&r->handler);
+
+	return h ? h : atomic_load(&rtl_default_handler);
+}
+
+static void region_trap(struct trap *t)
+{
+	struct rtl_region *r = t->f.r;
+	region_handler_t h;
+	int cv;
+
+	if (rtl_region_home(r) == t->f.view) {
+		if (t->write)
+			rtl_dirty_write_trap(&t->f);
+		in_place_trap(t, handler_of(r));
+		return;
+	}
+	if (t->have_insn && (t->insn.flags & RTL_INSN_UNSUPPORTED)) {
+		rtl_trap_die(t, "trap by an instruction rtl cannot swizzle (vector "
+		                "addresses: gather or scatter)");
+		return;
+	}
+	if (!write_in_span(t)) {
+		rtl_trap_die(t, "write crossing the end of the region it is checked "
+		                "against (into a neighbour or free space)");
+		return;
+	}
+	if (t->write) /* a tracked region's twin, before its handler runs */
+		rtl_dirty_write_trap(&t->f);
+	cv = atomic_load(&r->view);
+	if (!atomic_load(&r->mixed) && rtl_view_allows(cv, t->write)) {
+		/* A stale pointer: the region already allows this access. */
+		RTL_COUNT(stale_traps);
+		move_view(t, r, t->f.view, cv);
+		if (!resolved(t))
+			rtl_trap_die_unresolved(t, 0);
+		return;
+	}
+	h = handler_of(r);
+	if (!h) {
+		rtl_trap_die(t, "unhandled region trap (no handler)");
+		return;
+	}
+	call_handler(t, h);
+	if (!atomic_load(&r->mixed)) {
+		cv = atomic_load(&r->view);
+		if (!rtl_view_allows(cv, t->write)) {
+			rtl_trap_die(t, "region trap not granted by its handler");
+			return;
+		}
+		move_view(t, r, t->f.view, cv);
+	}
+	if (!resolved(t))
+		rtl_trap_die_unresolved(t, atomic_load(&r->mixed));
+}
+
+static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
+{
+	int saved_errno = errno;
+	struct trap t;
+	uint64_t t0 = 0;
+
+	t.addr = t.inside = (uintptr_t)si->si_addr;
+	t.uc = ucv;
+	/* Read or write: the page-fault error code decides (the CPU reports
+	 * read-modify-write as a write even on PROT_NONE); the decoded operand
+	 * says which operand faulted and how its address was formed. */
+	t.write = rtl_ctx_is_write(t.uc);
+	if (si->si_code <= 0 || !ours(t.addr, t.write)) {
+		/* Outside the views, an extension may own the fault (the
+		 * preload's aliases) before the program's action sees it. */
+		if (si->si_code <= 0 || rtl_view_of(t.addr) >= 0 ||
+		    !rtl_hooks_foreign(t.addr, t.write, ucv))
+			rtl_foreign_pass_on(sig, si, ucv);
+		errno = saved_errno;
+		return;
+	}
+	if (depth == 0 &&
+	    atomic_load_explicit(&rtl_time_traps, memory_order_relaxed))
+		t0 = rtl_now_ns();
+	RTL_COUNT(traps);
+	t.f.r = NULL;
+	t.op = NULL;
+	t.ambiguous = 0;
+	t.outer = NULL;
+	t.dead = 0;
+	t.granted = 0;
+	rtl_ctx_gprs(t.uc, t.entry_gpr);
+	memcpy(t.gpr, t.entry_gpr, sizeof(t.gpr));
+	t.have_insn = rtl_decode(rtl_ctx_pc(t.uc), &t.insn) == 0;
+	if (t.have_insn)
+		t.op = faulting_operand(&t);
+	if (++depth > MAX_DEPTH) {
+		rtl_trap_die(&t, "region traps nested too deeply (a handler keeps trapping)");
+	} else if (attribute(&t) < 0) {
+		t.f.r = NULL;
+		rtl_trap_die(&t, "access to rtl's views outside any region (a freed region?)");
+	} else {
+		if (t.have_insn && !t.op)
+			t.op = operand_in_span(&t);
+		region_trap(&t);
+		if (!t.dead)
+			rtl_ctx_set_gprs(t.uc, t.gpr);
+	}
+	if (--depth == 0 && t0)
+		atomic_fetch_add_explicit(&rtl_stats.trap_ns, rtl_now_ns() - t0,
+		                          memory_order_relaxed);
+	errno = saved_errno;
+}
+
+/* vm.mmap_min_addr, where the kernel tells it. */
+static void read_min_addr(void)
+{
+	char buf[32];
+	int fd = open("/proc/sys/vm/mmap_min_addr", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	min_addr = strtoull(buf, NULL, 10);
+	if (min_addr < 4096)
+		min_addr = 4096; /* page zero is never a pointer */
+}
+
+int rtl_trap_install(void)
+{
+	struct sigaction sa;
+
+	read_min_addr();
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigsegv;
+	/* NODEFER: a handler may touch another protected region. */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	return rtl_foreign_install(&sa);
+}

@@ -1,0 +1,79 @@
+/* Why rtl ends a process over a trap: one message with the access, the
+ * region, the instruction and a backtrace, written with write(2) from the
+ * SIGSEGV handler (no stdio, no malloc), then the default action. */
+#include <string.h>
+
+#include "context.h"
+#include "diag.h"
+#include "hooks.h"
+#include "trap.h"
+#include "trap_diag.h"
+#include "trap_state.h"
+#include "views.h"
+
+static const char *prot_name(int view)
+{
+	static const char *const n[RTL_NVIEWS] = { "PROT_NONE", "PROT_READ",
+		                                   "PROT_READ|PROT_WRITE" };
+	return n[view];
+}
+
+static void describe(struct rtl_diag *d, const struct trap *t)
+{
+	rtl_diag_str(d, t->write ? "rtl:   write" : "rtl:   read");
+	rtl_diag_str(d, " at ");
+	rtl_diag_hex(d, t->addr);
+	if (t->f.r) {
+		const struct rtl_region *r = t->f.r;
+		rtl_diag_str(d, ", offset ");
+		rtl_diag_dec(d, t->f.off - r->lo);
+		rtl_diag_str(d, " of region ");
+		rtl_diag_hex(d, rtl_view_base(t->f.view) + r->lo);
+		rtl_diag_str(d, " (");
+		rtl_diag_dec(d, r->size);
+		rtl_diag_str(d, " bytes), through the ");
+		rtl_diag_str(d, prot_name(t->f.view));
+		rtl_diag_str(d, " view; region protection ");
+		rtl_diag_str(d, atomic_load(&r->mixed)
+		                        ? "mixed (MAP2)"
+		                        : prot_name(atomic_load(&r->view)));
+	}
+	rtl_diag_str(d, "\nrtl:   instruction: ");
+	rtl_diag_str(d, t->have_insn ? t->insn.text : "(not decoded)");
+	rtl_diag_str(d, " at ");
+	rtl_diag_hex(d, rtl_ctx_pc(t->uc));
+	rtl_diag_str(d, "\nrtl:   backtrace:\n");
+}
+
+void rtl_trap_die(struct trap *t, const char *why)
+{
+	struct rtl_diag d;
+	struct sigaction dfl;
+
+	t->dead = 1; /* the frame keeps the registers it came with */
+	d.n = 0;
+	rtl_diag_str(&d, "rtl: ");
+	rtl_diag_str(&d, why);
+	rtl_diag_str(&d, "\n");
+	describe(&d, t);
+	rtl_diag_backtrace(&d, t->uc);
+	rtl_diag_flush(&d);
+	rtl_hooks_death(SIGSEGV); /* the preload's report */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	rtl_hooks_real_sigaction(SIGSEGV, &dfl, NULL);
+}
+
+void rtl_trap_die_unresolved(struct trap *t, int mixed)
+{
+	if (mixed)
+		rtl_trap_die(t, "region trap not granted by its handler (MAP2 region)");
+	else if (t->ambiguous)
+		rtl_trap_die(t, "trap through base + index: rtl cannot tell which "
+		                "register carries the region's address (both or "
+		                "neither could be a pointer; docs/internals.md, "
+		                "\"Which registers move\")");
+	else
+		rtl_trap_die(t, "trap that no register explains (the address was not "
+		                "formed from a register pointing into the region)");
+}

@@ -1,0 +1,35 @@
+/* The state of one trap being handled, shared by the trap path (trap.c)
+ * and its diagnostics (trap_diag.h). Signal-handler code only. */
+#ifndef RTL_TRAP_STATE_H
+#define RTL_TRAP_STATE_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "decoder.h"
+#include "region.h"
+
+struct trap {
+	uintptr_t addr;   /* the faulting address */
+	uintptr_t inside; /* addr, or for a read past the region the pointer */
+	ucontext_t *uc;
+	struct rtl_found f;
+	int write;
+	int have_insn;
+	int ambiguous; /* the faulting operand's pointer could not be told */
+	struct rtl_insn insn;
+	const struct rtl_mem_op *op; /* the operand that faulted, if known */
+	uint64_t entry_gpr[RTL_NGPR];
+	uint64_t gpr[RTL_NGPR]; /* the registers as moved so far; the signal
+	                           frame gets them once, when the trap resolves */
+	int dead;               /* die() ran: the frame keeps entry_gpr */
+	int granted;            /* the handler allowed the access in place */
+	struct trap *outer;
+};
+
+/* rtl_trap_die and its kin (trap_diag.h), for the files that include only
+ * this one. */
+#include "trap_diag.h"
+
+#endif

@@ -1,0 +1,36 @@
+/* The wrappers' one question: where does the kernel access a buffer? Outside
+ * rtl's memory, where the program said; in the views, where the core says
+ * after resolving it like a trap (core/trap/kernel.c); in the extra range
+ * (the preload's aliases), where its resolver says. May run in a signal
+ * handler: no malloc, no locks. */
+#include "access.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+
+#include "kernel.h"
+
+struct rtl_access_extra rtl_access_extra;
+
+void rtl_access_set_range(void *lo, size_t len, rtl_access_fn fn)
+{
+	rtl_access_extra.fn = fn;
+	rtl_access_extra.len = len;
+	atomic_thread_fence(memory_order_release);
+	rtl_access_extra.lo = (uintptr_t)lo;
+}
+
+void *rtl_access_resolve(const void *p, size_t len, int write)
+{
+	uintptr_t a = (uintptr_t)p, end = a + len;
+
+	if (rtl_view_of(a) < 0 && rtl_access_extra.lo &&
+	    a - rtl_access_extra.lo < rtl_access_extra.len) {
+		if (end < a || end - rtl_access_extra.lo > rtl_access_extra.len) {
+			errno = EFAULT;
+			return NULL;
+		}
+		return rtl_access_extra.fn(p, len, write);
+	}
+	return rtl_kernel_access(p, len, write);
+}

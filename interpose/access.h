@@ -1,0 +1,64 @@
+/* The buffers the wrappers hand the kernel (access.c): the kernel does not
+ * raise SIGSEGV for its accesses on the program's behalf, so rtl resolves
+ * them beforehand, exactly as a trap would be resolved. rtl_access_set_range
+ * is exported from librtl-interpose for the preload. */
+#ifndef RTL_ACCESS_H
+#define RTL_ACCESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "export.h"
+#include "views.h"
+
+/* One more range of memory for the system-call wrappers to resolve, besides
+ * the views (the preload's aliases): a buffer wholly inside [lo, lo + len)
+ * goes to fn, which returns the address to hand the kernel or NULL with
+ * errno EFAULT to refuse the call. May run in a signal handler (read and
+ * write are async-signal-safe). Set once, before any such buffer exists. */
+typedef void *(*rtl_access_fn)(const void *p, size_t len, int write);
+RTL_PRIVATE_API void rtl_access_set_range(void *lo, size_t len,
+                                          rtl_access_fn fn);
+
+/* That range; lo is 0 until it is set. */
+struct rtl_access_extra {
+	uintptr_t lo;
+	size_t len;
+	rtl_access_fn fn;
+};
+extern struct rtl_access_extra rtl_access_extra;
+
+/* Whether [p, p + len) overlaps [base, base + span). */
+static inline int rtl_access_overlaps(uintptr_t p, size_t len, uintptr_t base,
+                                      uintptr_t span)
+{
+	uintptr_t d = p - base;
+	return d < span || d + len - 1 < span || (p < base && p + len > base);
+}
+
+/* Whether [p, p + len) may touch the views (or the extra range): the check
+ * every wrapped call makes; false until rtl has started. */
+static inline int rtl_access_in_views(const void *p, size_t len)
+{
+	return rtl_views_overlap((uintptr_t)p, len) ||
+	       (len && rtl_access_extra.lo &&
+	        rtl_access_overlaps((uintptr_t)p, len, rtl_access_extra.lo,
+	                            rtl_access_extra.len));
+}
+
+/* Resolve an access of the kernel to [p, p + len), which may touch the
+ * views or the extra range: the extra range's resolver, or the core's
+ * (rtl_kernel_access: every region it covers whose protection forbids it
+ * goes to its handler). Returns the address to hand the kernel, or NULL
+ * with errno EFAULT. Async-signal-safe. */
+void *rtl_access_resolve(const void *p, size_t len, int write);
+
+/* The common case inline: memory outside the views goes through as is. */
+static inline void *rtl_access(const void *p, size_t len, int write)
+{
+	if (!rtl_access_in_views(p, len))
+		return (void *)p;
+	return rtl_access_resolve(p, len, write);
+}
+
+#endif

@@ -1,0 +1,171 @@
+/* What a trap on a selected region does, for both mechanisms: the actions
+ * of on_read / on_write (count, log, backtrace, dirty, abort, and which
+ * protection to grant), and the swizzle mechanism's region handler.
+ *
+ * Everything here runs in the SIGSEGV handler (or before a wrapped system
+ * call): relaxed counters, region_protect, write(2) and the fatal report's
+ * bounded wait. No malloc, no stdio, no lock the interrupted code may hold. */
+#include "actions.h"
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "fatal.h"
+#include "fmt.h"
+#include "next.h"
+#include "policy.h"
+#include "record.h"
+#include "rtl/region.h"
+#include "site.h"
+#include "trace.h"
+
+/* ---- a line for stderr, without stdio ---- */
+
+struct line {
+	char buf[400];
+	size_t n;
+};
+
+static void put(struct line *l, const char *s)
+{
+	while (*s && l->n < sizeof(l->buf) - 1)
+		l->buf[l->n++] = *s++;
+}
+
+static void put_dec(struct line *l, uint64_t v)
+{
+	char tmp[RTL_FMT_MAX];
+
+	put(l, rtl_fmt_dec(v, tmp));
+}
+
+static void put_hex(struct line *l, uint64_t v)
+{
+	char tmp[RTL_FMT_MAX];
+
+	put(l, rtl_fmt_hex(v, tmp));
+}
+
+/* "write at offset 8 of a 56-byte region from objects!make_record (rule
+ * small-objects)" */
+static void describe(struct line *l, const struct rtl_rec *rec, size_t offset,
+                     int write)
+{
+	uint32_t cs = 0;
+	const char *site;
+
+	rtl_site_stats(rec->site, &cs, NULL);
+	site = rtl_site_name_ready(cs);
+	put(l, write ? "write" : "read");
+	put(l, " at offset ");
+	put_dec(l, offset);
+	put(l, " of a ");
+	put_dec(l, rec->size);
+	put(l, "-byte region from ");
+	if (site)
+		put(l, site);
+	else
+		put_hex(l, rtl_site_ip(cs));
+	put(l, " (rule ");
+	put(l, rtl_engine.rules[rec->rule].r->name);
+	put(l, ")");
+}
+
+static void emit(struct line *l)
+{
+	size_t done = 0;
+
+	l->buf[l->n++] = '\n';
+	while (done < l->n) {
+		ssize_t w = write(STDERR_FILENO, l->buf + done, l->n - done);
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+}
+
+static void log_trap(const struct rtl_rec *rec, size_t offset, int write)
+{
+	struct line l = { .n = 0 };
+
+	put(&l, "rtl: ");
+	put(&l, write ? "write trap: " : "read trap: ");
+	describe(&l, rec, offset, write);
+	emit(&l);
+}
+
+/* abort: say which access, write the report, die of SIGABRT. */
+static void die(const struct rtl_rec *rec, size_t offset, int write)
+{
+	struct line l = { .n = 0 };
+	struct sigaction dfl;
+	sigset_t set;
+
+	put(&l, "rtl: abort: ");
+	describe(&l, rec, offset, write);
+	emit(&l);
+	rtl_fatal_report(SIGABRT);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	rtl_next()->sigaction(SIGABRT, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGABRT);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(SIGABRT);
+	_exit(128 + SIGABRT); /* not reached */
+}
+
+static void bump(_Atomic uint64_t *c)
+{
+	atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+}
+
+int rtl_act_trap(struct rtl_rec *rec, size_t offset, int write)
+{
+	struct rtl_rule_rt *rt = &rtl_engine.rules[rec->rule];
+	unsigned act = write ? rt->r->on_write : rt->r->on_read;
+
+	bump(write ? &rtl_totals.write_traps : &rtl_totals.read_traps);
+	if (act & RTL_ACT_COUNT) {
+		struct rtl_site_stats *s = rtl_site_stats(rec->site, NULL, NULL);
+		bump(write ? &rt->write_traps : &rt->read_traps);
+		bump(write ? &s->write_traps : &s->read_traps);
+		atomic_fetch_add_explicit(write ? &rec->write_traps : &rec->read_traps,
+		                          1, memory_order_relaxed);
+	}
+	if (rtl_engine.policy.events)
+		rtl_trace_event(rec, offset, write);
+	if (act & RTL_ACT_LOG)
+		log_trap(rec, offset, write);
+	if (act & RTL_ACT_BACKTRACE)
+		rtl_trace_backtrace(rec->rule, write);
+	if (write && (act & RTL_ACT_DIRTY))
+		atomic_store_explicit(&rec->written, 1, memory_order_relaxed);
+	if (act & RTL_ACT_ABORT)
+		die(rec, offset, write);
+	/* dirty lets the write it tracks go on. */
+	if ((act & RTL_ACT_GRANT_RW) || (write && (act & RTL_ACT_DIRTY)))
+		return PROT_READ | PROT_WRITE;
+	if ((act & RTL_ACT_GRANT_READ) && !write)
+		return PROT_READ;
+	return -1;
+}
+
+void rtl_act_swizzle_trap(rtl_trap_t *t)
+{
+	struct rtl_rec *rec = t->data;
+	int prot;
+
+	if (!rec)
+		return;
+	prot = rtl_act_trap(rec, t->offset, t->write);
+	/* A grant that does not allow the access is no grant: rtl's core
+	 * then ends the process with its diagnostic. */
+	if (prot >= 0 && (!t->write || (prot & PROT_WRITE)))
+		region_protect(t->addr, prot);
+}

@@ -1,0 +1,242 @@
+/* The policy engine: reads the policy (policy/: the file RTL_CONFIG names,
+ * or the built-in one), makes a choice per rule, and picks the rule for each
+ * allocation: size, then site, then 1 in `sample`, first match wins.
+ * rtl_select runs on every allocation: no locks; whatever may allocate
+ * (naming a site) runs under the re-entrancy guard. */
+#include "engine.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "actions.h"
+#include "alias.h"
+#include "clock.h"
+#include "epoch.h"
+#include "fatal.h"
+#include "heap.h"
+#include "maps.h"
+#include "next.h"
+#include "policy.h"
+#include "record.h"
+#include "track.h"
+#include "select.h"
+#include "site.h"
+#include "trace.h"
+
+struct rtl_engine rtl_engine;
+struct rtl_totals rtl_totals;
+
+/* ---- allocations seen: striped counters, one cache line each ---- */
+
+#define STRIPES 16
+
+static struct {
+	_Atomic uint64_t n;
+	char pad[56];
+} seen[STRIPES] __attribute__((aligned(64)));
+static _Atomic unsigned next_stripe;
+static RTL_TLS unsigned my_stripe; /* index + 1 */
+
+static void count_allocation(void)
+{
+	unsigned s = my_stripe;
+
+	if (!s) {
+		s = atomic_fetch_add_explicit(&next_stripe, 1,
+		                              memory_order_relaxed) %
+		            STRIPES +
+		    1;
+		my_stripe = s;
+	}
+	atomic_fetch_add_explicit(&seen[s - 1].n, 1, memory_order_relaxed);
+}
+
+uint64_t rtl_allocations(void)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < STRIPES; i++)
+		n += atomic_load_explicit(&seen[i].n, memory_order_relaxed);
+	return n;
+}
+
+/* ---- the policy ---- */
+
+static void choose(struct rtl_rule_rt *rt, int i)
+{
+	const struct rtl_rule *r = rt->r;
+	struct rtl_engine *e = &rtl_engine;
+	unsigned acts = r->on_read | r->on_write;
+
+	rt->choice.rule = i;
+	rt->choice.mechanism = r->mechanism;
+	rt->choice.track = (r->on_write & RTL_ACT_DIRTY) != 0;
+	rt->choice.prot = r->protect;
+	/* A write that does not trap cannot be tracked: a dirty rule's
+	 * regions start (and start each epoch) at most read-only. */
+	if (rt->choice.track && r->protect == (PROT_READ | PROT_WRITE))
+		rt->choice.prot = PROT_READ;
+	if (r->mechanism == RTL_MECH_SWIZZLE)
+		rt->choice.handler = rtl_act_swizzle_trap;
+	if (r->mechanism == RTL_MECH_ALIAS)
+		e->any_alias = 1;
+	if (rt->choice.track)
+		e->any_dirty = 1;
+	if (r->epoch_ns)
+		e->any_epoch = 1;
+	if (acts & (RTL_ACT_LOG | RTL_ACT_ABORT))
+		e->names_early = 1;
+}
+
+int rtl_select_init(void)
+{
+	struct rtl_engine *e = &rtl_engine;
+	const char *file = getenv("RTL_CONFIG"), *rep = getenv("RTL_REPORT");
+	static struct rtl_policy_errors errs; /* 4 KiB: not on the stack */
+
+	e->start_ns = rtl_now_ns();
+	if (!file || !*file) {
+		/* Preloaded with no policy: nothing is selected, the program
+		 * runs as it would (rtlctl run passes @builtin instead). */
+		e->policy.nrules = 0;
+		return 0;
+	}
+	if (strcmp(file, RTL_CONFIG_BUILTIN) == 0) {
+		rtl_policy_load_builtin(&e->policy);
+	} else if (rtl_policy_load(file, &e->policy, &errs) < 0) {
+		fputs(errs.text, stderr);
+		fputs("rtl: bad policy; nothing selected\n", stderr);
+		e->policy.nrules = 0;
+		return -1;
+	}
+	if (!rep)
+		rep = e->policy.report;
+	if (strlen(rep) >= sizeof(e->report))
+		fputs("rtl: report path too long; no report\n", stderr);
+	else
+		strcpy(e->report, rep);
+	e->needs_site = rtl_policy_needs_site(&e->policy);
+	e->names_early = e->needs_site;
+	for (int i = 0; i < e->policy.nrules; i++) {
+		e->rules[i].r = &e->policy.rules[i];
+		choose(&e->rules[i], i);
+	}
+	return e->policy.nrules > 0 && e->policy.max_regions > 0;
+}
+
+int rtl_select_start(void)
+{
+	struct rtl_engine *e = &rtl_engine;
+	uint64_t cap = e->policy.max_regions;
+
+	if (cap > (1u << 22))
+		cap = 1u << 22; /* 4M records; past that, selection stops */
+	if (rtl_site_init() < 0 || rtl_rec_init(cap) < 0 || rtl_trace_init() < 0)
+		return -1;
+	if (e->any_alias && rtl_alias_init() < 0)
+		return -1;
+	if (e->any_epoch && rtl_epoch_start() < 0)
+		return -1;
+	return 0;
+}
+
+uint64_t rtl_select_max_regions(void)
+{
+	return rtl_engine.policy.max_regions;
+}
+
+const struct rtl_choice *rtl_select(size_t size, const void *caller,
+                                    uint32_t *site)
+{
+	struct rtl_engine *e = &rtl_engine;
+	uint32_t cs = RTL_NO_SITE;
+	int have_cs = 0, checked_libc = 0;
+
+	count_allocation();
+	for (int i = 0; i < e->policy.nrules; i++) {
+		struct rtl_rule_rt *rt = &e->rules[i];
+		const struct rtl_rule *r = rt->r;
+
+		if (size < r->size_min || size > r->size_max)
+			continue;
+		if (!checked_libc) {
+			/* libc's own blocks (stdio buffers, opendir's) are
+			 * reached by libc's internal system calls, which no
+			 * wrapper sees: never select them. */
+			if (rtl_site_in_libc(caller)) {
+				atomic_fetch_add_explicit(&rtl_totals.libc_skipped,
+				                          1, memory_order_relaxed);
+				return NULL;
+			}
+			checked_libc = 1;
+		}
+		if (r->site[0]) {
+			if (!have_cs) {
+				rtl_preload_busy++;
+				cs = rtl_site_callsite(caller, 1);
+				rtl_preload_busy--;
+				have_cs = 1;
+			}
+			if (!rtl_site_accepts(cs, i))
+				continue;
+		}
+		if (r->sample > 1 &&
+		    atomic_fetch_add_explicit(&rt->matched, 1,
+		                              memory_order_relaxed) %
+		            r->sample)
+			return NULL; /* first match wins, sampled out or not */
+		if (rt->choice.mechanism == RTL_MECH_ALIAS && !rtl_alias_room()) {
+			rtl_select_fallback(&rt->choice, RTL_FALLBACK_MAPS);
+			return NULL;
+		}
+		if (!have_cs) {
+			rtl_preload_busy++;
+			cs = rtl_site_callsite(caller, e->names_early);
+			rtl_preload_busy--;
+		}
+		*site = rtl_site_slot(cs, i);
+		return &rt->choice;
+	}
+	return NULL;
+}
+
+void rtl_select_fallback(const struct rtl_choice *c, int why)
+{
+	(void)c;
+	atomic_fetch_add_explicit(&rtl_totals.fallbacks[why], 1,
+	                          memory_order_relaxed);
+}
+
+void rtl_select_report(int status)
+{
+	rtl_track_exit(status);
+}
+
+void rtl_select_forked(void)
+{
+	struct rtl_engine *e = &rtl_engine;
+
+	for (int i = 0; i < e->policy.nrules; i++) {
+		struct rtl_rule_rt *rt = &e->rules[i];
+		atomic_store(&rt->choice.allocs, 0);
+		atomic_store(&rt->bytes, 0);
+		atomic_store(&rt->read_traps, 0);
+		atomic_store(&rt->write_traps, 0);
+	}
+	for (int i = 0; i < STRIPES; i++)
+		atomic_store(&seen[i].n, 0);
+	memset(&rtl_totals, 0, sizeof(rtl_totals));
+	atomic_store(&rtl_totals.peak, atomic_load(&rtl_heap_stats.live));
+	atomic_store(&rtl_heap_stats.selected, 0);
+	atomic_store(&rtl_heap_stats.bytes, 0);
+	e->start_ns = rtl_now_ns();
+	rtl_rec_forked();
+	rtl_site_forked();
+	rtl_trace_forked();
+	rtl_epoch_forked();
+	rtl_fatal_forked();
+}

@@ -1,0 +1,48 @@
+/* The policy engine's state (engine.c): the rules at run time, the
+ * engine's settings and the run's totals. Built once in the constructor;
+ * afterwards only counters change. */
+#ifndef RTL_ENGINE_H
+#define RTL_ENGINE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "policy.h"
+#include "select.h"
+
+/* A rule at run time. */
+struct rtl_rule_rt {
+	const struct rtl_rule *r;
+	struct rtl_choice choice;
+	_Atomic uint64_t matched; /* for sampling */
+	_Atomic uint64_t bytes;   /* asked for by its regions */
+	_Atomic uint64_t read_traps, write_traps;
+};
+
+struct rtl_engine {
+	struct rtl_policy policy;
+	struct rtl_rule_rt rules[RTL_POLICY_MAX_RULES];
+	char report[RTL_POLICY_PATH_MAX]; /* template, after RTL_REPORT */
+	int needs_site;                   /* a rule has a site glob */
+	int names_early;                  /* resolve site names at allocation (log, abort) */
+	int any_alias, any_dirty, any_epoch;
+	uint64_t start_ns;
+};
+extern struct rtl_engine rtl_engine;
+
+/* Counters for the report, relaxed atomics (signal handlers too). */
+struct rtl_totals {
+	_Atomic uint64_t read_traps, write_traps; /* region handler, alias, syscalls */
+	_Atomic uint64_t alias_stale;             /* alias faults already allowed */
+	_Atomic uint64_t alias_ns;                /* in the alias fault handler */
+	_Atomic uint64_t peak;                    /* live regions, at most */
+	_Atomic uint64_t mprotect_calls;          /* with mprotect = log */
+	_Atomic uint64_t fallbacks[3];            /* RTL_FALLBACK_* */
+	_Atomic uint64_t libc_skipped;            /* callers inside libc or ld.so */
+	_Atomic uint64_t alias_syscalls;          /* alias buffers resolved for a call */
+};
+extern struct rtl_totals rtl_totals;
+
+uint64_t rtl_allocations(void); /* seen by the shim since start */
+
+#endif

@@ -1,0 +1,50 @@
+/* One record per selected allocation (record.c): its rule, site, size,
+ * where it lives and its trap counts, from a pool that is never unmapped
+ * so that a signal handler may read any record. */
+#ifndef RTL_RECORD_H
+#define RTL_RECORD_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lock.h"
+
+struct rtl_rec {
+	_Atomic uint32_t next; /* free list: index + 1 */
+	_Atomic uint8_t live;
+	uint8_t mech;             /* RTL_MECH_* */
+	_Atomic uint8_t in_place; /* swizzle: protected in place (heap.c) */
+	uint16_t rule;
+	uint32_t site;  /* stats slot (site.c) */
+	uint32_t pages; /* alias: pages of its mapping */
+	size_t size;
+	void *rw;        /* first byte in the RW view */
+	uintptr_t alias; /* alias: page-aligned start of the mapping */
+	_Atomic uint32_t read_traps, write_traps;
+	_Atomic int prot;     /* alias: current protection of the mapping */
+	_Atomic int written;  /* dirty: written since the last epoch */
+	struct rtl_lock lock; /* alias: mapping and twin changes */
+	void *twin;           /* alias with dirty: contents at first write */
+};
+
+int rtl_rec_init(uint64_t cap);
+struct rtl_rec *rtl_rec_new(void); /* NULL when the pool is exhausted */
+void rtl_rec_free(struct rtl_rec *rec);
+struct rtl_rec *rtl_rec_at(uint32_t index); /* signal handler */
+uint32_t rtl_rec_index(const struct rtl_rec *rec);
+uint32_t rtl_rec_count(void);           /* records ever used: iterate [0, count) */
+void rtl_rec_lock(struct rtl_rec *rec); /* spin; signal handler */
+void rtl_rec_unlock(struct rtl_rec *rec);
+
+/* The regions with the most traps, freed ones included, unsorted, at most
+ * max. Signal handler. */
+struct rtl_top {
+	uint32_t site;
+	size_t size;
+	uint32_t read_traps, write_traps;
+};
+size_t rtl_rec_top(struct rtl_top *out, size_t max);
+void rtl_rec_forked(void);
+
+#endif

@@ -1,0 +1,184 @@
+/* The backtrace and events = traps records: raw instruction addresses and
+ * numbers, kept in preallocated tables by the trap handler; names come at
+ * report time. Stacks are aggregated in place (a lock-free hash of the
+ * frames), events go to a bounded ring that counts what it drops.
+ *
+ * rtl_trace_backtrace and rtl_trace_event run in the SIGSEGV handler: no
+ * malloc, no locks; libunwind's local unwinding (unw_init_local, unw_step)
+ * is documented async-signal-safe. (unw_is_signal_frame is true for the
+ * interrupted frame, not the trampoline: the code check below is used.) */
+#define UNW_LOCAL_ONLY
+#include "trace.h"
+
+#include <libunwind.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "clock.h"
+#include "engine.h"
+#include "policy.h"
+#include "record.h"
+#include "site.h"
+
+#define STACKS 4096
+#define EVENTS (1u << 16)
+#define PROBES 32
+
+static struct rtl_stack *stacks;
+static struct rtl_event *events;
+static _Atomic uint64_t nevents, stacks_dropped;
+
+static void *map(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int rtl_trace_init(void)
+{
+	unsigned acts = 0;
+
+	for (int i = 0; i < rtl_engine.policy.nrules; i++)
+		acts |= rtl_engine.rules[i].r->on_read | rtl_engine.rules[i].r->on_write;
+	if ((acts & RTL_ACT_BACKTRACE) && !stacks &&
+	    !(stacks = map(STACKS * sizeof(*stacks))))
+		return -1;
+	if (rtl_engine.policy.events && !events &&
+	    !(events = map(EVENTS * sizeof(*events))))
+		return -1;
+	return 0;
+}
+
+/* ---- backtraces ---- */
+
+static uint64_t hash_of(const uintptr_t *ip, int n, int rule, int write)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)(rule * 2 + write);
+
+	for (int i = 0; i < n; i++) {
+		h ^= ip[i];
+		h *= 1099511628211ull;
+	}
+	return h | 1; /* never 0: 0 marks a free slot */
+}
+
+/* The kernel's signal return trampoline (glibc's __restore_rt on x86-64:
+ * mov $15, %rax; syscall): the frame between rtl's handler and the
+ * faulting code. Reading code bytes is safe. */
+static int trampoline(uintptr_t pc)
+{
+	static const unsigned char code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
+		                              0x00, 0x00, 0x0f, 0x05 };
+	return pc && !memcmp((const void *)pc, code, sizeof(code));
+}
+
+void rtl_trace_backtrace(int rule, int write)
+{
+	unw_context_t ctx;
+	unw_cursor_t cur;
+	uintptr_t ip[16];
+	int n = 0, skipping = 1;
+	uint64_t h;
+
+	if (!stacks || unw_getcontext(&ctx) < 0 || unw_init_local(&cur, &ctx) < 0)
+		return;
+	/* Skip rtl's own frames (this handler, the core's trap path or a
+	 * system-call wrapper) and the signal frame; keep the program's. */
+	while (n < 16 && unw_step(&cur) > 0) {
+		unw_word_t pc = 0;
+
+		unw_get_reg(&cur, UNW_REG_IP, &pc);
+		if (skipping) {
+			if (rtl_site_in_rtl(pc) || trampoline(pc))
+				continue;
+			skipping = 0;
+		}
+		ip[n++] = pc;
+	}
+	h = hash_of(ip, n, rule, write);
+	for (uint32_t k = 0; k < PROBES; k++) {
+		struct rtl_stack *s = &stacks[(h + k) % STACKS];
+		uint64_t cur_h = atomic_load_explicit(&s->hash, memory_order_acquire);
+		uint64_t zero = 0;
+
+		if (cur_h == h) {
+			/* Being filled by another thread: count it there when
+			 * ready (the filler is never this thread: a handler does
+			 * not trap while filling). */
+			while (!atomic_load_explicit(&s->ready, memory_order_acquire))
+				__builtin_ia32_pause();
+			if (s->n == n && s->rule == rule && s->write == write &&
+			    !memcmp(s->ip, ip, (size_t)n * sizeof(*ip))) {
+				atomic_fetch_add_explicit(&s->count, 1,
+				                          memory_order_relaxed);
+				return;
+			}
+			continue;
+		}
+		if (cur_h || !atomic_compare_exchange_strong(&s->hash, &zero, h)) {
+			if (zero == h) /* someone took it for this very stack */
+				k--;
+			continue;
+		}
+		s->n = (uint8_t)n;
+		s->rule = (uint16_t)rule;
+		s->write = (uint8_t)write;
+		memcpy(s->ip, ip, (size_t)n * sizeof(*ip));
+		atomic_store_explicit(&s->count, 1, memory_order_relaxed);
+		atomic_store_explicit(&s->ready, 1, memory_order_release);
+		return;
+	}
+	atomic_fetch_add_explicit(&stacks_dropped, 1, memory_order_relaxed);
+}
+
+const struct rtl_stack *rtl_trace_stack(uint32_t i)
+{
+	if (!stacks || i >= STACKS)
+		return NULL;
+	return &stacks[i];
+}
+
+uint64_t rtl_trace_stacks_dropped(void)
+{
+	return atomic_load(&stacks_dropped);
+}
+
+/* ---- events ---- */
+
+void rtl_trace_event(const struct rtl_rec *rec, size_t offset, int write)
+{
+	uint64_t i;
+
+	if (!events)
+		return;
+	i = atomic_fetch_add_explicit(&nevents, 1, memory_order_relaxed);
+	if (i >= EVENTS)
+		return; /* counted: the report says how many were dropped */
+	events[i] = (struct rtl_event){
+		.t_ns = rtl_now_ns() - rtl_engine.start_ns,
+		.site = rec->site,
+		.write = (uint8_t)write,
+		.offset = offset,
+		.size = rec->size,
+	};
+}
+
+uint64_t rtl_trace_events(const struct rtl_event **ev, uint64_t *dropped)
+{
+	uint64_t n = atomic_load(&nevents);
+
+	*ev = events;
+	*dropped = n > EVENTS ? n - EVENTS : 0;
+	return n > EVENTS ? EVENTS : n;
+}
+
+void rtl_trace_forked(void)
+{
+	if (stacks)
+		memset(stacks, 0, STACKS * sizeof(*stacks));
+	atomic_store(&nevents, 0);
+	atomic_store(&stacks_dropped, 0);
+}

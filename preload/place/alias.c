@@ -1,0 +1,334 @@
+/* The alias mechanism (MultiView's): a selected object lives in rtl's RW
+ * view like any other, and gets virtual pages of its own that map the same
+ * physical memory (the views' memfd at the object's page offset, shared);
+ * malloc returns the alias address plus the in-page offset, and protection
+ * is mprotect on the alias. No pointer needs to be known.
+ *
+ * Aliases are placed in one PROT_NONE reservation; a page table indexed by
+ * alias page gives the record, lock-free, for the fault handler, free and
+ * the system-call wrappers. A fault on an alias is outside rtl's views, so
+ * it reaches the core's foreign hook (alias_fault, in the SIGSEGV handler:
+ * no malloc, the record's spin lock only). Each alias costs a mapping, so
+ * selection stops before vm.max_map_count (maps.c). */
+#include "alias.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "access.h"
+#include "actions.h"
+#include "clock.h"
+#include "engine.h"
+#include "hooks.h"
+#include "lock.h"
+#include "maps.h"
+#include "policy.h"
+#include "record.h"
+#include "views.h"
+
+#define PAGE 4096u
+#define SMALL 32 /* free lists by exact page count up to this */
+
+static _Atomic uintptr_t base; /* the reservation; 0 until made */
+static size_t span;
+static _Atomic uint32_t *pagemap; /* per alias page: record index + 1 */
+static uintptr_t rw_base;         /* the RW view; file offset 0 */
+
+/* Virtual space for aliases: a bump pointer, then free lists (under a
+ * spin flag: only the allocation path and fork take it). */
+static struct rtl_lock va_lock = RTL_LOCK_INIT;
+static uintptr_t bump;
+static uintptr_t *small_free[SMALL + 1];
+static uint32_t nsmall[SMALL + 1], small_cap;
+struct big_range {
+	uintptr_t va;
+	uint32_t pages;
+};
+static struct big_range *big_free;
+static uint32_t nbig;
+
+/* ---- virtual space ---- */
+
+static uintptr_t va_alloc(uint32_t pages)
+{
+	uintptr_t va = 0;
+
+	rtl_lock_acquire(&va_lock);
+	if (pages <= SMALL && nsmall[pages]) {
+		va = small_free[pages][--nsmall[pages]];
+	} else if (pages > SMALL) {
+		for (uint32_t i = 0; i < nbig; i++) {
+			if (big_free[i].pages < pages)
+				continue;
+			va = big_free[i].va;
+			big_free[i].va += (uintptr_t)pages * PAGE;
+			big_free[i].pages -= pages;
+			if (!big_free[i].pages)
+				big_free[i] = big_free[--nbig];
+			break;
+		}
+	}
+	if (!va && (uintptr_t)pages * PAGE <= base + span - bump) {
+		va = bump;
+		bump += (uintptr_t)pages * PAGE;
+	}
+	rtl_lock_release(&va_lock);
+	return va;
+}
+
+/* Back into the reservation (a hole would let the kernel put someone
+ * else's mapping where the next alias goes), then onto a free list. */
+static void va_free(uintptr_t va, uint32_t pages)
+{
+	mmap((void *)va, (size_t)pages * PAGE, PROT_NONE,
+	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	rtl_lock_acquire(&va_lock);
+	if (pages <= SMALL && nsmall[pages] < small_cap)
+		small_free[pages][nsmall[pages]++] = va;
+	else if (pages > SMALL && nbig < small_cap)
+		big_free[nbig++] = (struct big_range){ va, pages };
+	/* else: leaked virtual space, never reused */
+	rtl_lock_release(&va_lock);
+}
+
+/* ---- mapping ---- */
+
+int rtl_alias_owns(const void *p)
+{
+	uintptr_t b = atomic_load_explicit(&base, memory_order_relaxed);
+	return b && (uintptr_t)p - b < span;
+}
+
+struct rtl_rec *rtl_alias_find(const void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+	uint32_t idx;
+	struct rtl_rec *rec;
+
+	if (!rtl_alias_owns(p))
+		return NULL;
+	idx = atomic_load_explicit(&pagemap[(a - base) / PAGE], memory_order_acquire);
+	if (!idx || !(rec = rtl_rec_at(idx - 1)))
+		return NULL;
+	if (!atomic_load_explicit(&rec->live, memory_order_acquire) ||
+	    a - rec->alias >= (uintptr_t)rec->pages * PAGE)
+		return NULL;
+	return rec;
+}
+
+static int raw_mprotect(uintptr_t va, size_t len, int prot)
+{
+	return (int)syscall(SYS_mprotect, (void *)va, len, prot);
+}
+
+int rtl_alias_protect(struct rtl_rec *rec, int prot)
+{
+	if (raw_mprotect(rec->alias, (size_t)rec->pages * PAGE, prot) < 0)
+		return -1;
+	atomic_store_explicit(&rec->prot, prot, memory_order_release);
+	return 0;
+}
+
+void *rtl_alias_map(struct rtl_rec *rec, int prot)
+{
+	uintptr_t rw = (uintptr_t)rec->rw, first = rw & ~(uintptr_t)(PAGE - 1);
+	uintptr_t last = (rw + (rec->size ? rec->size : 1) - 1) & ~(uintptr_t)(PAGE - 1);
+	uint32_t pages = (uint32_t)((last - first) / PAGE + 1);
+	uint32_t idx = rtl_rec_index(rec) + 1;
+	uintptr_t va = va_alloc(pages);
+
+	if (!va) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (mmap((void *)va, (size_t)pages * PAGE, prot, MAP_SHARED | MAP_FIXED,
+	         rtl_views.fd, (off_t)(first - rw_base)) == MAP_FAILED) {
+		int e = errno;
+		va_free(va, pages);
+		errno = e;
+		return NULL;
+	}
+	rec->alias = va;
+	rec->pages = pages;
+	atomic_store(&rec->prot, prot);
+	for (uint32_t k = 0; k < pages; k++)
+		atomic_store_explicit(&pagemap[(va - base) / PAGE + k], idx,
+		                      memory_order_release);
+	atomic_fetch_add_explicit(&rtl_alias_live, 1, memory_order_relaxed);
+	return (void *)(va + (rw & (PAGE - 1)));
+}
+
+/* The record is no longer live (the caller cleared it): forget its pages,
+ * wait out a handler or an epoch holding it, give the space back. */
+void rtl_alias_unmap(struct rtl_rec *rec)
+{
+	uintptr_t va = rec->alias;
+
+	for (uint32_t k = 0; k < rec->pages; k++)
+		atomic_store_explicit(&pagemap[(va - base) / PAGE + k], 0,
+		                      memory_order_release);
+	rtl_rec_lock(rec);
+	rtl_rec_unlock(rec);
+	va_free(va, rec->pages);
+	atomic_fetch_sub_explicit(&rtl_alias_live, 1, memory_order_relaxed);
+}
+
+/* ---- traps: a fault on an alias, or a system call's access to one ---- */
+
+static int allows(int prot, int write)
+{
+	return write ? (prot & PROT_WRITE) != 0 : (prot & PROT_READ) != 0;
+}
+
+/* An access to rec at a (rec locked): the rule's actions; whether it may
+ * proceed now. */
+static int access_locked(struct rtl_rec *rec, uintptr_t a, int write)
+{
+	uintptr_t obj = rec->alias + ((uintptr_t)rec->rw & (PAGE - 1));
+	size_t offset = a < obj ? 0 : a - obj;
+	int prot;
+
+	if (offset >= rec->size && rec->size)
+		offset = rec->size - 1; /* a neighbour's bytes on its pages */
+	if (write && rtl_engine.rules[rec->rule].choice.track &&
+	    !atomic_load_explicit(&rec->written, memory_order_relaxed) && rec->twin)
+		memcpy(rec->twin, rec->rw, rec->size); /* before the write */
+	prot = rtl_act_trap(rec, offset, write);
+	if (prot >= 0 && allows(prot, write))
+		rtl_alias_protect(rec, prot);
+	return allows(atomic_load(&rec->prot), write);
+}
+
+/* The core's foreign hook. Signal handler. */
+static int alias_fault(void *addr, int write, void *uc)
+{
+	uintptr_t a = (uintptr_t)addr;
+	struct rtl_rec *rec;
+	uint64_t t0;
+	int ok;
+
+	(void)uc;
+	if (!(rec = rtl_alias_find(addr)))
+		return 0; /* not an alias, or a freed one: the program's */
+	t0 = rtl_now_ns();
+	rtl_rec_lock(rec);
+	if (!atomic_load(&rec->live)) {
+		ok = 0;
+	} else if (allows(atomic_load(&rec->prot), write)) {
+		atomic_fetch_add_explicit(&rtl_totals.alias_stale, 1,
+		                          memory_order_relaxed);
+		ok = 1; /* another thread granted it meanwhile */
+	} else {
+		ok = access_locked(rec, a, write);
+	}
+	rtl_rec_unlock(rec);
+	atomic_fetch_add_explicit(&rtl_totals.alias_ns, rtl_now_ns() - t0,
+	                          memory_order_relaxed);
+	return ok;
+}
+
+/* The system-call wrappers' resolver: p is the buffer, in an alias. */
+static void *alias_access(const void *p, size_t len, int write)
+{
+	struct rtl_rec *rec = rtl_alias_find(p);
+	int ok;
+
+	(void)len;
+	if (!rec) {
+		errno = EFAULT;
+		return NULL;
+	}
+	atomic_fetch_add_explicit(&rtl_totals.alias_syscalls, 1,
+	                          memory_order_relaxed);
+	if (allows(atomic_load_explicit(&rec->prot, memory_order_acquire), write))
+		return (void *)p;
+	rtl_rec_lock(rec);
+	ok = atomic_load(&rec->live) &&
+	     (allows(atomic_load(&rec->prot), write) ||
+	      access_locked(rec, (uintptr_t)p, write));
+	rtl_rec_unlock(rec);
+	if (!ok) {
+		errno = EFAULT;
+		return NULL;
+	}
+	return (void *)p;
+}
+
+/* ---- fork: the child's views are a new memfd; so must its aliases be ---- */
+
+static void fork_prepare(void)
+{
+	rtl_lock_acquire(&va_lock);
+}
+
+static void fork_parent(void)
+{
+	rtl_lock_release(&va_lock);
+}
+
+static void fork_child(void)
+{
+	int fd = rtl_views.fd;
+
+	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
+		struct rtl_rec *rec = rtl_rec_at(i);
+		uintptr_t first;
+
+		if (!atomic_load(&rec->live) || rec->mech != RTL_MECH_ALIAS ||
+		    !rec->alias)
+			continue;
+		first = (uintptr_t)rec->rw & ~(uintptr_t)(PAGE - 1);
+		if (mmap((void *)rec->alias, (size_t)rec->pages * PAGE,
+		         atomic_load(&rec->prot), MAP_SHARED | MAP_FIXED, fd,
+		         (off_t)(first - rw_base)) == MAP_FAILED) {
+			static const char msg[] = "rtl: fork: cannot remap an "
+			                          "alias in the child; aborting it\n";
+			write(2, msg, sizeof(msg) - 1);
+			abort();
+		}
+	}
+	rtl_lock_release(&va_lock);
+}
+
+static void *map_anon(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int rtl_alias_init(void)
+{
+	void *res;
+
+	rw_base = rtl_view_base(RTL_VIEW_RW);
+	span = rtl_views.size;
+	res = mmap(NULL, span, PROT_NONE,
+	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (res == MAP_FAILED)
+		return -1;
+	pagemap = map_anon(span / PAGE * sizeof(*pagemap));
+	small_cap = (uint32_t)(rtl_maps_budget() + 1024);
+	big_free = map_anon(small_cap * sizeof(*big_free));
+	for (int i = 1; i <= SMALL; i++)
+		small_free[i] = map_anon(small_cap * sizeof(uintptr_t));
+	if (!pagemap || !big_free || !small_free[SMALL])
+		return -1;
+	bump = (uintptr_t)res;
+	atomic_store(&base, (uintptr_t)res); /* rtl_alias_owns works from here */
+	rtl_hook_foreign(alias_fault);
+	rtl_access_set_range(res, span, alias_access);
+	/* After rtl's own (it started before us): in the child, rtl's
+	 * handler has made the new memfd when ours runs. */
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	return 0;
+}

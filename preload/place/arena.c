@@ -1,0 +1,251 @@
+/* jemalloc arenas whose extents are carved from rtl's RW view.
+ *
+ * jemalloc is a private copy linked into the preload (Debian's
+ * libjemalloc_pic.a with its public names renamed rtl_je_*, see
+ * jemalloc-private.sh): it interposes nothing and starts only here. The
+ * extent hooks take no lock and call nothing that does (a bump pointer over
+ * one range reserved at start, hole punching to purge), so jemalloc's locks
+ * and rtl's never nest and fork needs no ordering between them. */
+#include "arena.h"
+
+#include <errno.h>
+#include <jemalloc/jemalloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "next.h"
+#include "placement.h"
+#include "views.h"
+
+/* The private jemalloc's entry points. */
+void *rtl_je_mallocx(size_t size, int flags);
+void rtl_je_dallocx(void *ptr, int flags);
+size_t rtl_je_sallocx(const void *ptr, int flags);
+size_t rtl_je_nallocx(size_t size, int flags);
+int rtl_je_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp,
+                   size_t newlen);
+extern void (*rtl_je_malloc_message)(void *, const char *);
+
+/* Its options, read before MALLOC_CONF: no thread caches (every call below
+ * passes MALLOCX_TCACHE_NONE anyway), one automatic arena (never used), no
+ * background threads. */
+const char *rtl_je_malloc_conf =
+        "tcache:false,narenas:1,background_thread:false";
+
+#define MAX_ARENAS 8
+
+static unsigned arena_ind[MAX_ARENAS];
+static unsigned narenas;
+static _Atomic unsigned next_arena;
+static RTL_TLS unsigned my_arena; /* index + 1; 0: not chosen yet */
+
+_Atomic uint64_t rtl_arena_extents;
+
+/* ---- extent hooks: the range reserved in the RW view ---- */
+
+static uintptr_t pool_lo, pool_hi;
+static _Atomic uintptr_t pool_next;
+
+static void *ext_alloc(extent_hooks_t *h, void *new_addr, size_t size,
+                       size_t align, bool *zero, bool *commit, unsigned ind)
+{
+	uintptr_t at, start;
+
+	(void)h, (void)ind;
+	if (align < 4096)
+		align = 4096;
+	at = atomic_load(&pool_next);
+	do {
+		start = (at + align - 1) & ~(uintptr_t)(align - 1);
+		/* A fixed address (growing in place) only at the pool's top. */
+		if (new_addr && (uintptr_t)new_addr != start)
+			return NULL;
+		if (start < at || start > pool_hi || size > pool_hi - start)
+			return NULL;
+	} while (!atomic_compare_exchange_weak(&pool_next, &at, start + size));
+	atomic_fetch_add_explicit(&rtl_arena_extents, 1, memory_order_relaxed);
+	*zero = true; /* reserved view memory reads as zero */
+	*commit = true;
+	return (void *)start;
+}
+
+/* Never unmap: jemalloc keeps the extent (retain) and purges it instead. */
+static bool ext_dalloc(extent_hooks_t *h, void *addr, size_t size,
+                       bool committed, unsigned ind)
+{
+	(void)h, (void)addr, (void)size, (void)committed, (void)ind;
+	return true;
+}
+
+static void ext_destroy(extent_hooks_t *h, void *addr, size_t size,
+                        bool committed, unsigned ind)
+{
+	(void)h, (void)committed, (void)ind;
+	rtl_release(addr, size);
+}
+
+/* Punch the pages out of the memfd: they read as zero afterwards. */
+static bool ext_purge(extent_hooks_t *h, void *addr, size_t size,
+                      size_t offset, size_t length, unsigned ind)
+{
+	(void)h, (void)size, (void)ind;
+	return rtl_release((char *)addr + offset, length) != 0;
+}
+
+static bool ext_split(extent_hooks_t *h, void *addr, size_t size,
+                      size_t size_a, size_t size_b, bool committed,
+                      unsigned ind)
+{
+	(void)h, (void)addr, (void)size, (void)size_a, (void)size_b;
+	(void)committed, (void)ind;
+	return false; /* any split is fine: the view is mapped throughout */
+}
+
+static bool ext_merge(extent_hooks_t *h, void *addr_a, size_t size_a,
+                      void *addr_b, size_t size_b, bool committed,
+                      unsigned ind)
+{
+	(void)h, (void)addr_a, (void)size_a, (void)addr_b, (void)size_b;
+	(void)committed, (void)ind;
+	return false;
+}
+
+static extent_hooks_t hooks = {
+	.alloc = ext_alloc,
+	.dalloc = ext_dalloc,
+	.destroy = ext_destroy,
+	.purge_forced = ext_purge,
+	.split = ext_split,
+	.merge = ext_merge,
+};
+
+/* ---- arenas ---- */
+
+/* jemalloc 5.3's arena_config_t (experimental.arenas_create_ext). */
+struct je_arena_config {
+	extent_hooks_t *extent_hooks;
+	bool metadata_use_hooks;
+};
+
+/* One arena on the hooks, its metadata from jemalloc's own mmap'ed base so
+ * that no region ever sits beside it; plain arenas.create (metadata through
+ * the hooks, still outside every region) if this jemalloc lacks that. */
+static int create_arena(unsigned *ind)
+{
+	struct je_arena_config cfg = { &hooks, false };
+	extent_hooks_t *hp = &hooks;
+	size_t sz = sizeof(*ind);
+	int e;
+
+	e = rtl_je_mallctl("experimental.arenas_create_ext", ind, &sz, &cfg,
+	                   sizeof(cfg));
+	if (e == ENOENT) {
+		sz = sizeof(*ind);
+		e = rtl_je_mallctl("arenas.create", ind, &sz, &hp, sizeof(hp));
+	}
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* Largest small size class (rtl_arena_init); SIZE_MAX: not known. */
+static size_t small_max = SIZE_MAX;
+
+static void quiet(void *opaque, const char *s)
+{
+	(void)opaque, (void)s; /* nothing printed unless asked */
+}
+
+int rtl_arena_init(void)
+{
+	size_t got = 0, nbins_sz;
+	unsigned nbins = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	void *pool;
+
+	rtl_je_malloc_message = quiet;
+	/* Half the views' offset space; the rest stays for region_alloc. */
+	pool = rtl_reserve(rtl_views.size / 2, &got);
+	if (!pool)
+		return -1;
+	atomic_store(&pool_next, (uintptr_t)pool);
+	pool_lo = (uintptr_t)pool;
+	pool_hi = pool_lo + got;
+
+	/* The largest size class jemalloc packs into shared slabs; above
+	 * it, every allocation has an extent of its own. */
+	nbins_sz = sizeof(nbins);
+	if (rtl_je_mallctl("arenas.nbins", &nbins, &nbins_sz, NULL, 0) == 0 &&
+	    nbins > 0) {
+		char name[64];
+		size_t sz = sizeof(small_max);
+
+		snprintf(name, sizeof(name), "arenas.bin.%u.size", nbins - 1);
+		if (rtl_je_mallctl(name, &small_max, &sz, NULL, 0) != 0)
+			small_max = SIZE_MAX;
+	}
+	narenas = ncpu < 1 ? 1 : ncpu > MAX_ARENAS ? MAX_ARENAS
+	                                           : (unsigned)ncpu;
+	for (unsigned i = 0; i < narenas; i++)
+		if (create_arena(&arena_ind[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* Threads spread over the arenas round-robin, each keeping its own. */
+static int flags_for(size_t align)
+{
+	unsigned a = my_arena;
+
+	if (!a) {
+		a = atomic_fetch_add_explicit(&next_arena, 1,
+		                              memory_order_relaxed) %
+		            narenas +
+		    1;
+		my_arena = a;
+	}
+	return MALLOCX_ARENA(arena_ind[a - 1]) | MALLOCX_TCACHE_NONE |
+	       MALLOCX_ALIGN(align);
+}
+
+void *rtl_arena_alloc(size_t size, size_t align, int zero)
+{
+	return rtl_je_mallocx(size, flags_for(align) | (zero ? MALLOCX_ZERO : 0));
+}
+
+int rtl_arena_owns(const void *rw)
+{
+	return (uintptr_t)rw - pool_lo < pool_hi - pool_lo;
+}
+
+void rtl_arena_free(void *rw)
+{
+	rtl_je_dallocx(rw, MALLOCX_TCACHE_NONE);
+}
+
+size_t rtl_arena_usable(const void *rw)
+{
+	return rtl_je_sallocx(rw, 0);
+}
+
+int rtl_arena_owns_pages(const void *rw)
+{
+	size_t usable = rtl_je_sallocx(rw, 0);
+
+	/* A large size class is an extent of its own; a small one owns its
+	 * pages when it is whole pages at a page boundary (slabs are
+	 * page-aligned and their items of a page multiple stay so). */
+	return usable > small_max ||
+	       ((uintptr_t)rw % 4096 == 0 && usable % 4096 == 0);
+}
+
+size_t rtl_arena_good_size(size_t size, size_t align)
+{
+	return rtl_je_nallocx(size, MALLOCX_ALIGN(align));
+}

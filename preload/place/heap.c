@@ -1,0 +1,321 @@
+/* Selected allocations: arena memory in the RW view, with a record each,
+ * handed out the way the rule's mechanism says. swizzle: defined in place
+ * as a region, returned in the view of its protection. alias: given pages
+ * of its own (alias.c), returned at its alias address.
+ *
+ * A swizzle region of size bytes gets round_up(size + 1, 64) bytes at a
+ * 64-byte boundary: its span (what rtl looks up and swizzles) lies inside
+ * its own allocation, and its one-past-end is never another region's start.
+ * Callers hold the re-entrancy guard; nothing here runs in a handler. */
+#include "heap.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "alias.h"
+#include "arena.h"
+#include "engine.h"
+#include "epoch.h"
+#include "maps.h"
+#include "next.h"
+#include "policy.h"
+#include "record.h"
+#include "rtl/region.h"
+#include "select.h"
+#include "site.h"
+#include "views.h"
+
+#define PAGE 4096u
+
+struct rtl_heap_stats rtl_heap_stats;
+
+static uintptr_t views_lo;
+static size_t views_len;
+static uint64_t max_live;
+
+int rtl_heap_init(uint64_t max_regions)
+{
+	if (rtl_arena_init() < 0)
+		return -1;
+	rtl_maps_init();
+	max_live = max_regions;
+	views_len = RTL_NVIEWS * rtl_views.size;
+	views_lo = rtl_views.base; /* last: rtl_heap_owns is true from here on */
+	return 0;
+}
+
+int rtl_heap_owns(const void *p)
+{
+	return (uintptr_t)p - views_lo < views_len || rtl_alias_owns(p);
+}
+
+static size_t span_of(size_t size)
+{
+	return (size + RTL_GRANULE) & ~(size_t)(RTL_GRANULE - 1); /* > size, whole granules */
+}
+
+/* What a swizzle block of size bytes takes from the arena, and at which
+ * alignment: its span; from a page up, whole pages at a page boundary, so
+ * that no other block shares them and it can be protected in place. */
+static size_t block_of(size_t size, size_t align, size_t *align_out)
+{
+	size_t span = span_of(size);
+
+	if (align < RTL_GRANULE)
+		align = RTL_GRANULE;
+	if (span >= PAGE) {
+		span = (span + PAGE - 1) & ~(size_t)(PAGE - 1);
+		if (align < PAGE)
+			align = PAGE;
+	}
+	*align_out = align;
+	return span;
+}
+
+/* RW memory rw, in the view of protection prot. */
+static void *in_view(void *rw, int prot)
+{
+	return (void *)rtl_view_move((uintptr_t)rw, rtl_prot_view(prot));
+}
+
+/* Make [rw, rw + size) a region as c says; the pointer to hand out, or NULL
+ * with errno. */
+static void *define(void *rw, size_t size, const struct rtl_choice *c,
+                    struct rtl_rec *rec)
+{
+	const int rwprot = PROT_READ | PROT_WRITE;
+	/* An in-place block's home is never the RW view (rtl keeps that one
+	 * writable for itself): a block that starts writable lives in the
+	 * RO view with its pages raised. */
+	int home = c->prot == rwprot ? PROT_READ : c->prot;
+
+	if (!region_define(rw, size, NULL))
+		return NULL;
+	if (c->handler)
+		region_handler(rw, c->handler);
+	region_set_data(rw, rec);
+	/* A block of whole pages is protected in place: the program's copies
+	 * of its address never change view, so its pointer comparisons hold
+	 * (docs/preload.md, "Blocks of whole pages"). Only where it can trap
+	 * (protect below rw, or tracked); past the mapping budget it is an
+	 * ordinary region. */
+	if ((c->prot != rwprot || c->track) && rtl_arena_owns_pages(rw) &&
+	    rtl_in_place_room() &&
+	    region_protect_in_place(in_view(rw, home), c->prot) == 0) {
+		atomic_fetch_add_explicit(&rtl_in_place_live, 1,
+		                          memory_order_relaxed);
+		atomic_store(&rec->in_place, 1);
+	} else {
+		home = c->prot;
+		if (c->prot != rwprot)
+			region_protect(rw, c->prot);
+	}
+	/* region_track takes rtl's define lock: here, never in a handler. */
+	if (c->track)
+		region_track(rw, 1);
+	return in_view(rw, home);
+}
+
+/* A record whose region is no longer protected in place (freed, or the
+ * program set its pages' protection): out of the in-place count. */
+void rtl_heap_left_in_place(void *data)
+{
+	struct rtl_rec *rec = data;
+
+	if (rec && atomic_exchange(&rec->in_place, 0))
+		atomic_fetch_sub_explicit(&rtl_in_place_live, 1,
+		                          memory_order_relaxed);
+}
+
+static void count_new(size_t size, const struct rtl_choice *c, uint32_t site)
+{
+	struct rtl_rule_rt *rt = &rtl_engine.rules[c->rule];
+	struct rtl_site_stats *s = rtl_site_stats(site, NULL, NULL);
+	uint64_t live, peak;
+
+	atomic_fetch_add_explicit(&rtl_heap_stats.selected, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&rtl_heap_stats.bytes, size, memory_order_relaxed);
+	live = atomic_fetch_add_explicit(&rtl_heap_stats.live, 1,
+	                                 memory_order_relaxed) +
+	       1;
+	peak = atomic_load_explicit(&rtl_totals.peak, memory_order_relaxed);
+	while (live > peak &&
+	       !atomic_compare_exchange_weak(&rtl_totals.peak, &peak, live))
+		;
+	atomic_fetch_add_explicit(&((struct rtl_choice *)c)->allocs, 1,
+	                          memory_order_relaxed);
+	atomic_fetch_add_explicit(&rt->bytes, size, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->regions, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->bytes, size, memory_order_relaxed);
+}
+
+static void *alloc_alias(struct rtl_rec *rec, size_t size, size_t align,
+                         int zero, const struct rtl_choice *c, void **rw_out)
+{
+	void *rw, *p;
+
+	rw = rtl_arena_alloc((size + 15) & ~(size_t)15, align < 16 ? 16 : align,
+	                     zero);
+	if (!rw)
+		return NULL;
+	rec->rw = rw;
+	if (c->track && !(rec->twin = rtl_next()->malloc(size))) {
+		rtl_arena_free(rw);
+		return NULL;
+	}
+	p = rtl_alias_map(rec, c->prot);
+	if (!p) {
+		rtl_next()->free(rec->twin);
+		rtl_arena_free(rw);
+		return NULL;
+	}
+	*rw_out = rw;
+	return p;
+}
+
+void *rtl_heap_alloc(size_t size, size_t align, int zero,
+                     const struct rtl_choice *c, uint32_t site, void **rw_out)
+{
+	struct rtl_rec *rec;
+	void *rw, *p;
+	int why = RTL_FALLBACK_FULL;
+
+	if (size == 0)
+		size = 1; /* a unique pointer, as malloc(0) gives */
+	if (size > ((size_t)1 << 40)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (atomic_load_explicit(&rtl_heap_stats.live, memory_order_relaxed) >=
+	    max_live) {
+		rtl_select_fallback(c, RTL_FALLBACK_MAX_REGIONS);
+		errno = ENOSPC;
+		return NULL;
+	}
+	if (!(rec = rtl_rec_new()))
+		goto fail;
+	rec->rule = (uint16_t)c->rule;
+	rec->site = site;
+	rec->size = size;
+	rec->mech = (uint8_t)c->mechanism;
+	atomic_store(&rec->in_place, 0);
+	if (c->mechanism == RTL_MECH_ALIAS) {
+		why = RTL_FALLBACK_MAPS;
+		if (!(p = alloc_alias(rec, size, align, zero, c, &rw)))
+			goto fail_rec;
+	} else {
+		size_t block = block_of(size, align, &align);
+
+		rw = rtl_arena_alloc(block, align, zero);
+		if (!rw)
+			goto fail_rec;
+		rec->rw = rw;
+		if (!(p = define(rw, size, c, rec))) {
+			rtl_arena_free(rw);
+			goto fail_rec;
+		}
+	}
+	atomic_store_explicit(&rec->live, 1, memory_order_release);
+	count_new(size, c, site);
+	if (rw_out)
+		*rw_out = rw;
+	return p;
+fail_rec:
+	rtl_rec_free(rec);
+fail:
+	rtl_select_fallback(c, why);
+	errno = ENOMEM;
+	return NULL;
+}
+
+int rtl_heap_find(const void *p, struct rtl_obj *o)
+{
+	struct region_info r;
+	struct rtl_rec *rec;
+
+	if (rtl_alias_owns(p)) {
+		rec = rtl_alias_find(p);
+		if (!rec || (uintptr_t)p != rec->alias +
+		                                    ((uintptr_t)rec->rw & 4095))
+			return -1;
+		o->rw = rec->rw;
+		o->size = rec->size;
+		o->rec = rec;
+		return 0;
+	}
+	if (region_find(p, &r) < 0 || r.offset != 0)
+		return -1;
+	o->rw = (void *)rtl_view_move((uintptr_t)r.base, RTL_VIEW_RW);
+	if (!rtl_arena_owns(o->rw))
+		return -1;
+	o->size = r.size;
+	o->rec = r.data;
+	return 0;
+}
+
+int rtl_heap_free(const struct rtl_obj *o)
+{
+	struct rtl_rec *rec = o->rec;
+
+	if (rec && rec->mech == RTL_MECH_ALIAS) {
+		if (!atomic_exchange(&rec->live, 0))
+			return -1; /* freed twice, racing */
+		rtl_alias_unmap(rec);
+		rtl_epoch_freeing(rec);
+		if (rec->twin)
+			rtl_next()->free(rec->twin);
+	} else {
+		if (rec)
+			rtl_epoch_freeing(rec);
+		if (region_free(o->rw) < 0)
+			return -1;
+		rtl_heap_left_in_place(rec);
+	}
+	if (rec)
+		rtl_rec_free(rec);
+	atomic_fetch_sub_explicit(&rtl_heap_stats.live, 1, memory_order_relaxed);
+	rtl_arena_free(o->rw);
+	return 0;
+}
+
+void *rtl_heap_resize(const struct rtl_obj *o, size_t size,
+                      const struct rtl_choice *c)
+{
+	struct rtl_rec *rec = o->rec;
+	size_t have, want, align;
+	void *p;
+
+	/* In place: a swizzle region staying with its rule, when jemalloc
+	 * would give this very size class. */
+	if (!rec || rec->mech != RTL_MECH_SWIZZLE || c->mechanism != RTL_MECH_SWIZZLE ||
+	    rec->rule != c->rule)
+		return NULL;
+	if (size == 0)
+		size = 1;
+	if (size > ((size_t)1 << 40))
+		return NULL;
+	have = rtl_arena_usable(o->rw);
+	want = block_of(size, RTL_GRANULE, &align);
+	if (want > have || rtl_arena_good_size(want, align) != have)
+		return NULL;
+	rtl_epoch_freeing(rec);
+	if (region_free(o->rw) < 0)
+		return NULL;
+	rtl_heap_left_in_place(rec);
+	rec->size = size;
+	p = define(o->rw, size, c, rec);
+	if (!p) {
+		/* rtl's metadata is out of memory: the old region is gone and
+		 * the program's pointer may be in a view that now traps with
+		 * no region behind it. Nothing sane remains to do. */
+		static const char msg[] =
+		        "rtl: realloc: out of memory for region metadata\n";
+		write(2, msg, sizeof(msg) - 1);
+		abort();
+	}
+	return p;
+}

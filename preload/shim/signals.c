@@ -1,0 +1,138 @@
+/* sigaction and the signal() family, interposed so that a program that sets
+ * its own SIGSEGV action is chained behind rtl's handler instead of
+ * replacing it: rtl keeps the kernel's action and passes the faults that are
+ * not its own to the program's. The preload's fatal-signal handlers (the
+ * report on a fatal signal) read as SIG_DFL and give way to the program's.
+ * Every other signal, and SIGSEGV before the constructor has handed rtl the
+ * real sigaction, go straight to the kernel.
+ * SIGBUS passes through too: rtl installs no SIGBUS handler (its views are
+ * a memfd no shorter than its mappings), so the program's is the only one. */
+#include "signals.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "fatal.h"
+#include "hooks.h"
+#include "next.h"
+
+#define API __attribute__((visibility("default")))
+
+static _Atomic int chained; /* rtl has the real sigaction */
+
+void rtl_signals_ready(void)
+{
+	const struct rtl_next *n = rtl_next();
+
+	rtl_hook_sigaction(n->sigaction);
+	atomic_store(&chained, 1);
+}
+
+/* The preload's fatal-signal handler (fatal.c) is not the program's to
+ * see: it reads as the default action. */
+static void hide(struct sigaction *old)
+{
+	if (!rtl_fatal_is_handler(old->sa_sigaction))
+		return;
+	memset(old, 0, sizeof(*old));
+	old->sa_handler = SIG_DFL;
+	sigemptyset(&old->sa_mask);
+}
+
+API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	const struct rtl_next *n;
+	struct sigaction prev;
+	int r;
+
+	if (sig == SIGSEGV && atomic_load(&chained)) {
+		r = rtl_sigaction(sig, act, old ? &prev : NULL);
+	} else {
+		n = rtl_next();
+		if (!n) {
+			errno = EAGAIN; /* only while dlsym runs for the preload */
+			return -1;
+		}
+		if (!rtl_fatal_owns(sig))
+			return n->sigaction(sig, act, old);
+		r = n->sigaction(sig, act, old ? &prev : NULL);
+	}
+	if (r == 0 && old) {
+		hide(&prev);
+		*old = prev;
+	}
+	if (r == 0 && act)
+		rtl_fatal_disown(sig);
+	return r;
+}
+
+API int __sigaction(int, const struct sigaction *, struct sigaction *)
+        RTL_ALIAS_OF(sigaction);
+
+/* The next definition of name (a signal() variant), looked up on first use. */
+static sighandler_t next_variant(_Atomic(void *) *cache, const char *name,
+                                 int sig, sighandler_t h)
+{
+	void *sym = atomic_load(cache);
+	sighandler_t (*f)(int, sighandler_t);
+
+	if (!sym) {
+		sym = dlsym(RTLD_NEXT, name);
+		if (!sym) {
+			errno = ENOSYS;
+			return SIG_ERR;
+		}
+		atomic_store(cache, sym);
+	}
+	*(void **)&f = sym; /* POSIX's way from dlsym to a function */
+	return f(sig, h);
+}
+
+/* For SIGSEGV under rtl: glibc's signal() is BSD's (the handler stays,
+ * system calls restart, the signal is blocked while its handler runs),
+ * sysv_signal is one-shot. */
+static sighandler_t set_handler(int sig, sighandler_t h, int flags,
+                                int block_self)
+{
+	struct sigaction sa, old;
+
+	if (h == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h;
+	sa.sa_flags = flags;
+	sigemptyset(&sa.sa_mask);
+	if (block_self)
+		sigaddset(&sa.sa_mask, sig);
+	if (sigaction(sig, &sa, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+API sighandler_t signal(int sig, sighandler_t h)
+{
+	static _Atomic(void *) next_signal;
+
+	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig))
+		return set_handler(sig, h, SA_RESTART, 1);
+	return next_variant(&next_signal, "signal", sig, h);
+}
+
+API sighandler_t bsd_signal(int sig, sighandler_t h)
+        RTL_ALIAS_OF(signal);
+
+API sighandler_t sysv_signal(int sig, sighandler_t h)
+{
+	static _Atomic(void *) next_sysv;
+
+	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig))
+		return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, 0);
+	return next_variant(&next_sysv, "sysv_signal", sig, h);
+}
+
+API sighandler_t __sysv_signal(int sig, sighandler_t h)
+        RTL_ALIAS_OF(sysv_signal);

@@ -1,0 +1,138 @@
+/* Start and end of the preload: read the policy, and only if it can select
+ * something start rtl, the arenas and the engine; write the report at exit
+ * (with the exit status: main is wrapped so that an on_exit handler runs
+ * before the libraries' destructors) or on a fatal signal. A program that
+ * selects nothing pays for a policy read and nothing more: rtl's views are
+ * not even mapped. Prints nothing unless something fails or the policy
+ * sends the report to stderr. */
+#include "start.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "engine.h"
+#include "fatal.h"
+#include "forward.h"
+#include "heap.h"
+#include "hooks.h"
+#include "mprotect.h"
+#include "next.h"
+#include "track.h"
+#include "rtl/region.h"
+#include "select.h"
+#include "signals.h"
+
+#define API __attribute__((visibility("default")))
+
+_Atomic int rtl_preload_on;
+
+static void mprotect_child(void)
+{
+	rtl_mprotect_fork_done();
+}
+
+/* Registered last, so that in a child rtl's views and the aliases are the
+ * child's own before the engine starts its threads again. */
+static void engine_child(void)
+{
+	rtl_select_forked();
+}
+
+static void start(void)
+{
+	int sel;
+
+	/* rtl gets the real sigaction and the mprotect filter whether or not
+	 * the preload selects: a program using the region API directly may
+	 * start rtl later. */
+	rtl_signals_ready();
+	rtl_hook_fault_filter(rtl_mprotect_claims);
+	/* The mprotect table's flag is taken with nothing else held and holds
+	 * nothing: any order against rtl's and jemalloc's handlers is safe. */
+	pthread_atfork(rtl_mprotect_fork_prepare, rtl_mprotect_fork_done,
+	               mprotect_child);
+	sel = rtl_select_init();
+	/* A policy that selects nothing still reports at exit. */
+	if (rtl_engine.report[0] && rtl_track_init() < 0)
+		perror("rtl: preload: no report");
+	if (sel <= 0)
+		return;
+	/* Before rtl starts: its handler then keeps ours as the action for
+	 * SIGSEGVs that are not its own. */
+	if (rtl_engine.report[0] && rtl_fatal_init() < 0)
+		perror("rtl: preload: no report on fatal signals");
+	/* rtl first, jemalloc second (jemalloc starts on its first mallctl):
+	 * at fork, jemalloc's prepare then runs before rtl's. Not required (the
+	 * extent hooks take no lock, so the two never nest), but natural. */
+	if (region_init() < 0)
+		return; /* rtl said why */
+	/* A death over a trap rtl cannot resolve writes the report too. */
+	if (rtl_engine.report[0])
+		rtl_hook_death(rtl_fatal_report);
+	if (rtl_engine.report[0])
+		region_time_traps(1); /* the report's trap_ns */
+	if (rtl_heap_init(rtl_select_max_regions()) < 0) {
+		perror("rtl: preload: cannot set up the arenas; nothing selected");
+		return;
+	}
+	if (rtl_select_start() < 0) {
+		perror("rtl: preload: cannot start the policy engine; nothing selected");
+		return;
+	}
+	pthread_atfork(NULL, NULL, engine_child);
+	atomic_store_explicit(&rtl_preload_on, 1, memory_order_release);
+}
+
+__attribute__((constructor)) static void preload_start(void)
+{
+	rtl_preload_busy++;
+	rtl_forward_resolve();
+	if (rtl_next())
+		start();
+	rtl_preload_busy--;
+}
+
+/* ---- the exit status ---- */
+
+typedef int (*main_fn)(int, char **, char **);
+static main_fn real_main;
+
+static void at_exit(int status, void *arg)
+{
+	(void)arg;
+	rtl_preload_busy++;
+	rtl_select_report(status);
+	rtl_preload_busy--;
+}
+
+static int wrapped_main(int argc, char **argv, char **envp)
+{
+	/* Registered now, after the loader's own exit handler: it runs before
+	 * the libraries' destructors, and learns the status. */
+	on_exit(at_exit, NULL);
+	return real_main(argc, argv, envp);
+}
+
+API int __libc_start_main(main_fn main, int argc, char **argv,
+                          void (*init)(void), void (*fini)(void),
+                          void (*rtld_fini)(void), void *stack_end)
+{
+	int (*next)(main_fn, int, char **, void (*)(void), void (*)(void),
+	            void (*)(void), void *);
+
+	*(void **)&next = dlsym(RTLD_NEXT, "__libc_start_main");
+	real_main = main;
+	return next(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+/* If main was never wrapped (a program that does not start through
+ * __libc_start_main): the report without the status. */
+__attribute__((destructor)) static void preload_stop(void)
+{
+	rtl_preload_busy++;
+	rtl_select_report(RTL_STATUS_UNKNOWN);
+	rtl_preload_busy--;
+}

@@ -1,0 +1,187 @@
+/* rtlctl turns the raw record into the report, in a child process of the
+ * dying or exiting program, which waits for it (heaptrack's split: the
+ * program only records). The child gets the program's environment without
+ * the preload (so that rtlctl is not traced in turn), its stderr, no other
+ * descriptor, and every signal unblocked. Everything here may run in a
+ * signal handler: _Fork, execve, waitpid, nanosleep and write only. */
+#include "analyse.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "next.h"
+
+#ifndef RTL_RTLCTL_INSTALLED
+#define RTL_RTLCTL_INSTALLED "/usr/local/bin/rtlctl"
+#endif
+#define WAIT_MS 60000
+#define MAX_ENV 1024
+
+extern char **environ;
+
+static char rtlctl[PATH_MAX];
+
+static int usable(const char *path)
+{
+	return path && *path && access(path, X_OK) == 0;
+}
+
+void rtl_analyse_init(void)
+{
+	const char *env = getenv("RTL_RTLCTL");
+	Dl_info di;
+
+	if (usable(env)) {
+		strncpy(rtlctl, env, sizeof(rtlctl) - 1);
+		return;
+	}
+	/* A build tree: preload/librtlpreload.so beside tools/rtlctl. */
+	if (dladdr(rtlctl, &di) && di.dli_fname) { /* any address of ours */
+		const char *slash = strrchr(di.dli_fname, '/');
+		size_t dir = slash ? (size_t)(slash - di.dli_fname) : 0;
+
+		if (dir + sizeof("/../tools/rtlctl") < sizeof(rtlctl)) {
+			memcpy(rtlctl, di.dli_fname, dir);
+			strcpy(rtlctl + dir, dir ? "/../tools/rtlctl" : "../tools/rtlctl");
+			if (usable(rtlctl))
+				return;
+		}
+	}
+	strncpy(rtlctl, RTL_RTLCTL_INSTALLED, sizeof(rtlctl) - 1);
+	if (!usable(rtlctl))
+		rtlctl[0] = '\0';
+}
+
+static size_t put(char *out, size_t len, size_t n, const char *s)
+{
+	while (*s && n + 1 < len)
+		out[n++] = *s++;
+	out[n] = '\0';
+	return n;
+}
+
+void rtl_analyse_raw_path(const char *report, char *raw, size_t len)
+{
+	const char *keep = getenv("RTL_RAW"), *tmp = getenv("TMPDIR");
+	size_t n = strlen(report);
+	char pid[24], *p = pid + sizeof(pid) - 1;
+	long v = (long)getpid();
+
+	if (keep && *keep) {
+		put(raw, len, 0, keep); /* the caller's name: no %-expansion */
+		return;
+	}
+	if (strcmp(report, "-")) {
+		if (n > 5 && !strcmp(report + n - 5, ".json"))
+			n -= 5;
+		if (n >= len)
+			n = len - 1;
+		memcpy(raw, report, n);
+		put(raw, len, n, ".raw");
+		return;
+	}
+	*p = '\0';
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	n = put(raw, len, 0, tmp && *tmp ? tmp : "/tmp");
+	n = put(raw, len, n, "/rtl-report.");
+	n = put(raw, len, n, p);
+	put(raw, len, n, ".raw");
+}
+
+static void say(const char *a, const char *b, const char *c)
+{
+	write(2, a, strlen(a));
+	write(2, b, strlen(b));
+	write(2, c, strlen(c));
+}
+
+/* The child: the environment without the preload, stderr as stdout too
+ * (a report to "-" goes to the program's stderr), then rtlctl. */
+static void child(const char *raw, const char *report)
+{
+	static char *envp[MAX_ENV];
+	char *argv[8];
+	int n = 0, a = 0;
+	sigset_t none;
+
+	for (char **e = environ; e && *e && n < MAX_ENV - 1; e++)
+		if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "RTL_CONFIG=", 11))
+			envp[n++] = *e;
+	envp[n] = NULL;
+	argv[a++] = rtlctl;
+	argv[a++] = "report";
+	argv[a++] = "--json";
+	argv[a++] = "-o";
+	argv[a++] = (char *)report; /* "-": stdout, which is stderr here */
+	argv[a++] = (char *)raw;
+	argv[a] = NULL;
+	dup2(2, 1);
+	syscall(SYS_close_range, 3u, ~0u, 0u);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execve(rtlctl, argv, envp);
+	_exit(127);
+}
+
+/* Wait for pid, WAIT_MS at most; its exit status, or -1. */
+static int wait_for(pid_t pid)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int st;
+
+	for (int ms = 0; ms < WAIT_MS; ms += 10) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		if (r < 0 && errno != EINTR)
+			return -1; /* reaped by the program's own SIGCHLD handler */
+		nanosleep(&tick, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
+void rtl_analyse(const char *raw, const char *report)
+{
+	struct sigaction dfl, old;
+	pid_t pid;
+	int rc = -1;
+
+	if (!rtlctl[0]) {
+		say("rtl: raw record in ", raw,
+		    " (rtlctl not found: rtlctl report --json RAW makes the report)\n");
+		return;
+	}
+	/* Neither the program's SIGCHLD handler nor SIG_IGN's automatic
+	 * reaping may take rtlctl's exit status from us. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	rtl_next()->sigaction(SIGCHLD, &dfl, &old);
+	pid = _Fork();
+	if (pid == 0)
+		child(raw, report);
+	if (pid > 0)
+		rc = wait_for(pid);
+	rtl_next()->sigaction(SIGCHLD, &old, NULL);
+	if (rc != 0) {
+		say("rtl: the report was not made; the raw record is ", raw,
+		    " (see: rtlctl report RAW)\n");
+		return;
+	}
+	if (!getenv("RTL_RAW"))
+		unlink(raw);
+}

@@ -1,0 +1,24 @@
+/* Handing the raw record to rtlctl (analyse.c), which writes the JSON
+ * report out of it: the traced program never builds the report itself. */
+#ifndef RTL_ANALYSE_H
+#define RTL_ANALYSE_H
+
+#include <stddef.h>
+
+/* Find rtlctl: $RTL_RTLCTL (rtlctl run sets it to itself), else beside
+ * the preload in a build tree, else the installed one. Not from a signal
+ * handler. */
+void rtl_analyse_init(void);
+
+/* Where the raw record of the report at path goes: $RTL_RAW expanded if
+ * set (and then kept), else path with .json replaced by (or .raw added),
+ * or a file in $TMPDIR for the report "-" (stderr). Async-signal-safe. */
+void rtl_analyse_raw_path(const char *report, char *raw, size_t len);
+
+/* Run rtlctl on the raw record (report "-": to stderr) and wait for it, a
+ * minute at most; then remove the raw record unless it is to be kept. If
+ * rtlctl cannot be run, the raw record stays and stderr says how to turn
+ * it into the report. Async-signal-safe (_Fork, execve, waitpid). */
+void rtl_analyse(const char *raw, const char *report);
+
+#endif

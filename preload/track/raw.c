@@ -1,0 +1,106 @@
+/* The raw record's writer: one record at a time in a static buffer, then
+ * write(2). Runs in signal handlers (a fatal signal, rtl's own death over
+ * a trap): nothing here allocates, locks or uses stdio. */
+#include "raw.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "track_format.h"
+
+#define CAP (64u << 10)
+
+static int fd = -1;
+static int failed;
+static uint32_t tag;
+static size_t n;
+static unsigned char buf[CAP];
+
+static void put(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	while (len) {
+		ssize_t w = write(fd, b, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			failed = 1;
+			return;
+		}
+		b += w;
+		len -= (size_t)w;
+	}
+}
+
+void rtl_raw_open(int out)
+{
+	fd = out;
+	failed = out < 0;
+	if (!failed)
+		put(RTL_TRACK_MAGIC, RTL_TRACK_MAGIC_LEN);
+}
+
+void rtl_raw_start(uint32_t t)
+{
+	tag = t;
+	n = 0;
+}
+
+static void add(const void *p, size_t len)
+{
+	if (len > CAP - n)
+		len = CAP - n;
+	memcpy(buf + n, p, len);
+	n += len;
+}
+
+void rtl_raw_u32(uint32_t v)
+{
+	add(&v, sizeof(v));
+}
+
+void rtl_raw_u64(uint64_t v)
+{
+	add(&v, sizeof(v));
+}
+
+void rtl_raw_bytes(const void *p, size_t len)
+{
+	uint32_t l;
+
+	if (CAP - n < sizeof(l))
+		return;
+	if (len > CAP - n - sizeof(l))
+		len = CAP - n - sizeof(l); /* cut: the record stays well-formed */
+	l = (uint32_t)len;
+	add(&l, sizeof(l));
+	add(p, len);
+}
+
+void rtl_raw_str(const char *s)
+{
+	rtl_raw_bytes(s, s ? strlen(s) : 0);
+}
+
+void rtl_raw_end(void)
+{
+	uint32_t hdr[2] = { tag, (uint32_t)n };
+
+	if (fd < 0 || failed)
+		return;
+	put(hdr, sizeof(hdr));
+	put(buf, n);
+}
+
+int rtl_raw_close(void)
+{
+	int ok = fd >= 0 && !failed;
+
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	return ok ? 0 : -1;
+}

@@ -1,0 +1,24 @@
+/* Writing the raw record (raw.c; format in policy/track_format.h): records
+ * assembled in a static buffer and written with write(2). Async-signal-safe:
+ * no malloc, no stdio, no locks. One writer at a time (the caller claims
+ * the record first). */
+#ifndef RTL_RAW_H
+#define RTL_RAW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Start a file on fd: the magic. */
+void rtl_raw_open(int fd);
+/* A record: start it, add its fields, end it (written then). A record
+ * longer than the buffer (64 KiB) has its last strings cut. */
+void rtl_raw_start(uint32_t tag);
+void rtl_raw_u32(uint32_t v);
+void rtl_raw_u64(uint64_t v);
+void rtl_raw_str(const char *s);
+void rtl_raw_bytes(const void *p, size_t n); /* as a string */
+void rtl_raw_end(void);
+/* 0 if everything reached the file. */
+int rtl_raw_close(void);
+
+#endif

@@ -1,0 +1,310 @@
+/* The raw record of the run (policy/track_format.h): the counters, rules,
+ * sites as instruction pointers, the module map, the regions with the most
+ * traps, epochs, events, stacks and what the notes are made of, written
+ * once, at exit or for a fatal signal, with async-signal-safe code only:
+ * counters are atomics, tables are preallocated, the file is write(2).
+ * rtlctl makes the report out of it (analyse.c). */
+#include "track.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyse.h"
+#include "arena.h"
+#include "clock.h"
+#include "engine.h"
+#include "epoch.h"
+#include "heap.h"
+#include "init.h"
+#include "maps.h"
+#include "modules.h"
+#include "next.h"
+#include "policy.h"
+#include "raw.h"
+#include "record.h"
+#include "report_path.h"
+#include "rtl/region.h"
+#include "site.h"
+#include "trace.h"
+#include "track_format.h"
+
+static _Atomic int claimed;
+static char policy_text[32 << 10];
+static char cmdline[8192];
+
+int rtl_track_init(void)
+{
+	FILE *f = fmemopen(policy_text, sizeof(policy_text) - 1, "w");
+
+	if (f) {
+		rtl_policy_write(&rtl_engine.policy, f);
+		fclose(f);
+	}
+	rtl_modules_refresh();
+	rtl_analyse_init();
+	return 0;
+}
+
+void rtl_track_forked(void)
+{
+	atomic_store(&claimed, 0);
+}
+
+static int claim(void)
+{
+	int zero = 0;
+
+	return atomic_compare_exchange_strong(&claimed, &zero, 1);
+}
+
+static void kv(const char *name, uint64_t v)
+{
+	rtl_raw_str(name);
+	rtl_raw_u64(v);
+}
+
+static void write_run(int status)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof(cmdline) - 1) : 0;
+
+	if (fd >= 0)
+		close(fd);
+	rtl_raw_start(RTL_TRACK_RUN);
+	rtl_raw_u64((uint64_t)(int64_t)status);
+	rtl_raw_u64((uint64_t)getpid());
+	rtl_raw_u64(rtl_now_ns() - rtl_engine.start_ns);
+	rtl_raw_str(program_invocation_short_name);
+	rtl_raw_bytes(cmdline, n > 0 ? (size_t)n : 0);
+	rtl_raw_end();
+	rtl_raw_start(RTL_TRACK_POLICY);
+	rtl_raw_str(rtl_engine.policy.source);
+	rtl_raw_str(policy_text);
+	rtl_raw_end();
+}
+
+static uint64_t load(_Atomic uint64_t *v)
+{
+	return atomic_load_explicit(v, memory_order_relaxed);
+}
+
+static void write_totals(void)
+{
+	struct region_stats st;
+	uint64_t rd = load(&rtl_totals.read_traps), wr = load(&rtl_totals.write_traps);
+	uint64_t stale, fb = 0;
+
+	memset(&st, 0, sizeof(st));
+	if (rtl_started())
+		region_stats(&st);
+	stale = st.stale_traps + load(&rtl_totals.alias_stale);
+	for (int i = 0; i < 3; i++)
+		fb += load(&rtl_totals.fallbacks[i]);
+	rtl_raw_start(RTL_TRACK_TOTALS);
+	rtl_raw_u32(17);
+	kv("allocations", rtl_allocations());
+	kv("selected", load(&rtl_heap_stats.selected));
+	kv("regions_peak", load(&rtl_totals.peak));
+	kv("traps", rd + wr + stale);
+	kv("read_traps", rd);
+	kv("write_traps", wr);
+	kv("stale_traps", stale);
+	kv("trap_ns", st.trap_ns + load(&rtl_totals.alias_ns));
+	kv("mprotect_calls", load(&rtl_totals.mprotect_calls));
+	kv("syscall_buffers", st.syscall_buffers + load(&rtl_totals.alias_syscalls));
+	kv("in_place_protects", st.in_place_protects);
+	kv("live", load(&rtl_heap_stats.live));
+	kv("bytes", load(&rtl_heap_stats.bytes));
+	kv("fallbacks", fb);
+	kv("libc_skipped", load(&rtl_totals.libc_skipped));
+	kv("extents", load(&rtl_arena_extents));
+	kv("foreign", st.foreign);
+	rtl_raw_end();
+}
+
+static void write_rules(void)
+{
+	for (int i = 0; i < rtl_engine.policy.nrules; i++) {
+		struct rtl_rule_rt *rt = &rtl_engine.rules[i];
+
+		rtl_raw_start(RTL_TRACK_RULE);
+		rtl_raw_str(rt->r->name);
+		rtl_raw_str(rtl_policy_mechanism_str(rt->r->mechanism));
+		rtl_raw_u64(load(&rt->choice.allocs));
+		rtl_raw_u64(load(&rt->bytes));
+		rtl_raw_u64(load(&rt->read_traps));
+		rtl_raw_u64(load(&rt->write_traps));
+		rtl_raw_end();
+	}
+}
+
+static void write_sites(void)
+{
+	uint32_t n = rtl_site_slots();
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t slot = rtl_site_slot_at(k), cs;
+		int rule;
+		struct rtl_site_stats *s = rtl_site_stats(slot, &cs, &rule);
+
+		rtl_raw_start(RTL_TRACK_SITE);
+		rtl_raw_u32(slot);
+		rtl_raw_u64(cs ? rtl_site_ip(cs) : 0);
+		rtl_raw_u32((uint32_t)rule);
+		rtl_raw_u64(load(&s->regions));
+		rtl_raw_u64(load(&s->bytes));
+		rtl_raw_u64(load(&s->read_traps));
+		rtl_raw_u64(load(&s->write_traps));
+		rtl_raw_end();
+	}
+}
+
+static void write_top(void)
+{
+	struct rtl_top top[20];
+	size_t n = rtl_rec_top(top, 20);
+
+	for (size_t i = 0; i < n; i++) {
+		rtl_raw_start(RTL_TRACK_TOP);
+		rtl_raw_u32(top[i].site);
+		rtl_raw_u64(top[i].size);
+		rtl_raw_u64(top[i].read_traps);
+		rtl_raw_u64(top[i].write_traps);
+		rtl_raw_end();
+	}
+}
+
+static void write_epochs(void)
+{
+	const struct rtl_epoch *e;
+	uint64_t dropped;
+	size_t n = rtl_epoch_list(&e, &dropped);
+
+	for (size_t i = 0; i < n; i++) {
+		rtl_raw_start(RTL_TRACK_EPOCH);
+		rtl_raw_u64(e[i].t_ns);
+		rtl_raw_u64(e[i].dirty_regions);
+		rtl_raw_u64(e[i].diff_bytes);
+		rtl_raw_u64(e[i].page_bytes);
+		rtl_raw_end();
+	}
+}
+
+static void write_events(void)
+{
+	const struct rtl_event *ev;
+	uint64_t dropped, n = rtl_trace_events(&ev, &dropped);
+
+	for (uint64_t i = 0; i < n; i++) {
+		rtl_raw_start(RTL_TRACK_EVENT);
+		rtl_raw_u64(ev[i].t_ns);
+		rtl_raw_u32(ev[i].site);
+		rtl_raw_u32(ev[i].write);
+		rtl_raw_u64(ev[i].offset);
+		rtl_raw_u64(ev[i].size);
+		rtl_raw_end();
+	}
+}
+
+static void write_stacks(void)
+{
+	const struct rtl_stack *s;
+
+	for (uint32_t i = 0; (s = rtl_trace_stack(i)); i++) {
+		if (!atomic_load_explicit(&s->ready, memory_order_acquire))
+			continue;
+		rtl_raw_start(RTL_TRACK_STACK);
+		rtl_raw_u32(s->rule);
+		rtl_raw_u32(s->write);
+		rtl_raw_u64(atomic_load_explicit(&s->count, memory_order_relaxed));
+		rtl_raw_u32(s->n);
+		for (int f = 0; f < s->n; f++)
+			rtl_raw_u64(s->ip[f]);
+		rtl_raw_end();
+	}
+}
+
+static void write_limits(int epoch_open)
+{
+	const struct rtl_event *ev;
+	const struct rtl_epoch *e;
+	uint64_t events_dropped, epochs_dropped;
+	uint64_t events = rtl_trace_events(&ev, &events_dropped);
+	struct rtl_maps_state m;
+
+	rtl_epoch_list(&e, &epochs_dropped);
+	rtl_maps_state(&m);
+	rtl_raw_start(RTL_TRACK_LIMITS);
+	rtl_raw_u32(13);
+	kv(RTL_TRACK_LIMIT_MAX_REGIONS, rtl_engine.policy.max_regions);
+	kv(RTL_TRACK_LIMIT_FALLBACK_MAX,
+	   load(&rtl_totals.fallbacks[RTL_FALLBACK_MAX_REGIONS]));
+	kv(RTL_TRACK_LIMIT_FALLBACK_FULL, load(&rtl_totals.fallbacks[RTL_FALLBACK_FULL]));
+	kv(RTL_TRACK_LIMIT_ALIAS_HIT, (uint64_t)m.alias_hit);
+	kv(RTL_TRACK_LIMIT_IN_PLACE_HIT, (uint64_t)m.in_place_hit);
+	kv(RTL_TRACK_LIMIT_BUDGET, m.budget);
+	kv(RTL_TRACK_LIMIT_MAX_MAPS, (uint64_t)m.max_maps);
+	kv(RTL_TRACK_LIMIT_MAPS_AT_START, (uint64_t)m.maps_at_start);
+	kv(RTL_TRACK_LIMIT_SITE_OVERFLOW, load(&rtl_site_overflow));
+	kv(RTL_TRACK_LIMIT_EPOCHS_DROPPED, epochs_dropped);
+	kv(RTL_TRACK_LIMIT_EVENTS, events + events_dropped);
+	kv(RTL_TRACK_LIMIT_STACKS_DROPPED, rtl_trace_stacks_dropped());
+	kv(RTL_TRACK_LIMIT_EPOCH_OPEN, (uint64_t)epoch_open);
+	rtl_raw_end();
+}
+
+/* Write the record to its file and have rtlctl make the report. */
+static void emit(int status, int epoch_open)
+{
+	char report[RTL_POLICY_PATH_MAX + 32], raw[RTL_POLICY_PATH_MAX + 64];
+	const char *owner = getenv("RTL_REPORT_PID");
+
+	if (!rtl_engine.report[0])
+		return;
+	rtl_report_path(rtl_engine.report, program_invocation_short_name,
+	                (long)getpid(), owner ? atol(owner) : 0, report,
+	                sizeof(report));
+	rtl_analyse_raw_path(report, raw, sizeof(raw));
+	rtl_raw_open(open(raw, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+	write_run(status);
+	write_totals();
+	write_rules();
+	rtl_modules_write();
+	write_sites();
+	write_top();
+	write_epochs();
+	write_events();
+	write_stacks();
+	write_limits(epoch_open);
+	if (rtl_raw_close() < 0) {
+		static const char msg[] = "rtl: cannot write the raw record ";
+		write(2, msg, sizeof(msg) - 1);
+		write(2, raw, strlen(raw));
+		write(2, "\n", 1);
+		return;
+	}
+	rtl_analyse(raw, report);
+}
+
+void rtl_track_exit(int status)
+{
+	if (!claim())
+		return;
+	rtl_epoch_final();
+	rtl_modules_refresh();
+	emit(status, 0);
+}
+
+void rtl_track_fatal(int sig)
+{
+	if (!claim())
+		return; /* written already, or being written */
+	/* Closing the last epoch diffs regions under their locks: not here. */
+	emit(-sig, rtl_engine.any_dirty);
+}

@@ -1,0 +1,122 @@
+/* The region map on its own (core/region/rmap.c, linked in from source):
+ * offset -> record, by page and, on shared pages, by granule. Records are
+ * plain structs here; nothing else of the core runs. */
+#include <errno.h>
+
+#include "rmap.h"
+#include "test.h"
+#include "views.h"
+
+#define ARENA ((uint64_t)1 << 30)
+#define PAGE 4096u
+
+static struct rtl_region *rec(struct rtl_region *r, uint64_t lo, uint64_t span)
+{
+	memset(r, 0, sizeof(*r));
+	r->lo = lo;
+	r->span = span;
+	r->size = span;
+	return r;
+}
+
+static void start(void)
+{
+	CHECK_EQ(rtl_rmap_init(ARENA), 0);
+}
+
+TEST(empty_map_has_no_region_anywhere)
+{
+	start();
+	CHECK(rtl_rmap_get(0) == NULL);
+	CHECK(rtl_rmap_get(ARENA - 1) == NULL);
+	CHECK(rtl_rmap_get(ARENA) == NULL); /* past the end: no table there */
+	CHECK_EQ(rtl_rmap_busy(0, ARENA), 0);
+	CHECK_EQ(rtl_rmap_next(0, ARENA), ARENA);
+}
+
+TEST(every_offset_of_a_span_maps_to_its_region_and_none_beside)
+{
+	struct rtl_region r;
+
+	start();
+	/* Three pages and a half, starting mid-page. */
+	CHECK_EQ(rtl_rmap_insert(rec(&r, 10 * PAGE + 1024, 3 * PAGE + 2048)), 0);
+	for (uint64_t off = r.lo; off < r.lo + r.span; off += RTL_GRANULE)
+		CHECK(rtl_rmap_get(off) == &r);
+	CHECK(rtl_rmap_get(r.lo + r.span - 1) == &r);
+	CHECK(rtl_rmap_get(r.lo - 1) == NULL);
+	CHECK(rtl_rmap_get(r.lo + r.span) == NULL);
+}
+
+TEST(regions_sharing_a_page_are_told_apart_by_granule)
+{
+	struct rtl_region a, b;
+
+	start();
+	CHECK_EQ(rtl_rmap_insert(rec(&a, 5 * PAGE, 64)), 0);
+	CHECK_EQ(rtl_rmap_insert(rec(&b, 5 * PAGE + 128, 192)), 0);
+	CHECK(rtl_rmap_get(5 * PAGE + 63) == &a);
+	CHECK(rtl_rmap_get(5 * PAGE + 64) == NULL); /* the gap between them */
+	CHECK(rtl_rmap_get(5 * PAGE + 128) == &b);
+	CHECK(rtl_rmap_get(5 * PAGE + 319) == &b);
+	CHECK(rtl_rmap_get(5 * PAGE + 320) == NULL);
+}
+
+TEST(remove_unmaps_its_region_only)
+{
+	struct rtl_region a, b, big;
+
+	start();
+	CHECK_EQ(rtl_rmap_insert(rec(&a, 7 * PAGE, 64)), 0);
+	CHECK_EQ(rtl_rmap_insert(rec(&b, 7 * PAGE + 64, 64)), 0);
+	CHECK_EQ(rtl_rmap_insert(rec(&big, 8 * PAGE, 2 * PAGE)), 0);
+	rtl_rmap_remove(&a);
+	CHECK(rtl_rmap_get(7 * PAGE) == NULL);
+	CHECK(rtl_rmap_get(7 * PAGE + 64) == &b);
+	rtl_rmap_remove(&big);
+	CHECK(rtl_rmap_get(8 * PAGE) == NULL);
+	CHECK(rtl_rmap_get(9 * PAGE + 100) == NULL);
+	CHECK(rtl_rmap_get(7 * PAGE + 64) == &b);
+}
+
+TEST(busy_is_true_exactly_when_a_range_overlaps_a_span)
+{
+	struct rtl_region a;
+
+	start();
+	CHECK_EQ(rtl_rmap_insert(rec(&a, 3 * PAGE + 256, 128)), 0);
+	CHECK_EQ(rtl_rmap_busy(3 * PAGE, 256), 0); /* ends where it starts */
+	CHECK_EQ(rtl_rmap_busy(3 * PAGE, 257), 1);
+	CHECK_EQ(rtl_rmap_busy(3 * PAGE + 300, 1), 1);  /* inside */
+	CHECK_EQ(rtl_rmap_busy(3 * PAGE + 384, 64), 0); /* just past it */
+	CHECK_EQ(rtl_rmap_busy(0, ARENA), 1);
+}
+
+TEST(next_finds_the_first_mapped_offset_across_empty_leaves)
+{
+	struct rtl_region a, b;
+	/* A leaf covers 4096 pages: b lies three leaves further on. */
+	uint64_t far = 3 * 4096 * (uint64_t)PAGE + 5 * PAGE + 192;
+
+	start();
+	CHECK_EQ(rtl_rmap_insert(rec(&a, PAGE + 128, 64)), 0);
+	CHECK_EQ(rtl_rmap_insert(rec(&b, far, 64)), 0);
+	CHECK_EQ(rtl_rmap_next(0, ARENA), PAGE + 128);
+	CHECK_EQ(rtl_rmap_next(PAGE + 129, ARENA), PAGE + 129); /* inside a */
+	CHECK_EQ(rtl_rmap_next(PAGE + 192, ARENA), far);
+	CHECK_EQ(rtl_rmap_next(PAGE + 192, far), far); /* none before the end */
+	CHECK_EQ(rtl_rmap_next(far + 64, ARENA), ARENA);
+}
+
+TEST(a_freed_page_can_be_mapped_again)
+{
+	struct rtl_region a, b;
+
+	start();
+	CHECK_EQ(rtl_rmap_insert(rec(&a, 4 * PAGE, 64)), 0);
+	rtl_rmap_remove(&a);
+	CHECK_EQ(rtl_rmap_busy(4 * PAGE, PAGE), 0);
+	CHECK_EQ(rtl_rmap_insert(rec(&b, 4 * PAGE + 64, 64)), 0);
+	CHECK(rtl_rmap_get(4 * PAGE) == NULL);
+	CHECK(rtl_rmap_get(4 * PAGE + 64) == &b);
+}

@@ -1,0 +1,36 @@
+/* Naming instruction addresses of a run after it ended, from its module
+ * map (symbols.c): the one place rtlctl symbolises, so that a better
+ * reader (libdw, with inlines and source lines) replaces one function. */
+#ifndef RTLCTL_SYMBOLS_H
+#define RTLCTL_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One loaded object of the run: its text spans [lo, hi); an address a in
+ * it is a - bias in its file. */
+struct rtl_module {
+	uint64_t bias, lo, hi;
+	char *path; /* its file, as the program had it */
+	char *name; /* what to show: the file's base name, the program's own */
+	void *syms; /* its symbol table, read on first use */
+};
+
+struct rtl_modules {
+	struct rtl_module *m;
+	size_t n, cap;
+};
+
+/* Add a module (copies the strings). -1 if out of memory. */
+int rtl_modules_add(struct rtl_modules *mods, uint64_t bias, uint64_t lo,
+                    uint64_t hi, const char *path, const char *name);
+void rtl_modules_free(struct rtl_modules *mods);
+
+/* "module!function" (with_offset: "module!function+0xOFF"), or
+ * "module!+0xOFF" when no symbol covers the address, for a return
+ * address ip (the call is at ip - 1). The symbol tables of the module's
+ * file (.symtab, else .dynsym) decide, as the program had them loaded. */
+void rtl_symbolise(struct rtl_modules *mods, uint64_t ip, int with_offset,
+                   char *out, size_t len);
+
+#endif

@@ -11,14 +11,22 @@ void st_sweep_strcpy(struct st_report *r);
 void st_sweep_memcpy(struct st_report *r);
 void st_sweep_strcmp(struct st_report *r);
 void st_sweep_memcmp(struct st_report *r);
-#define SHAPE(n) void st_shape_##n(struct st_report *r);
-SHAPE(offset_gp)
-SHAPE(offset_sse2) SHAPE(offset_avx2)
-        SHAPE(dstdiff_gp) SHAPE(dstdiff_sse2) SHAPE(dstdiff_avx2)
-                SHAPE(diffptr_gp) SHAPE(diffptr_sse2) SHAPE(diffptr_avx2)
-                        SHAPE(srcdiff_gp) SHAPE(srcdiff_sse2) SHAPE(srcdiff_avx2)
-                                SHAPE(scaled_1) SHAPE(scaled_2) SHAPE(scaled_4) SHAPE(scaled_8)
-#undef SHAPE
+void st_shape_offset_gp(struct st_report *r);
+void st_shape_offset_sse2(struct st_report *r);
+void st_shape_offset_avx2(struct st_report *r);
+void st_shape_dstdiff_gp(struct st_report *r);
+void st_shape_dstdiff_sse2(struct st_report *r);
+void st_shape_dstdiff_avx2(struct st_report *r);
+void st_shape_diffptr_gp(struct st_report *r);
+void st_shape_diffptr_sse2(struct st_report *r);
+void st_shape_diffptr_avx2(struct st_report *r);
+void st_shape_srcdiff_gp(struct st_report *r);
+void st_shape_srcdiff_sse2(struct st_report *r);
+void st_shape_srcdiff_avx2(struct st_report *r);
+void st_shape_scaled_1(struct st_report *r);
+void st_shape_scaled_2(struct st_report *r);
+void st_shape_scaled_4(struct st_report *r);
+void st_shape_scaled_8(struct st_report *r);
 
 #define SWEEP(fn, what)                                 \
 	{                                               \
@@ -29,28 +37,28 @@ SHAPE(offset_sse2) SHAPE(offset_avx2)
 		"shape/" #n, what, avail, st_shape_##n \
 	}
 
-                                        const struct st_check st_checks[] = {
-	                                        SWEEP(strcpy, "glibc's strcpy between regions that revoke each other"),
-	                                        SWEEP(memcpy, "glibc's memcpy (below rep movsb) between regions that revoke each other"),
-	                                        SWEEP(strcmp, "glibc's strcmp between regions that revoke each other"),
-	                                        SWEEP(memcmp, "glibc's memcmp between regions that revoke each other"),
-	                                        SHAPE(offset_gp, NULL, "aligned source + running offset, biased destination (GP)"),
-	                                        SHAPE(offset_sse2, NULL, "aligned source + running offset, biased destination (SSE2)"),
-	                                        SHAPE(offset_avx2, st_have_avx2, "aligned source + running offset, biased destination (VEX)"),
-	                                        SHAPE(dstdiff_gp, NULL, "destination + (source - destination) (GP)"),
-	                                        SHAPE(dstdiff_sse2, NULL, "destination + (source - destination) (SSE2)"),
-	                                        SHAPE(dstdiff_avx2, st_have_avx2, "destination + (source - destination) (VEX)"),
-	                                        SHAPE(diffptr_gp, NULL, "difference as base, pointer as index (GP)"),
-	                                        SHAPE(diffptr_sse2, NULL, "difference as base, pointer as index (SSE2)"),
-	                                        SHAPE(diffptr_avx2, st_have_avx2, "difference as base, pointer as index (VEX)"),
-	                                        SHAPE(srcdiff_gp, NULL, "store through source + (destination - source) (GP)"),
-	                                        SHAPE(srcdiff_sse2, NULL, "store through source + (destination - source) (SSE2)"),
-	                                        SHAPE(srcdiff_avx2, st_have_avx2, "store through source + (destination - source) (VEX)"),
-	                                        SHAPE(scaled_1, NULL, "element index, scale 1, beside two bases"),
-	                                        SHAPE(scaled_2, NULL, "element index, scale 2, beside two bases"),
-	                                        SHAPE(scaled_4, NULL, "element index, scale 4, beside two bases"),
-	                                        SHAPE(scaled_8, NULL, "element index, scale 8, beside two bases"),
-                                        };
+const struct st_check st_checks[] = {
+	SWEEP(strcpy, "glibc's strcpy between regions that revoke each other"),
+	SWEEP(memcpy, "glibc's memcpy (below rep movsb) between regions that revoke each other"),
+	SWEEP(strcmp, "glibc's strcmp between regions that revoke each other"),
+	SWEEP(memcmp, "glibc's memcmp between regions that revoke each other"),
+	SHAPE(offset_gp, NULL, "aligned source + running offset, biased destination (GP)"),
+	SHAPE(offset_sse2, NULL, "aligned source + running offset, biased destination (SSE2)"),
+	SHAPE(offset_avx2, st_have_avx2, "aligned source + running offset, biased destination (VEX)"),
+	SHAPE(dstdiff_gp, NULL, "destination + (source - destination) (GP)"),
+	SHAPE(dstdiff_sse2, NULL, "destination + (source - destination) (SSE2)"),
+	SHAPE(dstdiff_avx2, st_have_avx2, "destination + (source - destination) (VEX)"),
+	SHAPE(diffptr_gp, NULL, "difference as base, pointer as index (GP)"),
+	SHAPE(diffptr_sse2, NULL, "difference as base, pointer as index (SSE2)"),
+	SHAPE(diffptr_avx2, st_have_avx2, "difference as base, pointer as index (VEX)"),
+	SHAPE(srcdiff_gp, NULL, "store through source + (destination - source) (GP)"),
+	SHAPE(srcdiff_sse2, NULL, "store through source + (destination - source) (SSE2)"),
+	SHAPE(srcdiff_avx2, st_have_avx2, "store through source + (destination - source) (VEX)"),
+	SHAPE(scaled_1, NULL, "element index, scale 1, beside two bases"),
+	SHAPE(scaled_2, NULL, "element index, scale 2, beside two bases"),
+	SHAPE(scaled_4, NULL, "element index, scale 4, beside two bases"),
+	SHAPE(scaled_8, NULL, "element index, scale 8, beside two bases"),
+};
 int st_full;
 
 const struct st_check *st_find(const char *name)

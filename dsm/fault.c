@@ -319,6 +319,7 @@ void *fetch_main(void *arg)
 	uint32_t seen = 0;
 
 	(void)arg;
+	net_thread_start();
 	for (;;) {
 		while (atomic_load(&req_seq) == seen && !atomic_load(&stopping))
 			futex_wait(&req_seq, seen);

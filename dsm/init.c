@@ -115,6 +115,7 @@ int dsm_init(int *argc, char ***argv)
 	dsm.poll_max_ns =
 		(long)(env_num("DSM_POLL_MAX_US", 500, 1, 100000) * 1000);
 	dsm.inject = getenv("DSM_INJECT");
+	db_init(getenv("DSM_DOORBELL"));
 	/* rtl after MPI: its SIGSEGV handler passes foreign faults on to
 	 * whatever MPI left; the page heap's handler (vm.c) goes on top. */
 	if (rtl_ext_init() < 0)
@@ -144,6 +145,7 @@ int dsm_finish(void)
 	pthread_join(dsm.service, NULL);
 	fetch_stop();
 	pthread_join(dsm.fetcher, NULL);
+	db_fini();
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();
 	return 0;

@@ -89,9 +89,10 @@ void *service_main(void *arg)
 	struct rbuf r;
 
 	(void)arg;
+	net_thread_start();
 	for (;;) {
 		if (!net_poll(&m)) {
-			net_backoff(&spins);
+			net_wait(DB_SERVICE, &spins);
 			continue;
 		}
 		spins = 0;

@@ -63,15 +63,32 @@ void r_fail(struct rbuf *r, const char *why);
  * a message naming the sender and what was wrong. */
 void r_end(struct rbuf *r, const struct msg *m, const char *what);
 
-/* ---- net.c: MPI with polling, timeouts, counters ---- */
+/* The threads of a rank that receive messages, each with its doorbell. */
+enum { DB_SERVICE, DB_APP, DB_FETCH, DB_THREADS };
+
+/* ---- net.c: MPI with waiting, timeouts, counters ---- */
+/* Send, and ring the doorbell of the thread that receives tag at dest. */
 void net_send(int dest, MPI_Comm c, int tag, struct wbuf *w, const char *what);
-/* Wait for one message from src (MPI_ANY_SOURCE allowed) with tag, polling
- * with back-off; a silence longer than dsm.timeout ends the run. */
+/* Wait for one message from src (MPI_ANY_SOURCE allowed) with tag; a
+ * silence longer than dsm.timeout ends the run. */
 void net_recv(MPI_Comm c, int src, int tag, struct msg *m, const char *what);
 /* One look for any request on dsm.req: 1 and m filled if there was one. */
 int net_poll(struct msg *m);
-/* Sleep a little longer each time nothing happened (*spins counts calls). */
-void net_backoff(unsigned *spins);
+/* Nothing arrived for thread (DB_*): spin, then sleep a little longer each
+ * time, then block on the doorbell (*spins counts calls; a ring resets it). */
+void net_wait(int thread, unsigned *spins);
+/* A DSM thread of our own: precise short sleeps (1 us timer slack). */
+void net_thread_start(void);
 double net_now(void);
+
+/* ---- doorbell.c ---- */
+/* Collective, in dsm_init: sockets, addresses, a check that every doorbell
+ * rings; off (polling) if setting is "0" or a check fails. */
+void db_init(const char *setting);
+void db_fini(void);
+int db_enabled(void);
+void db_ring(int rank, int thread);
+/* Block until thread's doorbell rings (1) or timeout_ns passes (0). */
+int db_wait(int thread, long timeout_ns);
 
 #endif

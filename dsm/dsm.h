@@ -39,7 +39,8 @@ void *dsm_malloc(size_t size);
  * Zero-filled. Collective. NULL with errno set on failure. */
 void *dsm_region_alloc(size_t size, void *bptr);
 
-/* Locks 0 .. DSM_MAX_LOCKS-1; lock l is managed by rank l % nprocs. */
+/* Locks 0 .. DSM_MAX_LOCKS-1; lock l is managed by rank l % nprocs. An
+ * acquire waits as long as the holder lives (heartbeats; DSM_TIMEOUT). */
 #define DSM_MAX_LOCKS 1024
 int dsm_lock_acquire(int lock);
 int dsm_lock_release(int lock);
@@ -65,6 +66,13 @@ struct dsm_stats {
 	uint64_t barriers;
 	uint64_t intervals; /* own intervals with write notices */
 	uint64_t notices;   /* write notices received */
+	uint64_t miss_ns;   /* time in access misses, trap to resume */
+	uint64_t gc_runs;   /* garbage collections (at barriers) */
+	uint64_t gc_freed;  /* bytes of consistency information they freed */
+	/* Not reset by dsm_stats_reset: */
+	uint64_t cons_bytes; /* intervals, notices, diffs held now (bytes) */
+	uint64_t cons_peak;  /* ... at most, since dsm_init */
+	uint64_t snap_bytes; /* copies held for ranks that discarded units */
 };
 
 /* This rank's counters. Any thread. */

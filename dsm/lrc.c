@@ -11,11 +11,27 @@
 void lrc_init(void)
 {
 	dsm.vt = calloc((size_t)dsm.nprocs, sizeof(*dsm.vt));
-	dsm.mgr_vt = calloc((size_t)dsm.nprocs, sizeof(*dsm.mgr_vt));
 	dsm.procs = calloc((size_t)dsm.nprocs, sizeof(*dsm.procs));
-	dsm.arrivals = calloc((size_t)dsm.nprocs, sizeof(*dsm.arrivals));
-	if (!dsm.vt || !dsm.mgr_vt || !dsm.procs || !dsm.arrivals)
+	if (!dsm.vt || !dsm.procs)
 		dsm_die("out of memory at start");
+}
+
+void lrc_account(int64_t bytes)
+{
+	dsm.cons_bytes += (uint64_t)bytes;
+	if (dsm.cons_bytes > dsm.cons_peak)
+		dsm.cons_peak = dsm.cons_bytes;
+}
+
+struct interval *lrc_interval(uint32_t proc, uint32_t idx)
+{
+	struct proc *pr = &dsm.procs[proc];
+
+	if (idx <= pr->base || idx > pr->base + pr->n)
+		dsm_die("protocol error: interval %u of rank %u is not here "
+			"(collected up to %u)",
+			idx, proc, pr->base);
+	return &pr->iv[idx - pr->base - 1];
 }
 
 uint64_t lrc_hash(const void *p, size_t n)
@@ -54,6 +70,7 @@ static struct notice *add_notice(struct unit *u, uint32_t proc, uint32_t idx,
 			dsm_die("out of memory for write notices");
 	}
 	n = &u->nt[u->nnt++];
+	lrc_account((int64_t)sizeof(*n));
 	n->proc = proc;
 	n->idx = idx;
 	n->diff = NULL;
@@ -79,6 +96,7 @@ static struct interval *add_interval(uint32_t p, const uint32_t *vt, uint32_t n,
 	if (!iv->vt || !iv->units)
 		dsm_die("out of memory for intervals");
 	memcpy(iv->vt, vt, (size_t)dsm.nprocs * sizeof(*vt));
+	lrc_account((int64_t)(sizeof(*iv) + (size_t)dsm.nprocs * 4 + n * 4));
 	if (n)
 		memcpy(iv->units, units, n * sizeof(*units));
 	iv->n = n;
@@ -143,6 +161,7 @@ struct diff *lrc_own_diff(struct unit *u, int async)
 	}
 	d->len = (uint32_t)got;
 	nt->diff = d;
+	lrc_account((int64_t)(sizeof(*d) + d->len));
 	u->mech->twin_drop(u);
 	u->twinned = 0;
 	u->own_pending = 0;
@@ -205,7 +224,7 @@ void lrc_put_intervals(struct wbuf *w, const uint32_t *known)
 	w_u32(w, count);
 	for (int p = 0; p < dsm.nprocs; p++)
 		for (uint32_t i = known[p] + 1; i <= dsm.vt[p]; i++) {
-			struct interval *iv = &dsm.procs[p].iv[i - 1];
+			struct interval *iv = lrc_interval((uint32_t)p, i);
 			w_u32(w, (uint32_t)p);
 			w_u32(w, i);
 			w_vt(w, iv->vt);

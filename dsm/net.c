@@ -68,21 +68,10 @@ void net_wait(int thread, unsigned *spins)
 		*spins = 0;
 }
 
-static void peer_silent(const char *what, int peer)
-{
-	if (peer == MPI_ANY_SOURCE)
-		dsm_die("no %s from any rank after %.0f s: a rank died or is "
-			"stuck (DSM_TIMEOUT)",
-			what, dsm.timeout);
-	dsm_die("no %s from rank %d after %.0f s: the rank died or is stuck "
-		"(DSM_TIMEOUT)",
-		what, peer, dsm.timeout);
-}
-
 /* The thread that receives messages with tag. */
 static int receiver(int tag)
 {
-	if (tag == T_DIFF_REP)
+	if (tag == T_DIFF_REP || tag == T_COPY_REP)
 		return DB_FETCH;
 	if (tag == T_GRANT || tag == T_DEPART)
 		return DB_APP;
@@ -92,8 +81,8 @@ static int receiver(int tag)
 void net_send(int dest, MPI_Comm c, int tag, struct wbuf *w, const char *what)
 {
 	MPI_Request rq;
+	struct alive_wait aw = {0};
 	unsigned spins = 0;
-	double t0 = net_now();
 	int done = 0;
 
 	if (w->n > INT_MAX)
@@ -114,8 +103,8 @@ void net_send(int dest, MPI_Comm c, int tag, struct wbuf *w, const char *what)
 			__builtin_ia32_pause();
 			continue;
 		}
-		if ((spins & 15) == 0 && net_now() - t0 > dsm.timeout)
-			peer_silent(what, dest);
+		if ((spins & 15) == 0)
+			alive_check(dest, what, &aw);
 		/* A large message moves in fragments that need this side's
 		 * progress: keep coming back soon. A small one waits for the
 		 * receiver's buffer. */
@@ -135,14 +124,15 @@ static void take(MPI_Message *mm, MPI_Status *st, struct msg *m)
 	m->src = st->MPI_SOURCE;
 	m->tag = st->MPI_TAG;
 	m->len = (size_t)count;
+	alive_heard(m->src);
 }
 
 void net_recv(MPI_Comm c, int src, int tag, struct msg *m, const char *what)
 {
 	MPI_Message mm;
 	MPI_Status st;
+	struct alive_wait aw = {0};
 	unsigned spins = 0;
-	double t0 = net_now();
 	int flag;
 
 	for (;;) {
@@ -151,8 +141,9 @@ void net_recv(MPI_Comm c, int src, int tag, struct msg *m, const char *what)
 		if (flag)
 			break;
 		net_wait(receiver(tag), &spins);
-		if (spins > SPINS && net_now() - t0 > dsm.timeout)
-			peer_silent(what, src);
+		if (spins > SPINS)
+			alive_check(src == MPI_ANY_SOURCE ? -1 : src, what,
+				    &aw);
 	}
 	take(&mm, &st, m);
 }

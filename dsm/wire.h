@@ -18,9 +18,13 @@ enum {
 	T_DIFF_REQ,
 	T_LOCK_REQ,
 	T_ARRIVE,
+	T_COPY_REQ,
+	T_PING,
+	T_PONG,
 	T_DIFF_REP = 10,
 	T_GRANT,
 	T_DEPART,
+	T_COPY_REP,
 };
 
 struct wbuf {
@@ -80,6 +84,21 @@ void net_wait(int thread, unsigned *spins);
 /* A DSM thread of our own: precise short sleeps (1 us timer slack). */
 void net_thread_start(void);
 double net_now(void);
+
+/* ---- alive.c ---- */
+struct alive_wait {
+	int64_t since; /* when the wait began (ns) */
+	int noted;     /* the "still waiting" line was printed */
+};
+void alive_init(void);
+/* A message from rank came in. */
+void alive_heard(int rank);
+void alive_on_ping(struct rbuf *r, const struct msg *m);
+void alive_on_pong(struct rbuf *r, const struct msg *m);
+/* A thread waiting for what from peer (-1: any rank), between two looks:
+ * pings the quiet ones, ends the run if one stayed silent past DSM_TIMEOUT,
+ * says once that it still waits for a live one. */
+void alive_check(int peer, const char *what, struct alive_wait *aw);
 
 /* ---- doorbell.c ---- */
 /* Collective, in dsm_init: sockets, addresses, a check that every doorbell

@@ -172,6 +172,19 @@ diffreq() {
   done
 }
 
+@test "TSP: branch and bound under two locks finds the sequential optimum (10 to 14 cities)" {
+  for np in 2 3; do
+    for m in vm rt; do
+      for n in 10 14; do
+        mpi $np "$b/dsm-tsp" -m $m -n $n -s 4
+        assert_success
+        assert_line --regexp "^tsp $m on $np: .* result OK"
+        assert_output --regexp '"remote_acquires":[1-9]'
+      done
+    done
+  done
+}
+
 @test "garbage collection at every barrier: protocol scenarios still hold" {
   for m in vm rt; do
     mpi 3 -x DSM_GC_BYTES=0 "$b/tests/dsm-proto" discard $m
@@ -188,7 +201,7 @@ diffreq() {
 @test "garbage collection at every barrier: applications equal the sequential run" {
   for m in vm rt; do
     for app in "sor -r 24 -c 256 -i 4" "lu -n 96 -b 16" "floyd -n 40" \
-      "is -k 4096 -b 256 -i 3"; do
+      "is -k 4096 -b 256 -i 3" "tsp -n 13"; do
       set -- $app
       name=$1
       shift

@@ -140,7 +140,7 @@ static int take_arrivals(void)
 					? " of other sizes or kinds"
 					: "");
 		gc |= flags & 1;
-		lrc_incorporate(&r, m, "barrier arrival",
+		lrc_incorporate(&r, m, "barrier arrival", dsm.bar_vt,
 				dsm.child_vt + (size_t)i * dsm.nprocs);
 		free(m->buf);
 		m->buf = NULL;
@@ -168,6 +168,8 @@ static int arrive(int gc)
 	w_u32(&w, (uint32_t)gc);
 	lrc_put_intervals(&w, dsm.bar_vt);
 	pthread_mutex_unlock(&dsm.lock);
+	STAT(barrier_messages, 1);
+	STAT(barrier_bytes, w.n);
 	net_send(parent, dsm.req, T_ARRIVE, &w, "barrier arrival");
 	w_free(&w);
 	net_recv(dsm.rep, parent, T_DEPART, &m, "barrier departure");
@@ -176,7 +178,8 @@ static int arrive(int gc)
 		r_fail(&r, "departure from another barrier");
 	flags = r_u32(&r);
 	pthread_mutex_lock(&dsm.lock);
-	lrc_incorporate(&r, &m, "barrier departure", NULL);
+	/* The parent wrote for what our arrival said we know. */
+	lrc_incorporate(&r, &m, "barrier departure", dsm.vt, NULL);
 	free(m.buf);
 	return flags & 1;
 }
@@ -197,6 +200,8 @@ static void depart(int gc)
 	memcpy(dsm.bar_vt, dsm.vt, (size_t)dsm.nprocs * sizeof(*dsm.vt));
 	pthread_mutex_unlock(&dsm.lock);
 	for (int i = 0; i < n; i++) {
+		STAT(barrier_messages, 1);
+		STAT(barrier_bytes, out[i].n);
 		net_send(first_child(dsm.rank) + i, dsm.rep, T_DEPART, &out[i],
 			 "barrier departure");
 		w_free(&out[i]);

@@ -69,6 +69,8 @@ struct dsm_stats {
 	uint64_t miss_ns;   /* time in access misses, trap to resume */
 	uint64_t gc_runs;   /* garbage collections (at barriers) */
 	uint64_t gc_freed;  /* bytes of consistency information they freed */
+	uint64_t barrier_messages; /* of messages: barrier arrivals, departures */
+	uint64_t barrier_bytes;	   /* ... their bytes */
 	/* Not reset by dsm_stats_reset: */
 	uint64_t cons_bytes; /* intervals, notices, diffs held now (bytes) */
 	uint64_t cons_peak;  /* ... at most, since dsm_init */

@@ -195,6 +195,8 @@ void dsm_stats(struct dsm_stats *out)
 	LOAD(miss_ns);
 	LOAD(gc_runs);
 	LOAD(gc_freed);
+	LOAD(barrier_messages);
+	LOAD(barrier_bytes);
 	out->stale_traps = rtl_stale() - dsm.stale_base;
 	/* Plain reads of words the application thread updates: a snapshot
 	 * that may lag, good enough for counters. */

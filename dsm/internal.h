@@ -96,7 +96,8 @@ struct stat_ctr {
 	_Atomic uint64_t traps, read_misses, write_misses, write_traps,
 		messages, bytes, diff_requests, diffs_created, diffs_applied,
 		diff_bytes, acquires, remote_acquires, barriers, intervals,
-		notices, miss_ns, gc_runs, gc_freed;
+		notices, miss_ns, gc_runs, gc_freed, barrier_messages,
+		barrier_bytes;
 };
 
 /* What the application thread is doing (told to peers that ping us). */
@@ -186,7 +187,7 @@ struct rbuf;
 void lrc_put_intervals(struct wbuf *w, const uint32_t *known);
 struct msg;
 void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
-		     uint32_t *out_vt);
+		     const uint32_t *known, uint32_t *out_vt);
 uint64_t lrc_hash(const void *p, size_t n);
 
 /* ---- fault.c ---- */

@@ -149,7 +149,8 @@ int dsm_lock_acquire(int lock)
 	if (r_u32(&r) != l)
 		r_fail(&r, "grant for another lock");
 	pthread_mutex_lock(&dsm.lock);
-	lrc_incorporate(&r, &m, "lock grant", NULL);
+	/* Written for the vector time of our request, which is still ours. */
+	lrc_incorporate(&r, &m, "lock grant", dsm.vt, NULL);
 	L->token = 1;
 	L->held = 1;
 	pthread_mutex_unlock(&dsm.lock);

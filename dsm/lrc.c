@@ -212,12 +212,13 @@ void lrc_check_contract(void)
 }
 
 /* Every interval we know that a rank knowing `known` does not: our vector
- * time, the count, then each as proc, idx, vt, n, units. */
+ * time, the count, then each as proc, idx, vt, n, units; vector times as
+ * their differences from `known` (the reader passes it to incorporate). */
 void lrc_put_intervals(struct wbuf *w, const uint32_t *known)
 {
 	uint32_t count = 0;
 
-	w_vt(w, dsm.vt);
+	w_vt_delta(w, dsm.vt, known);
 	for (int p = 0; p < dsm.nprocs; p++)
 		if (dsm.vt[p] > known[p])
 			count += dsm.vt[p] - known[p];
@@ -227,7 +228,7 @@ void lrc_put_intervals(struct wbuf *w, const uint32_t *known)
 			struct interval *iv = lrc_interval((uint32_t)p, i);
 			w_u32(w, (uint32_t)p);
 			w_u32(w, i);
-			w_vt(w, iv->vt);
+			w_vt_delta(w, iv->vt, known);
 			w_u32(w, iv->n);
 			for (uint32_t k = 0; k < iv->n; k++)
 				w_u32(w, iv->units[k]);
@@ -255,7 +256,8 @@ static void invalidate(struct unit *u)
 
 struct parsed {
 	uint32_t p, idx, n;
-	const uint8_t *vt, *units; /* raw little-endian words in the message */
+	uint32_t *vt;		/* decoded */
+	const uint8_t *units; /* raw little-endian words in the message */
 };
 
 static uint32_t le32(const uint8_t *b)
@@ -264,29 +266,33 @@ static uint32_t le32(const uint8_t *b)
 	       (uint32_t)b[3] << 24;
 }
 
-/* Read what lrc_put_intervals wrote, check all of it, then take in the
- * intervals we did not know: records, notices, invalidations. The sender's
- * vector time goes to out_vt (may be NULL). Ends the message (r_end). */
+/* Read what lrc_put_intervals wrote for a rank that told the sender it
+ * knows `known`, check all of it, then take in the intervals we did not
+ * know: records, notices, invalidations. The sender's vector time goes to
+ * out_vt (may be NULL). Ends the message (r_end). */
 void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
-		     uint32_t *out_vt)
+		     const uint32_t *known, uint32_t *out_vt)
 {
 	size_t vtb = (size_t)dsm.nprocs * 4;
-	uint32_t *vt = malloc(vtb), *tmp = malloc(vtb), *next = malloc(vtb);
-	uint32_t count;
+	uint32_t *vt = malloc(vtb), *base = malloc(vtb), *next = malloc(vtb);
+	uint32_t count, *vts;
 	struct parsed *iv;
 
-	if (!vt || !tmp || !next)
+	if (!vt || !base || !next)
 		dsm_die("out of memory");
-	r_vt(r, vt);
-	count = r_count(r, 12 + vtb);
+	memcpy(base, known, vtb);
+	r_vt_delta(r, vt, base);
+	count = r_count(r, 16);
 	iv = calloc(count ? count : 1, sizeof(*iv));
-	if (!iv)
+	vts = malloc((count ? count : 1) * vtb);
+	if (!iv || !vts)
 		dsm_die("out of memory");
 	memcpy(next, dsm.vt, vtb);
 	for (uint32_t i = 0; i < count && !r->err; i++) {
 		iv[i].p = r_rank(r);
 		iv[i].idx = r_u32(r);
-		iv[i].vt = r_bytes(r, vtb);
+		iv[i].vt = vts + (size_t)i * dsm.nprocs;
+		r_vt_delta(r, iv[i].vt, base);
 		iv[i].n = r_count(r, 4);
 		iv[i].units = r_bytes(r, (size_t)iv[i].n * 4);
 		if (r->err)
@@ -297,7 +303,7 @@ void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
 					  "allocations "
 					  "made in the same order on every "
 					  "rank?)");
-		if (le32(iv[i].vt + 4 * iv[i].p) != iv[i].idx || iv[i].idx == 0)
+		if (iv[i].vt[iv[i].p] != iv[i].idx || iv[i].idx == 0)
 			r_fail(r,
 			       "interval whose vector time does not name it");
 		else if (iv[i].p == (uint32_t)dsm.rank &&
@@ -322,11 +328,9 @@ void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
 		uint32_t *units = malloc((q->n ? q->n : 1) * 4);
 		if (!units)
 			dsm_die("out of memory");
-		for (int k = 0; k < dsm.nprocs; k++)
-			tmp[k] = le32(q->vt + 4 * k);
 		for (uint32_t k = 0; k < q->n; k++)
 			units[k] = le32(q->units + 4 * k);
-		rec = add_interval(q->p, tmp, q->n, units);
+		rec = add_interval(q->p, q->vt, q->n, units);
 		free(units);
 		dsm.vt[q->p] = q->idx;
 		for (uint32_t k = 0; k < rec->n; k++) {
@@ -339,7 +343,8 @@ void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
 	if (out_vt)
 		memcpy(out_vt, vt, vtb);
 	free(iv);
+	free(vts);
 	free(vt);
-	free(tmp);
+	free(base);
 	free(next);
 }

@@ -49,6 +49,10 @@ void w_u32(struct wbuf *w, uint32_t v);
 void w_u64(struct wbuf *w, uint64_t v);
 void w_bytes(struct wbuf *w, const void *p, size_t n);
 void w_vt(struct wbuf *w, const uint32_t *vt);
+/* A vector time as its entries that differ from base (which the reader
+ * knows): between barriers most intervals differ from the last barrier's
+ * vector time in one entry, so an interval costs O(1) words, not O(nprocs). */
+void w_vt_delta(struct wbuf *w, const uint32_t *vt, const uint32_t *base);
 void w_free(struct wbuf *w);
 
 /* Start reading m: checks the header (magic, kind = tag, sender = source). */
@@ -62,6 +66,7 @@ uint32_t r_count(struct rbuf *r, size_t item);
 uint32_t r_rank(struct rbuf *r);
 uint32_t r_unit(struct rbuf *r);
 void r_vt(struct rbuf *r, uint32_t *vt);
+void r_vt_delta(struct rbuf *r, uint32_t *vt, const uint32_t *base);
 void r_fail(struct rbuf *r, const char *why);
 /* The message must be fully consumed and error-free, else the run ends with
  * a message naming the sender and what was wrong. */

@@ -71,6 +71,7 @@ struct dsm_stats {
 	uint64_t gc_freed;  /* bytes of consistency information they freed */
 	uint64_t barrier_messages; /* of messages: barrier arrivals, departures */
 	uint64_t barrier_bytes;	   /* ... their bytes */
+	uint64_t twin_bytes;	   /* copied into twins at write traps */
 	/* Not reset by dsm_stats_reset: */
 	uint64_t cons_bytes; /* intervals, notices, diffs held now (bytes) */
 	uint64_t cons_peak;  /* ... at most, since dsm_init */

@@ -103,6 +103,7 @@ void dsm_fault(struct unit *u, int write)
 	if (!u->twinned) {
 		u->mech->twin_take(u);
 		u->twinned = 1;
+		STAT(twin_bytes, u->size);
 		if (prot != DSM_NONE)
 			STAT(write_traps, 1);
 		if (!u->in_dirty) {

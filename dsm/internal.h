@@ -97,7 +97,7 @@ struct stat_ctr {
 		messages, bytes, diff_requests, diffs_created, diffs_applied,
 		diff_bytes, acquires, remote_acquires, barriers, intervals,
 		notices, miss_ns, gc_runs, gc_freed, barrier_messages,
-		barrier_bytes;
+		barrier_bytes, twin_bytes;
 };
 
 /* What the application thread is doing (told to peers that ping us). */

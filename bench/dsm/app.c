@@ -131,14 +131,14 @@ void app_finish(const char *name, int ok, double seq_time, const char *params)
 			       "\"remote_acquires\":%llu,\"barriers\":%llu,"
 			       "\"miss_ns\":%llu,\"gc_runs\":%llu,"
 			       "\"gc_freed\":%llu,\"cons_peak\":%llu,"
-			       "\"snap_bytes\":%llu}",
+			       "\"snap_bytes\":%llu,\"twin_bytes\":%llu}",
 			       r ? "," : "", F(traps), F(read_misses),
 			       F(write_misses), F(write_traps), F(stale_traps),
 			       F(messages), F(bytes), F(diff_requests),
 			       F(diffs_created), F(diffs_applied),
 			       F(diff_bytes), F(acquires), F(remote_acquires),
 			       F(barriers), F(miss_ns), F(gc_runs), F(gc_freed),
-			       F(cons_peak), F(snap_bytes));
+			       F(cons_peak), F(snap_bytes), F(twin_bytes));
 		}
 		printf("]}\n");
 	}

@@ -39,6 +39,16 @@ void *dsm_malloc(size_t size);
  * Zero-filled. Collective. NULL with errno set on failure. */
 void *dsm_region_alloc(size_t size, void *bptr);
 
+/* Annotated regions (the paper's AN version): a region that never traps.
+ * Before each series of accesses to it after a synchronisation, the program
+ * calls dsm_read_access or dsm_write_access with the start dsm_an_alloc
+ * returned (the paper's readaccess / writeaccess); an access without one
+ * may see stale data, and a write without one is lost (the DSM stops the
+ * run when it notices). Collective allocation; NULL with errno. */
+void *dsm_an_alloc(size_t size);
+void dsm_read_access(const void *region);
+void dsm_write_access(void *region);
+
 /* Locks 0 .. DSM_MAX_LOCKS-1; lock l is managed by rank l % nprocs. An
  * acquire waits as long as the holder lives (heartbeats; DSM_TIMEOUT). */
 #define DSM_MAX_LOCKS 1024

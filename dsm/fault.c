@@ -70,9 +70,14 @@ static void stale_write_sig(void)
 
 void dsm_fault(struct unit *u, int write)
 {
+	STAT(traps, 1);
+	dsm_access(u, write);
+}
+
+void dsm_access(struct unit *u, int write)
+{
 	int prot;
 
-	STAT(traps, 1);
 	unit_lock(u);
 	prot = u->prot;
 	unit_unlock(u);

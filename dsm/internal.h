@@ -46,7 +46,7 @@ struct mech {
 	const void *(*contents)(struct unit *u);
 };
 
-extern const struct mech dsm_mech_page, dsm_mech_region;
+extern const struct mech dsm_mech_page, dsm_mech_region, dsm_mech_annotated;
 
 struct unit {
 	uint32_t id;
@@ -192,6 +192,8 @@ uint64_t lrc_hash(const void *p, size_t n);
 
 /* ---- fault.c ---- */
 void dsm_fault(struct unit *u, int write); /* in a trap handler */
+/* What a trap does, for an annotation (an.c): miss, twin, protection. */
+void dsm_access(struct unit *u, int write);
 /* Fetch and apply every missing diff of u (and the copy of the last
  * collection if u was discarded), in the calling thread; dsm.lock not held.
  * Leaves the protection alone. */

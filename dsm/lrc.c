@@ -186,6 +186,12 @@ struct diff *lrc_own_diff(struct unit *u, int async)
 
 static void stale_write(struct unit *u)
 {
+	if (u->mech == &dsm_mech_annotated)
+		dsm_die("annotated region %u (%zu bytes) was written after the "
+			"DSM made its diff for another rank, without a new "
+			"dsm_write_access; those writes would be lost. "
+			"Annotate after every acquire and barrier (docs/dsm.md)",
+			u->id, u->size);
 	dsm_die("region %u (%zu bytes) was written through an unregistered "
 		"pointer after the DSM write-protected it to serve another "
 		"rank; those writes would be lost. Read region pointers again "

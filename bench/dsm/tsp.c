@@ -262,6 +262,12 @@ static int get_tour(int done)
 	int i = NO_TOUR;
 
 	lock(TOUR_LOCK);
+	if (v->locks) {
+		an_write(v->queue);
+		an_write(v->freelist);
+		an_write(v->tours);
+		an_read(v->best);
+	}
 	if (done != NO_TOUR)
 		give_free(done);
 	while (v->queue->n > 0) {
@@ -288,6 +294,8 @@ static int bound(void)
 static void found(const int *path, int len)
 {
 	lock(BOUND_LOCK);
+	if (v->locks)
+		an_write(v->best);
 	if (len < v->best->len) {
 		v->best->len = len;
 		for (int k = 0; k < ncities; k++)
@@ -300,6 +308,12 @@ static void start(void)
 {
 	struct tour *t = &v->tours[0];
 
+	if (v->locks) {
+		an_write(v->queue);
+		an_write(v->freelist);
+		an_write(v->tours);
+		an_write(v->best);
+	}
 	for (int i = 1; i < MAX_TOURS; i++)
 		v->freelist->index[v->freelist->top++] = i;
 	v->best->len = 1 << 30;
@@ -394,6 +408,7 @@ int main(int argc, char **argv)
 	app_stop();
 	if (app.rank == 0) {
 		seq = sequential(&seq_len);
+		an_read(shared.best);
 		ok = shared.best->len == seq_len && valid_tour();
 		printf("tsp: tour of %d (sequential %d), %ld subtrees solved "
 		       "on rank 0\n",

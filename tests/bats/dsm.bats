@@ -150,9 +150,9 @@ diffreq() {
   done
 }
 
-@test "applications: SOR, MM, LU, FLOYD, IS equal the sequential run (2 and 3 ranks)" {
+@test "applications: SOR, MM, LU, FLOYD, IS equal the sequential run (2 and 3 ranks; pages, regions, annotated regions)" {
   for np in 2 3; do
-    for m in vm rt; do
+    for m in vm rt an; do
       mpi $np "$b/dsm-sor" -m $m -r 24 -c 256 -i 4
       assert_success
       assert_line --regexp "^sor $m on $np: .* result OK"
@@ -174,7 +174,7 @@ diffreq() {
 
 @test "TSP: branch and bound under two locks finds the sequential optimum (10 to 14 cities)" {
   for np in 2 3; do
-    for m in vm rt; do
+    for m in vm rt an; do
       for n in 10 14; do
         mpi $np "$b/dsm-tsp" -m $m -n $n -s 4
         assert_success

@@ -7,7 +7,7 @@ packages=(
   gcc g++ make pkg-config meson ninja-build
   libcapstone-dev libunwind-dev libjemalloc-dev uthash-dev libinih-dev
   libjansson-dev
-  openmpi-bin libopenmpi-dev
+  openmpi-bin libopenmpi-dev iproute2
   bats bats-support bats-assert bats-file
   python3 sqlite3 gzip git perl coreutils
 )

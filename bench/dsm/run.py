@@ -287,9 +287,9 @@ def garbage():
     print()
     print("10^4 barriers on 2 ranks, each rank rewriting 1 KB and reading its "
           "neighbour's: consistency data and peak RSS (rank 0)")
-    print("%-4s %-14s %5s %10s %12s %14s %14s %6s" % ("unit", "DSM_GC_BYTES", "runs", "freed KB",
-                                                      "peak data KB", "RSS KB @1000",
-                                                      "RSS KB @10^4", "s"))
+    print("%-4s %-14s %5s %10s %12s %14s %14s" % ("unit", "DSM_GC_BYTES", "runs", "freed KB",
+                                                  "peak data KB", "RSS KB @1000",
+                                                  "RSS KB @10^4"))
     for mode in ("vm", "rt"):
         for gc in ("1M", "off"):
             p, shown = mpirun(2, "tests/dsm-proto", ["longrun", mode, "10000"],

@@ -235,6 +235,8 @@ static int split(int i)
 		visited |= 1u << t->prefix[k];
 	if (v->freelist->top < ncities - t->conn)
 		return 0;
+	if (v->locks)
+		an_write(v->tours);
 	for (int c = 1; c < ncities; c++) {
 		struct tour *x;
 		int j;
@@ -262,10 +264,10 @@ static int get_tour(int done)
 	int i = NO_TOUR;
 
 	lock(TOUR_LOCK);
-	if (v->locks) {
+	if (v->locks) { /* AN: what this critical section may touch */
 		an_write(v->queue);
 		an_write(v->freelist);
-		an_write(v->tours);
+		an_read(v->tours); /* split() writes it */
 		an_read(v->best);
 	}
 	if (done != NO_TOUR)

@@ -122,7 +122,7 @@ void alive_check(int peer, const char *what, struct alive_wait *aw)
 	}
 	if (!aw->noted && (double)(now - aw->since) > dsm.timeout * 1e9) {
 		char line[256];
-		int n;
+		int n, doing = atomic_load(&peer_doing[peer < 0 ? 0 : peer]);
 		aw->noted = 1;
 		if (peer >= 0 && peer != dsm.rank)
 			n = snprintf(line, sizeof(line),
@@ -130,11 +130,11 @@ void alive_check(int peer, const char *what, struct alive_wait *aw)
 				     "rank %d, which is alive (%s); waiting "
 				     "on\n",
 				     dsm.rank, dsm.timeout, what, peer,
-				     doing_name[atomic_load(&peer_doing[peer])]);
+				     doing_name[doing]);
 		else
 			n = snprintf(line, sizeof(line),
-				     "dsm: rank %d: waited %.0f s for %s; every "
-				     "rank is alive; waiting on\n",
+				     "dsm: rank %d: waited %.0f s for %s; "
+				     "every rank is alive; waiting on\n",
 				     dsm.rank, dsm.timeout, what);
 		if (write(2, line, (size_t)n) < 0)
 			return;

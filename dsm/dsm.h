@@ -79,7 +79,7 @@ struct dsm_stats {
 	uint64_t miss_ns;   /* time in access misses, trap to resume */
 	uint64_t gc_runs;   /* garbage collections (at barriers) */
 	uint64_t gc_freed;  /* bytes of consistency information they freed */
-	uint64_t barrier_messages; /* of messages: barrier arrivals, departures */
+	uint64_t barrier_messages; /* of those: arrivals, departures */
 	uint64_t barrier_bytes;	   /* ... their bytes */
 	uint64_t twin_bytes;	   /* copied into twins at write traps */
 	/* Not reset by dsm_stats_reset: */

@@ -119,7 +119,7 @@ struct dsm {
 	uint32_t nalloc;
 	uint64_t allochash;
 	uint32_t epoch;	      /* dsm_barrier calls */
-	uint32_t round;	      /* rounds of the barrier tree (also gc.c's) */
+	uint32_t round;	      /* barrier tree rounds (also gc.c's) */
 	int fanout;	      /* of the barrier tree */
 	uint32_t *bar_vt;     /* every rank knows this much (last barrier) */
 	uint32_t *child_vt;   /* [fanout][nprocs]: what each child knows */
@@ -128,7 +128,7 @@ struct dsm {
 	pthread_cond_t arrived;
 	uint64_t cons_bytes, cons_peak; /* consistency information held */
 	uint64_t snap_bytes;		/* gc.c's copies held for others */
-	uint64_t gc_bytes;		/* collect beyond this (DSM_GC_BYTES) */
+	uint64_t gc_bytes;		/* collect beyond (DSM_GC_BYTES) */
 	uint32_t gc_gen;		/* collections done */
 	_Atomic int doing;		/* DOING_*, for pongs */
 	struct lockst locks[DSM_MAX_LOCKS];

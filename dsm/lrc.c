@@ -190,7 +190,8 @@ static void stale_write(struct unit *u)
 		dsm_die("annotated region %u (%zu bytes) was written after the "
 			"DSM made its diff for another rank, without a new "
 			"dsm_write_access; those writes would be lost. "
-			"Annotate after every acquire and barrier (docs/dsm.md)",
+			"Annotate after every acquire and barrier "
+			"(docs/dsm.md)",
 			u->id, u->size);
 	dsm_die("region %u (%zu bytes) was written through an unregistered "
 		"pointer after the DSM write-protected it to serve another "

@@ -92,7 +92,8 @@ static void make_cities(void)
 	for (int i = 0; i < ncities; i++) {
 		minedge[i] = 1 << 30;
 		for (int j = 0; j < ncities; j++) {
-			dist[i][j] = (int)lrint(hypot(x[i] - x[j], y[i] - y[j]));
+			dist[i][j] =
+				(int)lrint(hypot(x[i] - x[j], y[i] - y[j]));
 			if (i != j && dist[i][j] < minedge[i])
 				minedge[i] = dist[i][j];
 		}

@@ -56,6 +56,47 @@ diffreq() {
   done
 }
 
+@test "barrier trees of three levels and the barrier at rank 0 give the same phases" {
+  for f in 2 6; do
+    mpi 7 -x DSM_BARRIER_FANOUT=$f "$b/tests/dsm-proto" phases rt
+    assert_success
+    assert_line "PASS phases rt"
+  done
+}
+
+@test "a barrier is 2(N-1) messages in any tree (dsm-barrier; nothing timed)" {
+  for f in 2 4; do
+    mpi 5 -x DSM_BARRIER_FANOUT=$f "$b/dsm-barrier" -m rt -b 20
+    assert_success
+    assert_output --regexp '"empty":\{"messages":8\.00,'
+    assert_output --regexp '"written":\{"messages":8\.00,'
+  done
+}
+
+@test "without doorbells (DSM_DOORBELL=0) the threads poll and the protocol holds" {
+  for m in vm rt; do
+    mpi 3 -x DSM_DOORBELL=0 "$b/tests/dsm-proto" phases $m
+    assert_success
+    assert_line "PASS phases $m"
+    mpi 3 -x DSM_DOORBELL=0 "$b/tests/dsm-proto" counter $m
+    assert_success
+    assert_line "PASS counter $m"
+  done
+}
+
+@test "the measuring programs of make bench-dsm run (dsm-latency, dsm-trapcost; nothing timed)" {
+  mpi 2 "$b/dsm-latency" -m rt -n 20 -r 1
+  assert_success
+  assert_output --regexp '^RESULT \{"app":"latency","mode":"rt"'
+  assert_output --partial "holder waits in compute"
+  run "$b/dsm-trapcost"
+  assert_success
+  python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+assert set(d) == {"read", "write", "none"}
+assert all(v > 0 for k in d.values() for v in k.values())' "$output"
+}
+
 @test "false sharing on one page: pages ping-pong, regions move nothing" {
   mpi 2 "$b/tests/dsm-proto" falseshare vm
   assert_success

@@ -111,10 +111,11 @@ int dsm_init(int *argc, char ***argv)
 	dsm_check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &dsm.rep), "MPI_Comm_dup");
 	MPI_Comm_set_errhandler(dsm.req, eh);
 	MPI_Comm_set_errhandler(dsm.rep, eh);
-	dsm.timeout = env_num("DSM_TIMEOUT", 300, 1, 1e6);
+	dsm.timeout = env_num("DSM_TIMEOUT", 60, 0.2, 1e6);
 	dsm.poll_max_ns =
 		(long)(env_num("DSM_POLL_MAX_US", 500, 1, 100000) * 1000);
 	dsm.inject = getenv("DSM_INJECT");
+	db_init(getenv("DSM_DOORBELL"));
 	/* rtl after MPI: its SIGSEGV handler passes foreign faults on to
 	 * whatever MPI left; the page heap's handler (vm.c) goes on top. */
 	if (region_init() < 0)
@@ -122,6 +123,9 @@ int dsm_init(int *argc, char ***argv)
 	if (dsm_vm_init() < 0)
 		dsm_die("cannot map the shared page heap: %s", strerror(errno));
 	lrc_init();
+	alive_init();
+	barrier_init();
+	gc_init();
 	for (int l = 0; l < DSM_MAX_LOCKS; l++) {
 		dsm.locks[l].token = l % dsm.nprocs == dsm.rank;
 		dsm.locks[l].mgr_last = dsm.rank;
@@ -138,12 +142,14 @@ int dsm_finish(void)
 	struct wbuf w;
 
 	dsm_barrier();
+	atomic_store(&dsm.doing, DOING_FINISH);
 	w_init(&w, T_STOP);
 	net_send(dsm.rank, dsm.req, T_STOP, &w, "stop");
 	w_free(&w);
 	pthread_join(dsm.service, NULL);
 	fetch_stop();
 	pthread_join(dsm.fetcher, NULL);
+	db_fini();
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();
 	return 0;
@@ -186,7 +192,18 @@ void dsm_stats(struct dsm_stats *out)
 	LOAD(barriers);
 	LOAD(intervals);
 	LOAD(notices);
+	LOAD(miss_ns);
+	LOAD(gc_runs);
+	LOAD(gc_freed);
+	LOAD(barrier_messages);
+	LOAD(barrier_bytes);
+	LOAD(twin_bytes);
 	out->stale_traps = rtl_stale() - dsm.stale_base;
+	/* Plain reads of words the application thread updates: a snapshot
+	 * that may lag, good enough for counters. */
+	out->cons_bytes = dsm.cons_bytes;
+	out->cons_peak = dsm.cons_peak;
+	out->snap_bytes = dsm.snap_bytes;
 }
 
 void dsm_stats_reset(void)

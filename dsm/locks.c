@@ -142,12 +142,15 @@ int dsm_lock_acquire(int lock)
 	pthread_mutex_unlock(&dsm.lock);
 	net_send(dest, dsm.req, T_LOCK_REQ, &w, "lock request");
 	w_free(&w);
+	atomic_store(&dsm.doing, DOING_LOCK);
 	net_recv(dsm.rep, MPI_ANY_SOURCE, T_GRANT, &m, "lock grant");
+	atomic_store(&dsm.doing, DOING_COMPUTE);
 	r_init(&r, &m);
 	if (r_u32(&r) != l)
 		r_fail(&r, "grant for another lock");
 	pthread_mutex_lock(&dsm.lock);
-	lrc_incorporate(&r, &m, "lock grant", NULL);
+	/* Written for the vector time of our request, which is still ours. */
+	lrc_incorporate(&r, &m, "lock grant", dsm.vt, NULL);
 	L->token = 1;
 	L->held = 1;
 	pthread_mutex_unlock(&dsm.lock);

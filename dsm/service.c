@@ -1,7 +1,8 @@
 /* The service thread: answers other ranks' requests while the application
  * computes, as TreadMarks' SIGIO handler did: diff requests (making our
  * diffs lazily), lock requests (as manager and as holder), barrier arrivals
- * (rank 0). It never waits for the application thread while holding a lock,
+ * (from our children in the barrier tree), copies of collected units,
+ * heartbeats. It never waits for the application thread while holding a lock,
  * and never invalidates anything: that happens only at synchronisation. */
 #include <stdlib.h>
 #include <string.h>
@@ -89,12 +90,14 @@ void *service_main(void *arg)
 	struct rbuf r;
 
 	(void)arg;
+	net_thread_start();
 	for (;;) {
 		if (!net_poll(&m)) {
-			net_backoff(&spins);
+			net_wait(DB_SERVICE, &spins);
 			continue;
 		}
 		spins = 0;
+		alive_heard(m.src);
 		r_init(&r, &m);
 		switch (m.tag) {
 		case T_STOP:
@@ -108,6 +111,15 @@ void *service_main(void *arg)
 			break;
 		case T_LOCK_REQ:
 			lock_on_request(&r, &m);
+			break;
+		case T_COPY_REQ:
+			gc_on_copy_request(&r, &m);
+			break;
+		case T_PING:
+			alive_on_ping(&r, &m);
+			break;
+		case T_PONG:
+			alive_on_pong(&r, &m);
 			break;
 		case T_ARRIVE:
 			barrier_on_arrival(&m); /* keeps m.buf */

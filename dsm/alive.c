@@ -14,9 +14,9 @@
 
 #include "wire.h"
 
-static _Atomic int64_t *heard_ns;   /* [rank]: last message from it */
-static _Atomic int64_t *pinged_ns;  /* [rank]: last ping we sent it */
-static _Atomic int *peer_doing;	    /* [rank]: its last answer */
+static _Atomic int64_t *heard_ns;  /* [rank]: last message from it */
+static _Atomic int64_t *pinged_ns; /* [rank]: last ping we sent it */
+static _Atomic int *peer_doing;    /* [rank]: its last answer */
 static double period;
 
 static const char *const doing_name[] = {
@@ -54,7 +54,7 @@ void alive_heard(int rank)
 {
 	if (rank >= 0 && rank < dsm.nprocs)
 		atomic_store_explicit(&heard_ns[rank], now_ns(),
-				      memory_order_relaxed);
+		                      memory_order_relaxed);
 }
 
 /* Service thread: a ping from m->src, or the answer to one of ours. */
@@ -96,14 +96,14 @@ static void ping(int rank, int64_t now)
 static void check_one(int rank, const char *what, int64_t now)
 {
 	int64_t quiet = now - atomic_load_explicit(&heard_ns[rank],
-						   memory_order_relaxed);
+	                                           memory_order_relaxed);
 
 	if ((double)quiet < period * 1e9)
 		return;
 	if ((double)quiet > dsm.timeout * 1e9)
 		dsm_die("rank %d stopped responding: no heartbeat for %.0f s "
-			"while this rank waited for %s (DSM_TIMEOUT=%g)",
-			rank, (double)quiet * 1e-9, what, dsm.timeout);
+		        "while this rank waited for %s (DSM_TIMEOUT=%g)",
+		        rank, (double)quiet * 1e-9, what, dsm.timeout);
 	ping(rank, now);
 }
 
@@ -126,16 +126,16 @@ void alive_check(int peer, const char *what, struct alive_wait *aw)
 		aw->noted = 1;
 		if (peer >= 0 && peer != dsm.rank)
 			n = snprintf(line, sizeof(line),
-				     "dsm: rank %d: waited %.0f s for %s from "
-				     "rank %d, which is alive (%s); waiting "
-				     "on\n",
-				     dsm.rank, dsm.timeout, what, peer,
-				     doing_name[doing]);
+			             "dsm: rank %d: waited %.0f s for %s from "
+			             "rank %d, which is alive (%s); waiting "
+			             "on\n",
+			             dsm.rank, dsm.timeout, what, peer,
+			             doing_name[doing]);
 		else
 			n = snprintf(line, sizeof(line),
-				     "dsm: rank %d: waited %.0f s for %s; "
-				     "every rank is alive; waiting on\n",
-				     dsm.rank, dsm.timeout, what);
+			             "dsm: rank %d: waited %.0f s for %s; "
+			             "every rank is alive; waiting on\n",
+			             dsm.rank, dsm.timeout, what);
 		if (write(2, line, (size_t)n) < 0)
 			return;
 	}

@@ -50,7 +50,7 @@ void *dsm_an_alloc(size_t size)
 	}
 	span = page_round(HEADER + size);
 	m = mmap(NULL, 2 * span, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
 	u = dsm_unit_new(&dsm_mech_annotated, m + HEADER, m + HEADER, size);
@@ -68,13 +68,13 @@ void *dsm_an_alloc(size_t size)
 static struct unit *unit_of(const void *p)
 {
 	const struct an_header *h =
-		(const struct an_header *)((const uint8_t *)p - HEADER);
+	        (const struct an_header *)((const uint8_t *)p - HEADER);
 
 	if (!p || h->magic != AN_MAGIC || h->id >= dsm.nunits ||
 	    dsm_unit(h->id)->addr != p)
 		dsm_die("dsm_read_access/dsm_write_access on %p, which is not "
-			"the start of a region from dsm_an_alloc",
-			p);
+		        "the start of a region from dsm_an_alloc",
+		        p);
 	return dsm_unit(h->id);
 }
 

@@ -49,13 +49,13 @@ void barrier_init(void)
 		f = strtod(s, &end);
 		if (*end || f < 1 || f > 1e6)
 			dsm_die("DSM_BARRIER_FANOUT=%s is not a number of at "
-				"least 1",
-				s);
+			        "least 1",
+			        s);
 	}
 	dsm.fanout = (int)f;
 	dsm.bar_vt = calloc((size_t)dsm.nprocs, sizeof(*dsm.bar_vt));
 	dsm.child_vt = calloc((size_t)dsm.fanout * (size_t)dsm.nprocs,
-			      sizeof(*dsm.child_vt));
+	                      sizeof(*dsm.child_vt));
 	dsm.arrivals = calloc((size_t)dsm.nprocs, sizeof(*dsm.arrivals));
 	if (!dsm.bar_vt || !dsm.child_vt || !dsm.arrivals)
 		dsm_die("out of memory at start");
@@ -66,12 +66,12 @@ void barrier_on_arrival(struct msg *m)
 {
 	if (m->src == 0 || parent_of(m->src) != dsm.rank)
 		dsm_die("barrier arrival from rank %d, which is not a child of "
-			"this rank in the barrier tree",
-			m->src);
+		        "this rank in the barrier tree",
+		        m->src);
 	pthread_mutex_lock(&dsm.lock);
 	if (dsm.arrivals[m->src].buf)
 		dsm_die("rank %d arrived twice at barrier %u", m->src,
-			dsm.epoch);
+		        dsm.epoch);
 	dsm.arrivals[m->src] = *m;
 	dsm.narrivals++;
 	pthread_cond_signal(&dsm.arrived);
@@ -82,7 +82,7 @@ void barrier_on_arrival(struct msg *m)
  * are alive (a child waits for its own children). */
 static void wait_children(void)
 {
-	struct alive_wait aw = {0};
+	struct alive_wait aw = { 0 };
 	char what[64];
 	int want = nchildren(dsm.rank);
 
@@ -128,20 +128,20 @@ static int take_arrivals(void)
 		flags = r_u32(&r);
 		if (!r.err && (epoch != dsm.epoch || round != dsm.round))
 			dsm_die("rank %d is at barrier %u, rank %d at barrier "
-				"%u: ranks must call dsm_barrier the same "
-				"number of times",
-				c, epoch, dsm.rank, dsm.epoch);
+			        "%u: ranks must call dsm_barrier the same "
+			        "number of times",
+			        c, epoch, dsm.rank, dsm.epoch);
 		if (!r.err && (nalloc != dsm.nalloc || hash != dsm.allochash))
 			dsm_die("rank %d made %u allocations, rank %d %u%s: "
-				"dsm_malloc and dsm_region_alloc are "
-				"collective (same sizes, same order)",
-				c, nalloc, dsm.rank, dsm.nalloc,
-				nalloc == dsm.nalloc
-					? " of other sizes or kinds"
-					: "");
+			        "dsm_malloc and dsm_region_alloc are "
+			        "collective (same sizes, same order)",
+			        c, nalloc, dsm.rank, dsm.nalloc,
+			        nalloc == dsm.nalloc
+			                ? " of other sizes or kinds"
+			                : "");
 		gc |= flags & 1;
 		lrc_incorporate(&r, m, "barrier arrival", dsm.bar_vt,
-				dsm.child_vt + (size_t)i * dsm.nprocs);
+		                dsm.child_vt + (size_t)i * dsm.nprocs);
 		free(m->buf);
 		m->buf = NULL;
 	}
@@ -195,7 +195,7 @@ static void depart(int gc)
 		w_u32(&out[i], dsm.round);
 		w_u32(&out[i], (uint32_t)gc);
 		lrc_put_intervals(&out[i],
-				  dsm.child_vt + (size_t)i * dsm.nprocs);
+		                  dsm.child_vt + (size_t)i * dsm.nprocs);
 	}
 	memcpy(dsm.bar_vt, dsm.vt, (size_t)dsm.nprocs * sizeof(*dsm.vt));
 	pthread_mutex_unlock(&dsm.lock);
@@ -203,7 +203,7 @@ static void depart(int gc)
 		STAT(barrier_messages, 1);
 		STAT(barrier_bytes, out[i].n);
 		net_send(first_child(dsm.rank) + i, dsm.rep, T_DEPART, &out[i],
-			 "barrier departure");
+		         "barrier departure");
 		w_free(&out[i]);
 	}
 }
@@ -237,23 +237,23 @@ static void maybe_inject(void)
 	if (sscanf(dsm.inject, "exit-at-barrier:%u:%u", &n, &r) == 2 &&
 	    n == dsm.epoch && r == (unsigned)dsm.rank) {
 		fprintf(stderr,
-			"dsm: rank %d: exiting at barrier %u (DSM_INJECT)\n",
-			dsm.rank, n);
+		        "dsm: rank %d: exiting at barrier %u (DSM_INJECT)\n",
+		        dsm.rank, n);
 		_exit(7);
 	}
 	if (sscanf(dsm.inject, "stop-at-barrier:%u:%u", &n, &r) == 2 &&
 	    n == dsm.epoch && r == (unsigned)dsm.rank) {
 		fprintf(stderr,
-			"dsm: rank %d: stopping at barrier %u (DSM_INJECT)\n",
-			dsm.rank, n);
+		        "dsm: rank %d: stopping at barrier %u (DSM_INJECT)\n",
+		        dsm.rank, n);
 		raise(SIGSTOP);
 	}
 	if (sscanf(dsm.inject, "slow-at-barrier:%u:%u:%u", &n, &r, &s) == 3 &&
 	    n == dsm.epoch && r == (unsigned)dsm.rank) {
 		fprintf(stderr,
-			"dsm: rank %d: computing %u s more before barrier %u "
-			"(DSM_INJECT)\n",
-			dsm.rank, s, n);
+		        "dsm: rank %d: computing %u s more before barrier %u "
+		        "(DSM_INJECT)\n",
+		        dsm.rank, s, n);
 		sleep(s);
 	}
 }

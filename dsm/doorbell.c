@@ -39,8 +39,8 @@ static struct {
 	int fd[DB_THREADS];
 	struct db_card mine;
 	struct sockaddr_in *peer; /* [rank * DB_THREADS + thread] */
-	int *reachable;		  /* [rank]: an address was found */
-} db = {.fd = {-1, -1, -1}};
+	int *reachable;           /* [rank]: an address was found */
+} db = { .fd = { -1, -1, -1 } };
 
 static void own_addresses(struct db_card *c)
 {
@@ -50,7 +50,7 @@ static void own_addresses(struct db_card *c)
 		return;
 	for (i = ifa; i && c->naddr < MAX_ADDRS; i = i->ifa_next) {
 		struct sockaddr_in *a = (void *)i->ifa_addr,
-				   *m = (void *)i->ifa_netmask;
+		                   *m = (void *)i->ifa_netmask;
 		if (!a || a->sin_family != AF_INET || !m ||
 		    ntohl(a->sin_addr.s_addr) >> 24 == 127)
 			continue;
@@ -102,11 +102,10 @@ static uint32_t address_of(const struct db_card *c)
 static int open_sockets(void)
 {
 	for (int t = 0; t < DB_THREADS; t++) {
-		struct sockaddr_in a = {.sin_family = AF_INET};
+		struct sockaddr_in a = { .sin_family = AF_INET };
 		socklen_t n = sizeof(a);
-		db.fd[t] = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK |
-						   SOCK_CLOEXEC,
-				  0);
+		db.fd[t] = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		                  0);
 		if (db.fd[t] < 0 ||
 		    bind(db.fd[t], (struct sockaddr *)&a, sizeof(a)) < 0 ||
 		    getsockname(db.fd[t], (struct sockaddr *)&a, &n) < 0)
@@ -135,7 +134,7 @@ void db_ring(int rank, int thread)
 	a = &db.peer[rank * DB_THREADS + thread];
 	/* Failure (a full socket buffer) only delays the waiter. */
 	(void)sendto(db.fd[thread], &me, sizeof(me), MSG_DONTWAIT,
-		     (struct sockaddr *)a, sizeof(*a));
+	             (struct sockaddr *)a, sizeof(*a));
 }
 
 /* Read every datagram waiting; their senders into seen[] if not NULL. */
@@ -155,9 +154,9 @@ static int drain(int thread, char *seen)
 
 static int readable(int thread, long timeout_ns)
 {
-	struct pollfd p = {.fd = db.fd[thread], .events = POLLIN};
-	struct timespec ts = {timeout_ns / 1000000000L,
-			      timeout_ns % 1000000000L};
+	struct pollfd p = { .fd = db.fd[thread], .events = POLLIN };
+	struct timespec ts = { timeout_ns / 1000000000L,
+		               timeout_ns % 1000000000L };
 
 	return ppoll(&p, 1, &ts, NULL) > 0;
 }
@@ -202,8 +201,8 @@ static int self_test(void)
 	}
 	free(seen);
 	dsm_check_mpi(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN,
-				    MPI_COMM_WORLD),
-		      "MPI_Allreduce");
+	                            MPI_COMM_WORLD),
+	              "MPI_Allreduce");
 	return all;
 }
 
@@ -222,8 +221,8 @@ void db_init(const char *setting)
 	if (!cards || !db.peer || !db.reachable)
 		dsm_die("out of memory at start");
 	dsm_check_mpi(MPI_Allgather(&db.mine, sizeof(db.mine), MPI_BYTE, cards,
-				    sizeof(*cards), MPI_BYTE, MPI_COMM_WORLD),
-		      "MPI_Allgather");
+	                            sizeof(*cards), MPI_BYTE, MPI_COMM_WORLD),
+	              "MPI_Allgather");
 	for (int r = 0; r < dsm.nprocs; r++) {
 		uint32_t a = address_of(&cards[r]);
 		db.reachable[r] = ok && a != 0;
@@ -241,10 +240,10 @@ void db_init(const char *setting)
 		close_sockets();
 		if (dsm.rank == 0)
 			fprintf(stderr,
-				"dsm: doorbells (UDP between ranks) do not get "
-				"through; waiting threads poll every %ld us "
-				"instead (DSM_POLL_MAX_US; docs/dsm.md)\n",
-				dsm.poll_max_ns / 1000);
+			        "dsm: doorbells (UDP between ranks) do not get "
+			        "through; waiting threads poll every %ld us "
+			        "instead (DSM_POLL_MAX_US; docs/dsm.md)\n",
+			        dsm.poll_max_ns / 1000);
 	}
 }
 

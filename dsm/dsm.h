@@ -60,28 +60,28 @@ int dsm_barrier(void);
 
 /* What one rank did (counters since dsm_init or the last dsm_stats_reset). */
 struct dsm_stats {
-	uint64_t traps;		/* DSM traps: access misses + write traps */
-	uint64_t read_misses;	/* traps on an invalid unit, read */
-	uint64_t write_misses;	/* traps on an invalid unit, write */
-	uint64_t write_traps;	/* first write to a valid unit: twin taken */
-	uint64_t stale_traps;	/* rtl traps resolved without a handler (RT) */
-	uint64_t messages;	/* MPI messages sent to other ranks */
-	uint64_t bytes;		/* their payload bytes */
-	uint64_t diff_requests; /* diff request messages sent */
-	uint64_t diffs_created; /* own diffs encoded */
-	uint64_t diffs_applied; /* foreign diffs applied */
-	uint64_t diff_bytes;	/* bytes of diffs applied */
-	uint64_t acquires;	/* lock acquires */
+	uint64_t traps;           /* DSM traps: access misses + write traps */
+	uint64_t read_misses;     /* traps on an invalid unit, read */
+	uint64_t write_misses;    /* traps on an invalid unit, write */
+	uint64_t write_traps;     /* first write to a valid unit: twin taken */
+	uint64_t stale_traps;     /* rtl traps resolved without a handler (RT) */
+	uint64_t messages;        /* MPI messages sent to other ranks */
+	uint64_t bytes;           /* their payload bytes */
+	uint64_t diff_requests;   /* diff request messages sent */
+	uint64_t diffs_created;   /* own diffs encoded */
+	uint64_t diffs_applied;   /* foreign diffs applied */
+	uint64_t diff_bytes;      /* bytes of diffs applied */
+	uint64_t acquires;        /* lock acquires */
 	uint64_t remote_acquires; /* ... that needed messages */
 	uint64_t barriers;
-	uint64_t intervals; /* own intervals with write notices */
-	uint64_t notices;   /* write notices received */
-	uint64_t miss_ns;   /* time in access misses, trap to resume */
-	uint64_t gc_runs;   /* garbage collections (at barriers) */
-	uint64_t gc_freed;  /* bytes of consistency information they freed */
+	uint64_t intervals;        /* own intervals with write notices */
+	uint64_t notices;          /* write notices received */
+	uint64_t miss_ns;          /* time in access misses, trap to resume */
+	uint64_t gc_runs;          /* garbage collections (at barriers) */
+	uint64_t gc_freed;         /* bytes of consistency information they freed */
 	uint64_t barrier_messages; /* of those: arrivals, departures */
-	uint64_t barrier_bytes;	   /* ... their bytes */
-	uint64_t twin_bytes;	   /* copied into twins at write traps */
+	uint64_t barrier_bytes;    /* ... their bytes */
+	uint64_t twin_bytes;       /* copied into twins at write traps */
 	/* Not reset by dsm_stats_reset: */
 	uint64_t cons_bytes; /* intervals, notices, diffs held now (bytes) */
 	uint64_t cons_peak;  /* ... at most, since dsm_init */

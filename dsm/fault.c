@@ -58,10 +58,10 @@ static void miss(struct unit *u)
 static void stale_write_sig(void)
 {
 	static const char m[] =
-		"dsm: a region was written through an unregistered "
-		"pointer after the DSM write-protected it to serve "
-		"another rank; those writes would be lost "
-		"(docs/dsm.md, pointer rules)\n";
+	        "dsm: a region was written through an unregistered "
+	        "pointer after the DSM write-protected it to serve "
+	        "another rank; those writes would be lost "
+	        "(docs/dsm.md, pointer rules)\n";
 	ssize_t rc = write(2, m, sizeof(m) - 1);
 	(void)rc;
 	MPI_Abort(MPI_COMM_WORLD, 3);
@@ -183,19 +183,19 @@ static int plan(struct unit *u, struct want **out, int *targets)
 		for (int o = 0; o < dsm.nprocs; o++)
 			if (o != q && last[o] &&
 			    vt_le(vt_of((uint32_t)q, last[q]),
-				  vt_of((uint32_t)o, last[o])))
+			          vt_of((uint32_t)o, last[o])))
 				targets[q] = 0;
 	}
 	for (int i = 0; i < n; i++)
 		for (int q = 0; q < dsm.nprocs && w[i].target < 0; q++)
 			if (targets[q] && vt_le(vt_of(w[i].proc, w[i].idx),
-						vt_of((uint32_t)q, last[q])))
+			                        vt_of((uint32_t)q, last[q])))
 				w[i].target = q;
 	for (int i = 0; i < n; i++)
 		if (w[i].target < 0)
 			dsm_die("protocol error: no rank to ask for a diff of "
-				"unit %u",
-				u->id);
+			        "unit %u",
+			        u->id);
 	free(last);
 	*out = w;
 	return n;
@@ -204,9 +204,9 @@ static int plan(struct unit *u, struct want **out, int *targets)
 static int by_vt(const void *a, const void *b)
 {
 	const struct notice *x = *(struct notice *const *)a,
-			    *y = *(struct notice *const *)b;
+	                    *y = *(struct notice *const *)b;
 	uint64_t sx = vt_sum(vt_of(x->proc, x->idx)),
-		 sy = vt_sum(vt_of(y->proc, y->idx));
+	         sy = vt_sum(vt_of(y->proc, y->idx));
 
 	if (sx != sy)
 		return sx < sy ? -1 : 1;
@@ -282,7 +282,7 @@ static void install_copy(struct unit *u, const struct msg *m)
 	if (need < 0 || !(d = malloc((size_t)need)))
 		dsm_die("cannot encode the copy of unit %u", u->id);
 	if (pagediff_encode(copy, u->mech->contents(u), u->size, d,
-			    (size_t)need) != need ||
+	                    (size_t)need) != need ||
 	    u->mech->apply(u, d, (size_t)need) < 0)
 		dsm_die("cannot install the copy of unit %u", u->id);
 	free(d);
@@ -348,7 +348,7 @@ static void fetch(struct unit *u)
 		net_recv(dsm.rep, MPI_ANY_SOURCE, T_DIFF_REP, &m, "diff reply");
 		if (!targets[m.src])
 			dsm_die("diff reply from rank %d, which was not asked",
-				m.src);
+			        m.src);
 		targets[m.src] = 0;
 		pthread_mutex_lock(&dsm.lock);
 		take_reply(u, w, n, &m);
@@ -369,13 +369,13 @@ static void fetch(struct unit *u)
 		struct notice *nt = todo[i];
 		if (!nt->diff)
 			dsm_die("protocol error: diff %u:%u of unit %u never "
-				"came",
-				nt->proc, nt->idx, u->id);
+			        "came",
+			        nt->proc, nt->idx, u->id);
 		if (u->mech->apply(u, nt->diff->bytes, nt->diff->len) < 0)
 			dsm_die("malformed diff (%u bytes) of unit %u, "
-				"interval %u of rank "
-				"%u: rejected, not applied",
-				nt->diff->len, u->id, nt->idx, nt->proc);
+			        "interval %u of rank "
+			        "%u: rejected, not applied",
+			        nt->diff->len, u->id, nt->idx, nt->proc);
 		nt->applied = 1;
 		STAT(diffs_applied, 1);
 		STAT(diff_bytes, nt->diff->len);

@@ -28,7 +28,7 @@
 static struct deferred {
 	int src;
 	uint32_t uid;
-} *deferred;
+} * deferred;
 static uint32_t ndeferred, deferred_cap;
 
 void gc_init(void)
@@ -182,8 +182,8 @@ static void put_copy(struct wbuf *w, int src, uint32_t uid)
 
 	if (!u->snap)
 		dsm_die("rank %d asked for the copy of unit %u, which this "
-			"rank does not hold",
-			src, uid);
+		        "rank does not hold",
+		        src, uid);
 	w_init(w, T_COPY_REP);
 	w_u32(w, uid);
 	w_u32(w, (uint32_t)u->size);
@@ -200,12 +200,12 @@ void gc_on_copy_request(struct rbuf *r, const struct msg *m)
 	pthread_mutex_lock(&dsm.lock);
 	if (gen > dsm.gc_gen + 1)
 		dsm_die("rank %d is at collection %u, this rank at %u", m->src,
-			gen, dsm.gc_gen);
+		        gen, dsm.gc_gen);
 	if (gen > dsm.gc_gen) {
 		if (ndeferred == deferred_cap) {
 			deferred_cap = deferred_cap ? 2 * deferred_cap : 16;
 			deferred = realloc(deferred,
-					   deferred_cap * sizeof(*deferred));
+			                   deferred_cap * sizeof(*deferred));
 			if (!deferred)
 				dsm_die("out of memory");
 		}

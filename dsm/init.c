@@ -13,8 +13,8 @@
 
 #include "wire.h"
 
-struct dsm dsm = {.lock = PTHREAD_MUTEX_INITIALIZER,
-		  .arrived = PTHREAD_COND_INITIALIZER};
+struct dsm dsm = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	           .arrived = PTHREAD_COND_INITIALIZER };
 
 void dsm_die(const char *fmt, ...)
 {
@@ -29,7 +29,7 @@ void dsm_die(const char *fmt, ...)
 	n = (int)strlen(line);
 	line[n++] = '\n';
 	rc = write(2, line,
-		   (size_t)n); /* one write: lines from ranks do not mix */
+	           (size_t)n); /* one write: lines from ranks do not mix */
 	(void)rc;
 	MPI_Abort(MPI_COMM_WORLD, 3);
 	_exit(3);
@@ -84,7 +84,7 @@ static double env_num(const char *name, double dflt, double lo, double hi)
 	v = strtod(s, &end);
 	if (*end || v < lo || v > hi)
 		dsm_die("%s=%s is not a number between %g and %g", name, s, lo,
-			hi);
+		        hi);
 	return v;
 }
 
@@ -103,8 +103,8 @@ int dsm_init(int *argc, char ***argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &dsm.nprocs);
 	if (provided < MPI_THREAD_MULTIPLE)
 		dsm_die("the MPI library gives thread level %d, the DSM needs "
-			"MPI_THREAD_MULTIPLE (%d)",
-			provided, MPI_THREAD_MULTIPLE);
+		        "MPI_THREAD_MULTIPLE (%d)",
+		        provided, MPI_THREAD_MULTIPLE);
 	MPI_Comm_create_errhandler(on_mpi_error, &eh);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
 	dsm_check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &dsm.req), "MPI_Comm_dup");
@@ -113,7 +113,7 @@ int dsm_init(int *argc, char ***argv)
 	MPI_Comm_set_errhandler(dsm.rep, eh);
 	dsm.timeout = env_num("DSM_TIMEOUT", 60, 0.2, 1e6);
 	dsm.poll_max_ns =
-		(long)(env_num("DSM_POLL_MAX_US", 500, 1, 100000) * 1000);
+	        (long)(env_num("DSM_POLL_MAX_US", 500, 1, 100000) * 1000);
 	dsm.inject = getenv("DSM_INJECT");
 	db_init(getenv("DSM_DOORBELL"));
 	/* rtl after MPI: its SIGSEGV handler passes foreign faults on to
@@ -218,8 +218,8 @@ int dsm_stats_gather(struct dsm_stats *all)
 
 	dsm_stats(&mine);
 	dsm_check_mpi(MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all,
-				 (int)sizeof(mine), MPI_BYTE, 0,
-				 MPI_COMM_WORLD),
-		      "MPI_Gather");
+	                         (int)sizeof(mine), MPI_BYTE, 0,
+	                         MPI_COMM_WORLD),
+	              "MPI_Gather");
 	return 0;
 }

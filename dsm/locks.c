@@ -20,7 +20,7 @@ static int bad_lock(int l)
 }
 
 static void put_request(struct wbuf *w, uint32_t l, uint32_t requester,
-			const uint32_t *vt)
+                        const uint32_t *vt)
 {
 	w_init(w, T_LOCK_REQ);
 	w_u32(w, l);
@@ -77,9 +77,9 @@ void lock_on_request(struct rbuf *r, const struct msg *m)
 		L->mgr_last = (int)requester;
 		if (last == (int)requester)
 			dsm_die("protocol error: rank %u asked again for lock "
-				"%u, which it "
-				"was the last to get",
-				requester, l);
+			        "%u, which it "
+			        "was the last to get",
+			        requester, l);
 		if (last == dsm.rank) {
 			send = holder(l, (int)requester, vt, &w);
 		} else {
@@ -94,7 +94,7 @@ void lock_on_request(struct rbuf *r, const struct msg *m)
 	pthread_mutex_unlock(&dsm.lock);
 	if (send) {
 		net_send(dest, tag == T_GRANT ? dsm.rep : dsm.req, tag, &w,
-			 tag == T_GRANT ? "lock grant" : "lock forward");
+		         tag == T_GRANT ? "lock grant" : "lock forward");
 		w_free(&w);
 	}
 	free(vt);
@@ -136,8 +136,8 @@ int dsm_lock_acquire(int lock)
 		L->mgr_last = dsm.rank;
 		if (dest == dsm.rank)
 			dsm_die("protocol error: lock %u managed here without "
-				"its token",
-				l);
+			        "its token",
+			        l);
 	}
 	pthread_mutex_unlock(&dsm.lock);
 	net_send(dest, dsm.req, T_LOCK_REQ, &w, "lock request");

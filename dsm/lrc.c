@@ -29,8 +29,8 @@ struct interval *lrc_interval(uint32_t proc, uint32_t idx)
 
 	if (idx <= pr->base || idx > pr->base + pr->n)
 		dsm_die("protocol error: interval %u of rank %u is not here "
-			"(collected up to %u)",
-			idx, proc, pr->base);
+		        "(collected up to %u)",
+		        idx, proc, pr->base);
 	return &pr->iv[idx - pr->base - 1];
 }
 
@@ -59,7 +59,7 @@ struct notice *lrc_notice(struct unit *u, uint32_t proc, uint32_t idx)
 }
 
 static struct notice *add_notice(struct unit *u, uint32_t proc, uint32_t idx,
-				 int applied)
+                                 int applied)
 {
 	struct notice *n;
 
@@ -79,7 +79,7 @@ static struct notice *add_notice(struct unit *u, uint32_t proc, uint32_t idx,
 }
 
 static struct interval *add_interval(uint32_t p, const uint32_t *vt, uint32_t n,
-				     const uint32_t *units)
+                                     const uint32_t *units)
 {
 	struct proc *pr = &dsm.procs[p];
 	struct interval *iv;
@@ -144,8 +144,8 @@ struct diff *lrc_own_diff(struct unit *u, int async)
 	nt = lrc_notice(u, (uint32_t)dsm.rank, u->own_pending);
 	if (!nt)
 		dsm_die("protocol error: no notice for own interval %u of unit "
-			"%u",
-			u->own_pending, u->id);
+		        "%u",
+		        u->own_pending, u->id);
 	if (u->prot == DSM_RW) {
 		u->mech->protect(u, DSM_READ);
 		u->prot = DSM_READ;
@@ -170,10 +170,10 @@ struct diff *lrc_own_diff(struct unit *u, int async)
 		u->check = 1;
 		if (dsm.nchecks == dsm.checks_cap) {
 			dsm.checks_cap =
-				dsm.checks_cap ? 2 * dsm.checks_cap : 64;
+			        dsm.checks_cap ? 2 * dsm.checks_cap : 64;
 			dsm.checks =
-				realloc(dsm.checks,
-					dsm.checks_cap * sizeof(*dsm.checks));
+			        realloc(dsm.checks,
+			                dsm.checks_cap * sizeof(*dsm.checks));
 			if (!dsm.checks)
 				dsm_die("out of memory");
 		}
@@ -188,18 +188,18 @@ static void stale_write(struct unit *u)
 {
 	if (u->mech == &dsm_mech_annotated)
 		dsm_die("annotated region %u (%zu bytes) was written after the "
-			"DSM made its diff for another rank, without a new "
-			"dsm_write_access; those writes would be lost. "
-			"Annotate after every acquire and barrier "
-			"(docs/dsm.md)",
-			u->id, u->size);
+		        "DSM made its diff for another rank, without a new "
+		        "dsm_write_access; those writes would be lost. "
+		        "Annotate after every acquire and barrier "
+		        "(docs/dsm.md)",
+		        u->id, u->size);
 	dsm_die("region %u (%zu bytes) was written through an unregistered "
-		"pointer after the DSM write-protected it to serve another "
-		"rank; those writes would be lost. Read region pointers again "
-		"from registered variables after each acquire and barrier, and "
-		"do not share one region between a writer and a reader between "
-		"two synchronisations (docs/dsm.md)",
-		u->id, u->size);
+	        "pointer after the DSM write-protected it to serve another "
+	        "rank; those writes would be lost. Read region pointers again "
+	        "from registered variables after each acquire and barrier, and "
+	        "do not share one region between a writer and a reader between "
+	        "two synchronisations (docs/dsm.md)",
+	        u->id, u->size);
 }
 
 /* At a synchronisation point: regions lowered by the service thread since
@@ -263,7 +263,7 @@ static void invalidate(struct unit *u)
 
 struct parsed {
 	uint32_t p, idx, n;
-	uint32_t *vt;		/* decoded */
+	uint32_t *vt;         /* decoded */
 	const uint8_t *units; /* raw little-endian words in the message */
 };
 
@@ -278,7 +278,7 @@ static uint32_t le32(const uint8_t *b)
  * know: records, notices, invalidations. The sender's vector time goes to
  * out_vt (may be NULL). Ends the message (r_end). */
 void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
-		     const uint32_t *known, uint32_t *out_vt)
+                     const uint32_t *known, uint32_t *out_vt)
 {
 	size_t vtb = (size_t)dsm.nprocs * 4;
 	uint32_t *vt = malloc(vtb), *base = malloc(vtb), *next = malloc(vtb);
@@ -307,14 +307,14 @@ void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
 		for (uint32_t k = 0; k < iv[i].n; k++)
 			if (le32(iv[i].units + 4 * k) >= dsm.nunits)
 				r_fail(r, "notice for an unknown unit (were "
-					  "allocations "
-					  "made in the same order on every "
-					  "rank?)");
+				          "allocations "
+				          "made in the same order on every "
+				          "rank?)");
 		if (iv[i].vt[iv[i].p] != iv[i].idx || iv[i].idx == 0)
 			r_fail(r,
 			       "interval whose vector time does not name it");
 		else if (iv[i].p == (uint32_t)dsm.rank &&
-			 iv[i].idx > dsm.vt[dsm.rank])
+		         iv[i].idx > dsm.vt[dsm.rank])
 			r_fail(r,
 			       "an interval of this rank that it never made");
 		else if (iv[i].idx > next[iv[i].p] + 1)

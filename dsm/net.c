@@ -15,9 +15,9 @@
 
 #include "wire.h"
 
-#define LARGE 16384 /* beyond Open MPI's eager limits for shared memory */
-#define SPINS 32    /* polls before the first sleep */
-#define SLEEPS 9    /* without doorbells: sleeps of 1, 2, 4 ... 256 us */
+#define LARGE 16384           /* beyond Open MPI's eager limits for shared memory */
+#define SPINS 32              /* polls before the first sleep */
+#define SLEEPS 9              /* without doorbells: sleeps of 1, 2, 4 ... 256 us */
 #define BACKSTOP_NS 20000000L /* a lost doorbell costs at most this */
 #define HELPER_NICE (-10)
 
@@ -31,7 +31,7 @@ double net_now(void)
 
 static void sleep_ns(long ns)
 {
-	struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
@@ -91,14 +91,14 @@ static int receiver(int tag)
 void net_send(int dest, MPI_Comm c, int tag, struct wbuf *w, const char *what)
 {
 	MPI_Request rq;
-	struct alive_wait aw = {0};
+	struct alive_wait aw = { 0 };
 	unsigned spins = 0;
 	int done = 0;
 
 	if (w->n > INT_MAX)
 		dsm_die("%s message of %zu bytes is too large", what, w->n);
 	dsm_check_mpi(MPI_Isend(w->p, (int)w->n, MPI_BYTE, dest, tag, c, &rq),
-		      "MPI_Isend");
+	              "MPI_Isend");
 	db_ring(dest, receiver(tag));
 	if (dest != dsm.rank) {
 		STAT(messages, 1);
@@ -106,7 +106,7 @@ void net_send(int dest, MPI_Comm c, int tag, struct wbuf *w, const char *what)
 	}
 	for (;;) {
 		dsm_check_mpi(MPI_Test(&rq, &done, MPI_STATUS_IGNORE),
-			      "MPI_Test");
+		              "MPI_Test");
 		if (done)
 			return;
 		if (spins++ < SPINS) {
@@ -141,19 +141,19 @@ void net_recv(MPI_Comm c, int src, int tag, struct msg *m, const char *what)
 {
 	MPI_Message mm;
 	MPI_Status st;
-	struct alive_wait aw = {0};
+	struct alive_wait aw = { 0 };
 	unsigned spins = 0;
 	int flag;
 
 	for (;;) {
 		dsm_check_mpi(MPI_Improbe(src, tag, c, &flag, &mm, &st),
-			      "MPI_Improbe");
+		              "MPI_Improbe");
 		if (flag)
 			break;
 		net_wait(receiver(tag), &spins);
 		if (spins > SPINS)
 			alive_check(src == MPI_ANY_SOURCE ? -1 : src, what,
-				    &aw);
+			            &aw);
 	}
 	take(&mm, &st, m);
 }
@@ -165,8 +165,8 @@ int net_poll(struct msg *m)
 	int flag;
 
 	dsm_check_mpi(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, dsm.req, &flag,
-				  &mm, &st),
-		      "MPI_Improbe");
+	                          &mm, &st),
+	              "MPI_Improbe");
 	if (!flag)
 		return 0;
 	take(&mm, &st, m);

@@ -142,7 +142,7 @@ uint32_t r_unit(struct rbuf *r)
 
 	if (!r->err && v >= dsm.nunits) {
 		r_fail(r, "unknown unit (were allocations made in the same "
-			  "order on every rank?)");
+		          "order on every rank?)");
 		return 0;
 	}
 	return v;
@@ -190,6 +190,6 @@ void r_end(struct rbuf *r, const struct msg *m, const char *what)
 		r->err = "trailing bytes";
 	if (r->err)
 		dsm_die("malformed %s message (%zu bytes) from rank %d: %s; "
-			"rejected",
-			what, m->len, m->src, r->err);
+		        "rejected",
+		        what, m->len, m->src, r->err);
 }

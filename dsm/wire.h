@@ -73,7 +73,10 @@ void r_fail(struct rbuf *r, const char *why);
 void r_end(struct rbuf *r, const struct msg *m, const char *what);
 
 /* The threads of a rank that receive messages, each with its doorbell. */
-enum { DB_SERVICE, DB_APP, DB_FETCH, DB_THREADS };
+enum { DB_SERVICE,
+       DB_APP,
+       DB_FETCH,
+       DB_THREADS };
 
 /* ---- net.c: MPI with waiting, timeouts, counters ---- */
 /* Send, and ring the doorbell of the thread that receives tag at dest. */

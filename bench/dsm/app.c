@@ -22,7 +22,7 @@ static void usage(const char *name, const char *opts)
 {
 	if (app.rank == 0) {
 		fprintf(stderr, "usage: mpirun -np N dsm-%s -m vm|rt|an",
-			name);
+		        name);
 		for (const char *o = opts; *o; o++)
 			fprintf(stderr, " [-%c N]", *o);
 		fprintf(stderr, "\n");
@@ -73,8 +73,8 @@ void app_init(int *argc, char ***argv, const char *name, const char *opts,
 void *app_alloc(size_t size, void *bptr)
 {
 	void *p = app.an   ? dsm_an_alloc(size)
-		  : app.rt ? dsm_region_alloc(size, bptr)
-			   : dsm_malloc(size);
+	          : app.rt ? dsm_region_alloc(size, bptr)
+	                   : dsm_malloc(size);
 
 	if (!p) {
 		perror("dsm allocation");
@@ -113,7 +113,8 @@ void app_stop(void)
 
 static const char *app_mode(void)
 {
-	return app.an ? "an" : app.rt ? "rt" : "vm";
+	return app.an ? "an" : app.rt ? "rt"
+	                              : "vm";
 }
 
 #define F(x) (unsigned long long)s->x

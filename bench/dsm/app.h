@@ -11,8 +11,8 @@
 #include "dsm.h"
 
 struct app {
-	int rt;	     /* regions (RT) rather than pages (VM) */
-	int an;	     /* annotated regions (AN) */
+	int rt;      /* regions (RT) rather than pages (VM) */
+	int an;      /* annotated regions (AN) */
 	int private; /* the sequential reference runs: no annotations */
 	int rank, nprocs;
 	double t0, elapsed;

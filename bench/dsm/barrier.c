@@ -48,7 +48,7 @@ static struct cost measure(int write)
 
 int main(int argc, char **argv)
 {
-	long vals[1] = {nbarriers};
+	long vals[1] = { nbarriers };
 	struct cost empty, written;
 	const char *fanout = getenv("DSM_BARRIER_FANOUT");
 

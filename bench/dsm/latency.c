@@ -18,8 +18,11 @@
 static long nunits = 200, usize = 4096, rounds = 5;
 static int *volatile *unit;
 
-enum { BUSY_MPI, BUSY_COMPUTE, BUSY_BARRIER, NBUSY };
-static const char *const busy_name[NBUSY] = {"mpi", "compute", "barrier"};
+enum { BUSY_MPI,
+       BUSY_COMPUTE,
+       BUSY_BARRIER,
+       NBUSY };
+static const char *const busy_name[NBUSY] = { "mpi", "compute", "barrier" };
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -61,7 +64,7 @@ static void round_of(int busy, int round, double *out)
 			out[i] = (app_now() - t) * 1e6;
 			if (v != round * 1000 + (int)i) {
 				fprintf(stderr, "latency: unit %ld holds %d\n",
-					i, v);
+				        i, v);
 				MPI_Abort(MPI_COMM_WORLD, 1);
 			}
 		}
@@ -88,7 +91,7 @@ static void print_summary(const char *name, double *s, long n)
 
 int main(int argc, char **argv)
 {
-	long vals[3] = {nunits, usize, rounds};
+	long vals[3] = { nunits, usize, rounds };
 	double *lat[NBUSY];
 	long n;
 

@@ -97,8 +97,8 @@ static double measure(const char *kind, size_t size)
 
 int main(void)
 {
-	static const char *const kinds[] = {"read", "write", "none"};
-	static const size_t sizes[] = {64, 4096, 65536, 1 << 20};
+	static const char *const kinds[] = { "read", "write", "none" };
+	static const size_t sizes[] = { 64, 4096, 65536, 1 << 20 };
 
 	printf("{");
 	for (int k = 0; k < 3; k++) {

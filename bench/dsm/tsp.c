@@ -29,8 +29,8 @@
 
 struct tour {
 	int prefix[MAX_CITIES];
-	int conn;	   /* cities in prefix; prefix[0] is city 0 */
-	int last;	   /* prefix[conn - 1] */
+	int conn;          /* cities in prefix; prefix[0] is city 0 */
+	int last;          /* prefix[conn - 1] */
 	int prefix_weight; /* of the path so far */
 	int lower_bound;   /* of any tour that extends it */
 };
@@ -65,7 +65,7 @@ struct vars {
 	struct best *volatile best;
 	int locks;
 };
-static struct vars shared = {.locks = 1}, private;
+static struct vars shared = { .locks = 1 }, private;
 static struct vars *v = &shared;
 
 static void lock(int l)
@@ -93,7 +93,7 @@ static void make_cities(void)
 		minedge[i] = 1 << 30;
 		for (int j = 0; j < ncities; j++) {
 			dist[i][j] =
-				(int)lrint(hypot(x[i] - x[j], y[i] - y[j]));
+			        (int)lrint(hypot(x[i] - x[j], y[i] - y[j]));
 			if (i != j && dist[i][j] < minedge[i])
 				minedge[i] = dist[i][j];
 		}
@@ -105,7 +105,7 @@ static void make_cities(void)
 struct search {
 	int path[MAX_CITIES];
 	unsigned visited;
-	int (*bound)(void);		/* the best length known */
+	int (*bound)(void);              /* the best length known */
 	void (*found)(const int *, int); /* a shorter tour */
 };
 
@@ -162,7 +162,7 @@ static int mst_left(const struct tour *t)
 		if (!(visited & 1u << c) || c == t->last || c == 0)
 			in[n++] = c;
 	for (int i = 0; i < n; i++)
-		key[i] = 1 <<30;
+		key[i] = 1 << 30;
 	key[0] = 0;
 	for (int done = 0; done < n; done++) {
 		int u = -1;
@@ -331,7 +331,7 @@ static void start(void)
 /* Every rank, and the sequential check: take tours until none is left. */
 static long work(void)
 {
-	struct search s = {.bound = bound, .found = found};
+	struct search s = { .bound = bound, .found = found };
 	int mine = NO_TOUR;
 	long solved = 0;
 
@@ -382,7 +382,7 @@ static int valid_tour(void)
 
 int main(int argc, char **argv)
 {
-	long vals[3] = {ncities, seed, solve_left}, solved;
+	long vals[3] = { ncities, seed, solve_left }, solved;
 	double seq = 0;
 	int ok = 1, seq_len = 0;
 	char params[128];
@@ -394,7 +394,7 @@ int main(int argc, char **argv)
 	if (ncities < 3 || ncities > MAX_CITIES) {
 		if (app.rank == 0)
 			fprintf(stderr, "tsp: -n between 3 and %d\n",
-				MAX_CITIES);
+			        MAX_CITIES);
 		dsm_finish();
 		return 2;
 	}
@@ -418,7 +418,7 @@ int main(int argc, char **argv)
 		       shared.best->len, seq_len, solved);
 	}
 	snprintf(params, sizeof(params),
-		 "\"cities\":%ld,\"seed\":%ld,\"solve_left\":%ld", ncities,
-		 seed, solve_left);
+	         "\"cities\":%ld,\"seed\":%ld,\"solve_left\":%ld", ncities,
+	         seed, solve_left);
 	app_finish("tsp", ok, seq, params);
 }

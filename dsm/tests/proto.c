@@ -13,13 +13,13 @@
 static int rt, rank, nprocs;
 static long iterations = 10000; /* longrun; the optional third argument */
 
-#define FAIL(...)                                                              \
-	do {                                                                   \
-		printf("FAIL rank %d: ", rank);                                \
-		printf(__VA_ARGS__);                                           \
-		printf("\n");                                                  \
-		fflush(stdout);                                                \
-		MPI_Abort(MPI_COMM_WORLD, 1);                                  \
+#define FAIL(...)                               \
+	do {                                    \
+		printf("FAIL rank %d: ", rank); \
+		printf(__VA_ARGS__);            \
+		printf("\n");                   \
+		fflush(stdout);                 \
+		MPI_Abort(MPI_COMM_WORLD, 1);   \
 	} while (0)
 
 /* Shared memory of either kind; *bptr is the (registered, for regions)
@@ -231,7 +231,7 @@ static void contract(void)
 	dsm_barrier();
 	if (rank == 0)
 		a[0] = 1; /* twinned, writable */
-	copy = a;	  /* the unregistered copy */
+	copy = a;         /* the unregistered copy */
 	dsm_barrier();
 	if (rank == 1) {
 		if (a[0] != 1) /* fetches rank 0's diff: rank 0 lowers a */
@@ -239,9 +239,9 @@ static void contract(void)
 		MPI_Send(NULL, 0, MPI_BYTE, 0, 99, MPI_COMM_WORLD);
 	} else if (rank == 0) {
 		MPI_Recv(NULL, 0, MPI_BYTE, 1, 99, MPI_COMM_WORLD,
-			 MPI_STATUS_IGNORE);
+		         MPI_STATUS_IGNORE);
 		copy[1] =
-			2; /* no trap: the copy points into the writable view */
+		        2; /* no trap: the copy points into the writable view */
 	}
 	dsm_barrier(); /* rank 0 must stop here */
 	if (rank == 0)
@@ -313,7 +313,7 @@ static void longrun(void)
 			unit[rank][t][k] = (int)(i * 7 + k + rank);
 		dsm_barrier();
 		if (unit[next][t][words - 1] !=
-			    (int)(i * 7 + words - 1 + next) ||
+		            (int)(i * 7 + words - 1 + next) ||
 		    unit[next][t][0] != (int)(i * 7 + next))
 			FAIL("barrier %ld: neighbour's unit holds %d", i,
 			     unit[next][t][0]);
@@ -362,17 +362,17 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} tests[] = {{"counter", counter},
-		     {"turns", turns},
-		     {"phases", phases},
-		     {"falseshare", falseshare},
-		     {"multiwriter", multiwriter},
-		     {"order", order},
-		     {"longrun", longrun},
-		     {"discard", discard},
-		     {"contract", contract},
-		     {"badalloc", badalloc},
-		     {"crash", crash}};
+	} tests[] = { { "counter", counter },
+		      { "turns", turns },
+		      { "phases", phases },
+		      { "falseshare", falseshare },
+		      { "multiwriter", multiwriter },
+		      { "order", order },
+		      { "longrun", longrun },
+		      { "discard", discard },
+		      { "contract", contract },
+		      { "badalloc", badalloc },
+		      { "crash", crash } };
 	const char *which = argc > 1 ? argv[1] : "";
 
 	if (argc < 3 || argc > 4 ||

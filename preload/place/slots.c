@@ -28,11 +28,11 @@
 
 #define WORDS (RTL_SLOTS / 64)
 
-static uintptr_t slots_base;   /* copy k at slots_base + k * pool_len */
-static uintptr_t pool_lo;      /* the pool, in the RW view */
+static uintptr_t slots_base; /* copy k at slots_base + k * pool_len */
+static uintptr_t pool_lo;    /* the pool, in the RW view */
 static size_t pool_len;
 static _Atomic uint64_t (*taken)[WORDS]; /* per pool page: copies in use */
-static uint8_t *state;          /* per pool page and copy: its protection,
+static uint8_t *state;                   /* per pool page and copy: its protection,
                                    plus one (0: never set, so RW) */
 
 size_t rtl_slots_span(void)
@@ -110,7 +110,8 @@ static int take_pages(size_t first, size_t last, int k)
 
 	for (size_t p = first; p < last; p++) {
 		if (atomic_fetch_or_explicit(&taken[p][k / 64], bit,
-		                             memory_order_acquire) & bit) {
+		                             memory_order_acquire) &
+		    bit) {
 			give_pages(first, p, k);
 			return -1;
 		}

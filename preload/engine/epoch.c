@@ -11,14 +11,18 @@
  * callers here run outside signal handlers, under the re-entrancy guard. */
 #include "epoch.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "alias.h"
 #include "clock.h"
@@ -240,8 +244,43 @@ static void tick(uint64_t due_mask)
 		push();
 }
 
+/* The process's threads that still run (a main thread that left with
+ * pthread_exit stays a zombie till the end), or -1. */
+static long threads_running(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	long n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char path[300], buf[512], *p;
+		ssize_t len;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* The state follows the command's closing parenthesis. */
+		if ((p = strrchr(buf, ')')) && p[1] == ' ' && p[2] != 'Z' &&
+		    p[2] != 'X')
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
 static void *epoch_main(void *arg)
 {
+	uint64_t last_check = 0;
 	uint64_t next[RTL_POLICY_MAX_RULES] = { 0 };
 	sigset_t all;
 
@@ -272,6 +311,14 @@ static void *epoch_main(void *arg)
 				next[i] += rtl_engine.rules[i].r->epoch_ns;
 		}
 		tick(mask);
+		/* The program's last thread left with pthread_exit: the process
+		 * ends as the kernel would have ended it, with status 0 and the
+		 * atexit handlers run, not kept alive by this thread. */
+		if (now - last_check > 100 * 1000 * 1000) {
+			last_check = now;
+			if (threads_running() == 1)
+				exit(0);
+		}
 	}
 	return NULL;
 }

@@ -1,0 +1,117 @@
+#!/usr/bin/env bats
+# Exact by default (docs/preload.md, "Exact by default"): one small program
+# per way an unmodified program used to compute something else under the
+# preload, each run under every kind of policy the docs allow and compared
+# byte for byte with its run without rtl. The real programs are in
+# tests/programs (make test-programs).
+
+bats_require_minimum_version 1.5.0
+load preload_helpers
+
+setup() {
+  preload_setup
+  mkdir -p "$REP/init" "$REP/builtin"
+  "$RTL_BUILD/tools/rtlctl" init | sed "s|^report = .*|report = $REP/init/%e.%p.json|" \
+    >"$POL/init.ini"
+  policy none-grant '[rule all]' 'protect = none' \
+    'on_read = count, grant-rw' 'on_write = count, grant-rw'
+  policy 1k-read '[rule io]' 'size = 1K..' 'protect = read'
+  policy read-grant '[rule all]' 'protect = read' 'on_write = count, grant-rw'
+  policy read-epoch '[rule all]' 'protect = read' \
+    'on_write = count, grant-rw' 'epoch = 1ms'
+  policy sample-7 '[rule all]' 'sample = 7' 'protect = none' \
+    'on_read = count, grant-read' 'on_write = count, grant-rw'
+  MODES=(init none-grant 1k-read read-grant read-epoch sample-7)
+}
+
+# every_policy CMD...: the run without rtl, then one per policy; all alike.
+every_policy() {
+  local m
+  run_mode none "$@"
+  for m in "${MODES[@]}"; do
+    run_mode "$m" "$@"
+  done
+  same_as_without "${MODES[@]}"
+}
+
+@test "waitpid into a malloc'd status: the kernel's write lands (gcc's driver)" {
+  every_policy "$PROGS/wait_status"
+  run cat "$BATS_TEST_TMPDIR/runs/none.out"
+  assert_output "child exited 42, rusage filled"
+  # The call was trapped and made by rtl, its buffer resolved.
+  [[ $(report_sum none-grant syscall_buffers) -gt 0 ]]
+}
+
+@test "path names and results in malloc'd memory: open, stat, readlink, rename (git, tar)" {
+  every_policy "$PROGS/path_names"
+  run cat "$BATS_TEST_TMPDIR/runs/none.out"
+  assert_line "stat: ok, size 14"
+  assert_line "readlink: 14 path_names.tmp"
+}
+
+@test "pread into buffers an epoch re-protects: no call ever fails (sqlite, perl)" {
+  every_policy "$PROGS/pread_epoch" 20000
+  run cat "$BATS_TEST_TMPDIR/runs/read-epoch.out"
+  assert_output --partial "0 reads failed"
+  [[ $(report_sum read-epoch write_traps) -gt 0 ]]
+}
+
+@test "mbstowcs and wcstombs between small malloc'd buffers give the strings' lengths (CPython)" {
+  every_policy "$PROGS/wide_chars"
+  run cat "$BATS_TEST_TMPDIR/runs/none.out"
+  assert_line "'print(1)': 8 wide, 8 back, same"
+}
+
+@test "main leaves with pthread_exit: the process still ends, with status 0" {
+  for m in none "${MODES[@]}"; do
+    run_mode "$m" timeout 20 "$PROGS/pthread_exit"
+  done
+  same_as_without "${MODES[@]}"
+  assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/read-epoch.rc")" 0
+}
+
+@test "execve, posix_spawn and system with malloc'd arguments and environment (tar, make)" {
+  every_policy "$PROGS/spawn_args"
+  run cat "$BATS_TEST_TMPDIR/runs/none.out"
+  assert_line "spawned with malloc'd arguments"
+  assert_line "system: exit 0"
+}
+
+@test "an alternate signal stack in a selected block, under every policy (gawk's libsigsegv)" {
+  every_policy "$PROGS/altstack"
+}
+
+@test "the built-in policy and rtlctl init's select with auto, the exact mechanism" {
+  RTL_CONFIG=@builtin RTL_REPORT=$REP/builtin/%e.%p.json LD_PRELOAD=$PRELOAD \
+    run "$PROGS/heap_walk"
+  assert_success
+  assert_equal "$(report_get "$(ls "$REP"/builtin/*.json | head -1)" '[x["mechanism"] for x in r["rules"]]')" "['auto']"
+  assert_equal "$(report_get "$(ls "$REP"/builtin/*.json | head -1)" 'r["totals"]["stale_traps"]')" 0
+  run "$RTL_BUILD/tools/rtlctl" show "$POL/init.ini"
+  assert_line "mechanism = auto"
+}
+
+@test "traps on objects reached through slots count for their rule and site (python3)" {
+  policy al '[rule io]' 'size = 1K..' 'mechanism = alias' 'protect = read'
+  policy au '[rule io]' 'size = 1K..' 'protect = read'
+  for m in al au; do
+    run_mode "$m" python3 -c 'import json; print(len(json.dumps(list(range(50000)))))'
+    # Every trap belongs to a rule and a site: the sums agree.
+    for f in "$REP/$m"/*.json; do
+      assert_equal "$(report_get "$f" 'r["totals"]["write_traps"] == sum(x["write_traps"] for x in r["rules"]) == sum(s["write_traps"] for s in r["sites"])')" True
+    done
+    [[ $(report_sum "$m" write_traps) -gt 0 ]]
+  done
+}
+
+@test "rtlctl check warns on a swizzle rule that traps, naming the docs" {
+  printf '[rule s]\nmechanism = swizzle\nprotect = read\n' >"$POL/sw.ini"
+  run --separate-stderr "$RTL_BUILD/tools/rtlctl" check "$POL/sw.ini"
+  assert_success
+  assert_output "$POL/sw.ini: ok, 1 rule"
+  [[ $stderr == *"warning: rule s: swizzle with protect = read"* ]]
+  [[ $stderr == *"docs/preload.md"* ]]
+  printf '[rule s]\nmechanism = swizzle\nprotect = rw\n' >"$POL/sw-rw.ini"
+  run --separate-stderr "$RTL_BUILD/tools/rtlctl" check "$POL/sw-rw.ini"
+  assert_equal "$stderr" ""
+}

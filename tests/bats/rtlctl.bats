@@ -180,6 +180,32 @@ teardown() {
   done
 }
 
+@test "report: a crafted report cannot drive the terminal or overflow a sum" {
+  run "$rtlctl" report "$top/tests/reports/crafted.json"
+  assert_success
+  # No control character but the line ends: escapes print as text.
+  [[ $(LC_ALL=C grep -c $'[\x01-\x09\x0b-\x1f\x7f]' <<<"$output") -eq 0 ]]
+  refute_output --partial $'\xc2\x9b'
+  assert_line --partial 'program   evil\x1b]0;pwned\x07 (pid 1)'
+  assert_line 'policy    \x0d\x1b[2Kforged'
+  assert_line --regexp '^r\\u009b31m +1'
+  assert_line 'note: note\x1b[H\x1b[2Jcleared'
+  assert_line 'note: café stays'
+  # Sums saturate: the site with 2^63-1 read traps sorts first, and the
+  # epochs' diff bytes add up to 2^63-1, not to a negative number.
+  [[ $(grep -A1 'site (rule)' <<<"$output" | tail -n 1) =~ ^9223372036854775807\ +1\ +1\ +1\ \ huge\\x1b\[31m\ \(r\)$ ]]
+  assert_output --partial "2 epochs, 9223372036854775807 bytes in diffs vs 9223372036854775807 bytes"
+}
+
+@test "run: an argument that is not UTF-8 is escaped in the report, not dropped" {
+  needs_preload
+  run_policy '[rule all]'
+  run "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/r.json" -- /bin/true $'a\xffb' $'\xc3\xa9'
+  assert_success
+  run python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["run"]["argv"][1:])' "$tmp/r.json"
+  assert_output "['a\\\\xffb', 'é']"
+}
+
 @test "run with an invalid policy does not start the program" {
   run "$rtlctl" run -c "$top/tests/policies/bad/bad-range.ini" -- touch "$tmp/ran"
   assert_equal "$status" 1

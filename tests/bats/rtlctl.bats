@@ -98,6 +98,20 @@ teardown() {
   assert_output --partial "not a text file"
 }
 
+@test "check: a FIFO, a directory or a file that fails to read is an error" {
+  mkfifo "$tmp/fifo.ini"
+  run timeout 60 "$rtlctl" check "$tmp/fifo.ini"
+  assert_equal "$status" 1
+  assert_line "$tmp/fifo.ini: not a regular file"
+  run "$rtlctl" check "$tmp"
+  assert_equal "$status" 1
+  assert_line "$tmp: not a regular file"
+  # A regular file whose read fails (EIO at address 0) is not an empty one.
+  run "$rtlctl" check /proc/self/mem
+  assert_equal "$status" 1
+  assert_line --regexp '^/proc/self/mem:0: cannot read: '
+}
+
 @test "good policies pass check" {
   for f in "$top"/tests/policies/good/*.ini; do
     run "$rtlctl" check "$f"

@@ -36,7 +36,7 @@ static int usable(const char *path)
 
 void rtl_analyse_init(void)
 {
-	const char *env = getenv("RTL_RTLCTL");
+	const char *env = secure_getenv("RTL_RTLCTL");
 	Dl_info di;
 
 	if (usable(env)) {
@@ -70,7 +70,7 @@ static size_t put(char *out, size_t len, size_t n, const char *s)
 
 void rtl_analyse_raw_path(const char *report, char *raw, size_t len)
 {
-	const char *keep = getenv("RTL_RAW"), *tmp = getenv("TMPDIR");
+	const char *keep = secure_getenv("RTL_RAW"), *tmp = secure_getenv("TMPDIR");
 	size_t n = strlen(report);
 	char pid[24], *p = pid + sizeof(pid) - 1;
 	long v = (long)getpid();
@@ -182,6 +182,6 @@ void rtl_analyse(const char *raw, const char *report)
 		    " (see: rtlctl report RAW)\n");
 		return;
 	}
-	if (!getenv("RTL_RAW"))
+	if (!secure_getenv("RTL_RAW"))
 		unlink(raw);
 }

@@ -263,7 +263,7 @@ static void write_limits(int epoch_open)
 static void emit(int status, int epoch_open)
 {
 	char report[RTL_POLICY_PATH_MAX + 32], raw[RTL_POLICY_PATH_MAX + 64];
-	const char *owner = getenv("RTL_REPORT_PID");
+	const char *owner = secure_getenv("RTL_REPORT_PID");
 
 	if (!rtl_engine.report[0])
 		return;

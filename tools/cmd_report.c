@@ -12,6 +12,7 @@
 #include "raw_read.h"
 #include "report_print.h"
 #include "report_read.h"
+#include "report_save.h"
 #include "rtlctl.h"
 
 /* The whole file; NULL with a message on stderr. */
@@ -48,7 +49,7 @@ static char *slurp(const char *path, size_t *size)
 
 /* Load and check a report, or make it from a raw record; NULL with a
  * message on stderr. */
-static json_t *load_report(const char *path)
+static json_t *load_report(const char *path, int *is_raw)
 {
 	char why[256];
 	size_t size = 0;
@@ -57,7 +58,8 @@ static json_t *load_report(const char *path)
 
 	if (!data)
 		return NULL;
-	if (rtl_raw_is(data, size))
+	*is_raw = rtl_raw_is(data, size);
+	if (*is_raw)
 		r = rtl_raw_report(data, size, path, why, sizeof(why));
 	else
 		r = rtl_report_parse(data, size, path, why, sizeof(why));
@@ -69,7 +71,8 @@ static json_t *load_report(const char *path)
 
 int report_summary(const char *path, FILE *out)
 {
-	json_t *r = load_report(path);
+	int is_raw;
+	json_t *r = load_report(path, &is_raw);
 
 	if (!r)
 		return -1;
@@ -81,7 +84,7 @@ int report_summary(const char *path, FILE *out)
 int cmd_report(int argc, char **argv)
 {
 	const char *file = NULL, *out = NULL;
-	int as_json = 0, rc = 0;
+	int as_json = 0, rc = 0, is_raw;
 	json_t *r;
 
 	for (int i = 1; i < argc; i++) {
@@ -104,7 +107,7 @@ int cmd_report(int argc, char **argv)
 		usage_of("report", stderr);
 		return EXIT_USAGE;
 	}
-	r = load_report(file);
+	r = load_report(file, &is_raw);
 	if (!r)
 		return EXIT_INVALID;
 	if (out && !strcmp(out, "-")) {
@@ -112,10 +115,7 @@ int cmd_report(int argc, char **argv)
 		fputc('\n', stdout);
 	} else if (out) {
 		/* The report as the traced program's end leaves it. */
-		if (json_dump_file(r, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) < 0) {
-			fprintf(stderr, "rtl: cannot write the report %s\n", out);
-			rc = EXIT_INVALID;
-		}
+		rc = report_save(r, out, is_raw ? file : NULL);
 	} else if (as_json) {
 		json_dumpf(r, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);

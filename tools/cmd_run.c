@@ -10,10 +10,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "policy.h"
 #include "report_path.h"
+#include "report_save.h"
 #include "rtlctl.h"
 
 #ifndef RTL_PRELOAD_INSTALLED
@@ -68,6 +70,22 @@ static void set_env(const char *preload, const char *config, const char *report)
 	}
 }
 
+/* The summary and the name of the program's report: the name asked for,
+ * or the next free one if that was taken (report_file.h). */
+static void summary(const char *report, pid_t pid, time_t started)
+{
+	char found[PATH_MAX + 32];
+
+	if (report_find(report, (long)pid, started, found, sizeof(found)) < 0)
+		return; /* none written: whoever failed to has said why */
+	report_summary(found, stderr);
+	if (strcmp(found, report))
+		fprintf(stderr, "rtl: report: %s (%s was taken; see: rtlctl report %s)\n",
+		        found, report, found);
+	else
+		fprintf(stderr, "rtl: report: %s (see: rtlctl report %s)\n", found, found);
+}
+
 static int pass_status(int status)
 {
 	if (WIFEXITED(status))
@@ -96,6 +114,7 @@ int cmd_run(int argc, char **argv)
 	char preload[PATH_MAX], config[PATH_MAX], report[PATH_MAX], prog[PATH_MAX];
 	const char *config_arg = NULL, *report_arg = NULL;
 	int opt, status;
+	time_t started;
 	pid_t pid;
 
 	optind = 1;
@@ -130,6 +149,7 @@ int cmd_run(int argc, char **argv)
 		return 127;
 	}
 	fflush(NULL);
+	started = time(NULL);
 	pid = fork();
 	if (pid < 0) {
 		perror("rtlctl run: fork");
@@ -149,9 +169,7 @@ int cmd_run(int argc, char **argv)
 	snprintf(prog, sizeof(prog), "%s", argv[optind]); /* basename edits it */
 	rtl_report_path(report_arg ? report_arg : policy.report, basename(prog),
 	                (long)pid, 0, report, sizeof(report));
-	if (report[0] && strcmp(report, "-") && access(report, R_OK) == 0) {
-		report_summary(report, stderr);
-		fprintf(stderr, "rtl: report: %s (see: rtlctl report %s)\n", report, report);
-	}
+	if (report[0] && strcmp(report, "-"))
+		summary(report, pid, started);
 	return pass_status(status);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "next.h"
+#include "track_format.h"
 
 #ifndef RTL_RTLCTL_INSTALLED
 #define RTL_RTLCTL_INSTALLED "/usr/local/bin/rtlctl"
@@ -154,7 +155,15 @@ static int wait_for(pid_t pid)
 	return -1;
 }
 
-void rtl_analyse(const char *raw, const char *report)
+void rtl_analyse_failed(const char *report, const char *what, const char *path,
+                        int err)
+{
+	say("rtl: no report written to ", strcmp(report, "-") ? report : "stderr", ": ");
+	say(what, " ", path);
+	say(": ", strerrordesc_np(err) ? strerrordesc_np(err) : "error", "\n");
+}
+
+void rtl_analyse(const char *raw, const char *report, int keep)
 {
 	struct sigaction dfl, old;
 	pid_t pid;
@@ -177,11 +186,13 @@ void rtl_analyse(const char *raw, const char *report)
 	if (pid > 0)
 		rc = wait_for(pid);
 	rtl_next()->sigaction(SIGCHLD, &old, NULL);
+	if (rc == RTL_EXIT_NOT_WRITTEN)
+		return; /* rtlctl said why, and where the raw record stays */
 	if (rc != 0) {
 		say("rtl: the report was not made; the raw record is ", raw,
 		    " (see: rtlctl report RAW)\n");
 		return;
 	}
-	if (!secure_getenv("RTL_RAW"))
+	if (!keep)
 		unlink(raw);
 }

@@ -34,6 +34,7 @@ setuid_probe() {
 
 teardown() {
   [[ -z ${SUID:-} ]] || rm -rf "$SUID"
+  [[ -z ${FULL:-} ]] || umount "$FULL" 2>/dev/null || true
 }
 
 as_nobody() {
@@ -59,4 +60,80 @@ as_nobody() {
   run ls -A "$SUID"
   assert_output "probe
 victim"
+}
+
+@test "report files: a planted symlink or file is never followed, truncated or replaced" {
+  d=$BATS_TEST_TMPDIR/planted
+  mkdir "$d"
+  printf 'secret\n' >"$d/victim"
+  chmod 600 "$d/victim"
+  ln -s victim "$d/r.json"   # the report's name
+  ln -s victim "$d/r.raw"    # the raw record's former name
+  ln -s victim "$d/kept.raw" # RTL_RAW's
+  printf 'mine\n' >"$d/r.json.1"
+  run --separate-stderr env RTL_RAW="$d/kept.raw" "$RTLCTL" run -c "$POL/all.ini" \
+    -o "$d/r.json" -- /bin/true
+  assert_success
+  assert_equal "$(cat "$d/victim")" secret
+  assert_equal "$(cat "$d/r.json.1")" mine
+  [[ -L $d/r.json && -L $d/r.raw && -L $d/kept.raw ]]
+  # The next free names, said in the summary; 0600 (the report holds argv).
+  assert_equal "${stderr_lines[1]}" "rtl: report: $d/r.json.2 ($d/r.json was taken; see: rtlctl report $d/r.json.2)"
+  assert_equal "$(stat -c %a "$d/r.json.2")" 600
+  assert_equal "$(report_get "$d/r.json.2" 'r["run"]["program"]')" true
+  assert_equal "$(stat -c %a "$d/kept.raw.1")" 600
+  run "$RTLCTL" report "$d/kept.raw.1"
+  assert_success
+  # Nothing else was made or left.
+  run ls -A "$d"
+  assert_output "kept.raw
+kept.raw.1
+r.json
+r.json.1
+r.json.2
+r.raw
+victim"
+}
+
+@test "report files: processes that share a report name each get a file of their own" {
+  d=$BATS_TEST_TMPDIR/shared
+  mkdir "$d"
+  # A wrapper and its children, RTL_REPORT without %p, no rtlctl run.
+  RTL_CONFIG=$POL/all.ini RTL_REPORT=$d/r.json LD_PRELOAD=$PRELOAD \
+    bash -c '/bin/true; /bin/true; exit 0'
+  run ls "$d"
+  assert_output "r.json
+r.json.1
+r.json.2"
+  pids=$(for f in "$d"/*; do report_get "$f" 'r["run"]["pid"]'; done | sort -u | wc -l)
+  assert_equal "$pids" 3
+}
+
+# A tmpfs of its own in the test's folder, full to the last byte; skips if
+# mounting is refused (not root, no CAP_SYS_ADMIN).
+full_fs() {
+  FULL=$BATS_TEST_TMPDIR/full
+  mkdir "$FULL"
+  mount -t tmpfs -o size=64k tmpfs "$FULL" 2>/dev/null ||
+    skip "cannot mount a tmpfs here (needs root)"
+  dd if=/dev/zero of="$FULL/filler" bs=4k 2>/dev/null || true
+}
+
+@test "report files: on a full disk nothing is left and one line says why" {
+  full_fs
+  run --separate-stderr "$RTLCTL" run -c "$POL/all.ini" -o "$FULL/r.json" -- /bin/true
+  assert_success
+  assert_equal "$(ls -A "$FULL")" filler
+  assert_equal "$stderr" "rtl: no report written to $FULL/r.json: the raw record $FULL/r.raw: No space left on device"
+}
+
+@test "report files: rtlctl report -o on a full disk leaves nothing and says why in one line" {
+  raw=$BATS_TEST_TMPDIR/a.raw
+  RTL_RAW=$raw RTL_CONFIG=$POL/all.ini LD_PRELOAD=$PRELOAD "$PROGS/access" 2 2 rw >/dev/null
+  [[ -f $raw ]]
+  full_fs
+  run --separate-stderr "$RTLCTL" report --json -o "$FULL/r.json" "$raw"
+  assert_equal "$status" 3
+  assert_equal "$(ls -A "$FULL")" filler
+  assert_equal "$stderr" "rtl: no report written to $FULL/r.json: No space left on device (the raw record stays: rtlctl report $raw)"
 }

@@ -22,6 +22,8 @@ setup() {
 }
 
 teardown() {
+  # A program a failed test left waiting (start_waiter).
+  [[ -z ${waiter:-} ]] || kill -KILL "$waiter" 2>/dev/null || true
   rm -rf "$tmp"
 }
 
@@ -435,4 +437,51 @@ SH
   run "$rtlctl" report "$tmp/empty.raw"
   assert_equal "$status" 1
   assert_output "rtlctl report: $tmp/empty.raw: no run record"
+}
+
+# Start `rtlctl run -- wait_signal PIDFILE` in the background; $runner is
+# rtlctl's pid, $waiter the program's once it waits.
+start_waiter() {
+  "$rtlctl" run -c "$tmp/p.ini" -- "$build/tests/progs/wait_signal" "$tmp/pid" \
+    >"$tmp/out" 2>"$tmp/err" 3>&- &
+  runner=$!
+  for _ in $(seq 600); do
+    [[ -s $tmp/pid ]] && break
+    sleep 0.1
+  done
+  waiter=$(cat "$tmp/pid")
+}
+
+# Whether process $1 is gone (or a zombie nobody reaped yet).
+gone() {
+  [[ ! -e /proc/$1 ]] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status"
+}
+
+@test "run: a signal sent to rtlctl reaches the program" {
+  needs_preload
+  run_policy
+  start_waiter
+  kill -USR1 "$runner"
+  rc=0
+  wait "$runner" || rc=$?
+  assert_equal "$rc" 0
+  assert_equal "$(cat "$tmp/out")" "got SIGUSR1"
+  rm "$tmp/pid"
+  start_waiter
+  kill -TERM "$runner"
+  rc=0
+  wait "$runner" || rc=$?
+  assert_equal "$rc" 143
+}
+
+@test "run: the program does not outlive rtlctl killed with SIGKILL" {
+  needs_preload
+  run_policy
+  start_waiter
+  kill -KILL "$runner"
+  for _ in $(seq 300); do
+    gone "$waiter" && break
+    sleep 0.1
+  done
+  gone "$waiter"
 }

@@ -17,6 +17,8 @@
 #include "fatal.h"
 #include "hooks.h"
 #include "next.h"
+#include "relay.h"
+#include "sigmask.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -49,6 +51,9 @@ API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 
 	if (sig == SIGSEGV && atomic_load(&chained)) {
 		r = rtl_sigaction(sig, act, old ? &prev : NULL);
+	} else if (rtl_sigmask_on()) {
+		/* A handler's mask must not block SIGSEGV (sigmask.c). */
+		r = rtl_relay_sigaction(sig, act, old ? &prev : NULL);
 	} else {
 		n = rtl_next();
 		if (!n) {
@@ -117,7 +122,8 @@ API sighandler_t signal(int sig, sighandler_t h)
 {
 	static _Atomic(void *) next_signal;
 
-	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig))
+	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig) ||
+	    rtl_sigmask_on())
 		return set_handler(sig, h, SA_RESTART, 1);
 	return next_variant(&next_signal, "signal", sig, h);
 }
@@ -129,7 +135,8 @@ API sighandler_t sysv_signal(int sig, sighandler_t h)
 {
 	static _Atomic(void *) next_sysv;
 
-	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig))
+	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig) ||
+	    rtl_sigmask_on())
 		return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, 0);
 	return next_variant(&next_sysv, "sysv_signal", sig, h);
 }

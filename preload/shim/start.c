@@ -26,6 +26,7 @@
 #include "rtl/region.h"
 #include "select.h"
 #include "signals.h"
+#include "sigmask.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -71,6 +72,9 @@ static void start(void)
 	 * extent hooks take no lock, so the two never nest), but natural. */
 	if (region_init() < 0)
 		return; /* rtl said why */
+	/* From now on a region may trap: SIGSEGV stays out of the kernel's
+	 * mask, whatever the program blocks. */
+	rtl_sigmask_start();
 	/* A death over a trap rtl cannot resolve writes the report too. */
 	if (rtl_engine.report[0])
 		rtl_hook_death(rtl_fatal_report);

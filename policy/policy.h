@@ -16,6 +16,7 @@
 enum rtl_mechanism {
 	RTL_MECH_SWIZZLE,
 	RTL_MECH_ALIAS,
+	RTL_MECH_AUTO, /* the default: exact (docs/preload.md, "Mechanisms") */
 };
 
 /* Trap actions, as a bit set. */

@@ -8,7 +8,9 @@
 
 const char *rtl_policy_mechanism_str(int mechanism)
 {
-	return mechanism == RTL_MECH_ALIAS ? "alias" : "swizzle";
+	return mechanism == RTL_MECH_ALIAS  ? "alias"
+	       : mechanism == RTL_MECH_AUTO ? "auto"
+	                                    : "swizzle";
 }
 
 const char *rtl_policy_protect_str(int prot)

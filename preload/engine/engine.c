@@ -80,10 +80,17 @@ static void choose(struct rtl_rule_rt *rt, int i)
 	 * regions start (and start each epoch) at most read-only. */
 	if (rt->choice.track && r->protect == (PROT_READ | PROT_WRITE))
 		rt->choice.prot = PROT_READ;
-	if (r->mechanism == RTL_MECH_SWIZZLE)
+	rt->choice.traps = rt->choice.prot != (PROT_READ | PROT_WRITE) ||
+	                   rt->choice.track || r->epoch_ns;
+	/* auto's blocks of whole pages are regions protected in place, with
+	 * the handler; its smaller blocks, like alias objects, have pages of
+	 * their own (slots). */
+	if (r->mechanism != RTL_MECH_ALIAS)
 		rt->choice.handler = rtl_act_swizzle_trap;
-	if (r->mechanism == RTL_MECH_ALIAS)
+	if (r->mechanism != RTL_MECH_SWIZZLE)
 		e->any_alias = 1;
+	if (r->mechanism == RTL_MECH_AUTO)
+		e->any_auto = 1;
 	if (rt->choice.track)
 		e->any_dirty = 1;
 	if (r->epoch_ns)
@@ -137,7 +144,7 @@ int rtl_select_start(void)
 		cap = 1u << 22; /* 4M records; past that, selection stops */
 	if (rtl_site_init() < 0 || rtl_rec_init(cap) < 0 || rtl_trace_init() < 0)
 		return -1;
-	if (e->any_alias && rtl_alias_init() < 0)
+	if (e->any_alias && rtl_alias_init(e->any_auto) < 0)
 		return -1;
 	if (e->any_epoch && rtl_epoch_start() < 0)
 		return -1;

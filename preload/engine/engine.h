@@ -25,7 +25,7 @@ struct rtl_engine {
 	char report[RTL_POLICY_PATH_MAX]; /* template, after RTL_REPORT */
 	int needs_site;                   /* a rule has a site glob */
 	int names_early;                  /* resolve site names at allocation (log, abort) */
-	int any_alias, any_dirty, any_epoch;
+	int any_alias, any_auto, any_dirty, any_epoch;
 	uint64_t start_ns;
 };
 extern struct rtl_engine rtl_engine;

@@ -45,6 +45,7 @@ enum {
 	R_EVENTS,
 	R_MPROTECT,
 	R_MAX_REGIONS,
+	R_SYSCALLS,
 	NRTL,
 };
 static const char *const rtl_keys[NRTL] = {
@@ -53,6 +54,7 @@ static const char *const rtl_keys[NRTL] = {
 	"events",
 	"mprotect",
 	"max_regions",
+	"syscalls",
 };
 
 enum section {
@@ -292,6 +294,13 @@ static void rtl_key(struct parser *ps, const char *name, const char *v)
 			error_at(ps, ps->line, "mprotect: '%s' is not pass or log", v);
 		else
 			p->mprotect_log = strcmp(v, "log") == 0;
+		break;
+	case R_SYSCALLS:
+		if (strcmp(v, "seccomp") && strcmp(v, "wrappers"))
+			error_at(ps, ps->line, "syscalls: '%s' is not seccomp or wrappers", v);
+		else
+			p->syscalls = strcmp(v, "wrappers") == 0 ? RTL_SYSCALLS_WRAPPERS
+			                                         : RTL_SYSCALLS_SECCOMP;
 		break;
 	case R_MAX_REGIONS: {
 		char *end;

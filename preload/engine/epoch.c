@@ -210,17 +210,23 @@ static void tick(uint64_t due_mask)
 		    !((due_mask >> rec->rule) & 1))
 			continue;
 		c = &rtl_engine.rules[rec->rule].choice;
+		/* A system call is using it: the next epoch re-protects it. */
+		if (atomic_load_explicit(&rec->pins, memory_order_acquire))
+			continue;
 		if (!rec->alias) {
 			/* auto, a block of whole pages protected in place: its
-			 * pages get the rule's protection again. */
-			if (atomic_load(&rec->in_place))
+			 * pages get the rule's protection again (under the record's
+			 * lock, which a system call takes to pin it). */
+			rtl_rec_lock(rec);
+			if (atomic_load(&rec->in_place) && !atomic_load(&rec->pins))
 				region_protect(rec->rw, c->prot);
+			rtl_rec_unlock(rec);
 			if (c->track)
 				account(rec);
 			continue;
 		}
 		rtl_rec_lock(rec);
-		if (atomic_load(&rec->live)) {
+		if (atomic_load(&rec->live) && !atomic_load(&rec->pins)) {
 			/* Protect first: a write after this traps (and waits for
 			 * the lock), so none slips between diff and twin. */
 			if (atomic_load(&rec->prot) != c->prot)

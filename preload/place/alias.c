@@ -351,13 +351,25 @@ static void *map_anon(size_t bytes)
 
 int rtl_alias_init(int with_slots)
 {
+	uintptr_t hint;
 	void *res;
 
 	rw_base = rtl_view_base(RTL_VIEW_RW);
 	alias_span = rtl_views.size;
 	span = alias_span + (with_slots ? rtl_slots_span() : 0);
-	res = mmap(NULL, span, PROT_NONE,
-	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	/* Right after the views, at the next 1 TiB: the same place in every
+	 * process when the views are at rtl's home (views.h). */
+	hint = (rtl_views.base + RTL_NVIEWS * rtl_views.size + RTL_HOME_ALIGN - 1) &
+	       ~(RTL_HOME_ALIGN - 1);
+	res = mmap((void *)hint, span, PROT_NONE,
+	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+	           -1, 0);
+	if (res == MAP_FAILED || res != (void *)hint) {
+		if (res != MAP_FAILED)
+			munmap(res, span);
+		res = mmap(NULL, span, PROT_NONE,
+		           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	}
 	if (res == MAP_FAILED)
 		return -1;
 	if (with_slots && rtl_slots_init((uintptr_t)res + alias_span) < 0)

@@ -57,6 +57,26 @@ int rtl_heap_owns(const void *p)
 	return (uintptr_t)p - views_lo < views_len || rtl_alias_owns(p);
 }
 
+void rtl_heap_pin(const void *p, int delta)
+{
+	struct region_info r;
+	struct rtl_rec *rec = rtl_alias_find(p);
+
+	if (!rec && region_find(p, &r) == 0 && rtl_arena_owns((void *)rtl_view_move((uintptr_t)r.base, RTL_VIEW_RW)))
+		rec = r.data;
+	if (!rec)
+		return;
+	if (delta < 0) {
+		atomic_fetch_sub_explicit(&rec->pins, 1, memory_order_acq_rel);
+		return;
+	}
+	/* Under the record's lock: an epoch re-protecting it now finishes
+	 * first, and the caller's grant (after this) comes after it. */
+	rtl_rec_lock(rec);
+	atomic_fetch_add_explicit(&rec->pins, 1, memory_order_acq_rel);
+	rtl_rec_unlock(rec);
+}
+
 static size_t span_of(size_t size)
 {
 	return (size + RTL_GRANULE) & ~(size_t)(RTL_GRANULE - 1); /* > size, whole granules */

@@ -16,6 +16,7 @@
 
 #include "fatal.h"
 #include "hooks.h"
+#include "sigsys.h"
 #include "next.h"
 #include "relay.h"
 #include "sigmask.h"
@@ -51,6 +52,10 @@ API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 
 	if (sig == SIGSEGV && atomic_load(&chained)) {
 		r = rtl_sigaction(sig, act, old ? &prev : NULL);
+	} else if (sig == SIGSYS && rtl_sigsys_on()) {
+		/* rtl's handler stays: the program's runs for SIGSYS that are
+		 * not rtl's (its own seccomp filters, a sent SIGSYS). */
+		r = rtl_sigsys_sigaction(act, old ? &prev : NULL);
 	} else if (rtl_sigmask_on()) {
 		/* A handler's mask must not block SIGSEGV (sigmask.c). */
 		r = rtl_relay_sigaction(sig, act, old ? &prev : NULL);
@@ -122,7 +127,8 @@ API sighandler_t signal(int sig, sighandler_t h)
 {
 	static _Atomic(void *) next_signal;
 
-	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig) ||
+	if ((sig == SIGSEGV && atomic_load(&chained)) ||
+	    (sig == SIGSYS && rtl_sigsys_on()) || rtl_fatal_owns(sig) ||
 	    rtl_sigmask_on())
 		return set_handler(sig, h, SA_RESTART, 1);
 	return next_variant(&next_signal, "signal", sig, h);
@@ -135,7 +141,8 @@ API sighandler_t sysv_signal(int sig, sighandler_t h)
 {
 	static _Atomic(void *) next_sysv;
 
-	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig) ||
+	if ((sig == SIGSEGV && atomic_load(&chained)) ||
+	    (sig == SIGSYS && rtl_sigsys_on()) || rtl_fatal_owns(sig) ||
 	    rtl_sigmask_on())
 		return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, 0);
 	return next_variant(&next_sysv, "sysv_signal", sig, h);

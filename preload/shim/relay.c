@@ -38,8 +38,8 @@ struct action {
 		void (*plain)(int);
 	} fn;      /* a handler: NULL for SIG_DFL and SIG_IGN */
 	int flags; /* the program's sa_flags */
-	int segv;                             /* its sa_mask blocks SIGSEGV */
-	int set;                              /* set through here */
+	int segv;  /* its sa_mask blocks SIGSEGV */
+	int set;   /* set through here */
 };
 
 static struct action actions[NSIGNALS][2];

@@ -54,17 +54,12 @@ struct frame {
 static RTL_TLS int blocked;
 static RTL_TLS struct frame frames[MAX_FRAMES];
 static RTL_TLS int nframes;
-static RTL_TLS uintptr_t alt_lo, alt_hi; /* the thread's alternate stack */
+static RTL_TLS uintptr_t alt_lo, alt_hi;     /* the thread's alternate stack */
 static RTL_TLS unsigned long handled, holds; /* for sigsuspend */
 
 int rtl_sigmask_on(void)
 {
 	return atomic_load_explicit(&on, memory_order_relaxed);
-}
-
-void rtl_sigmask_strip(sigset_t *set)
-{
-	sigdelset(set, SIGSEGV);
 }
 
 static uintptr_t uc_sp(const ucontext_t *uc)
@@ -405,6 +400,36 @@ API int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 	if (r)
 		rtl_next()->free(st);
 	return r;
+}
+
+/* ---- exec ---- */
+
+int rtl_sigmask_exec_begin(void)
+{
+	sigset_t segv;
+
+	if (!atomic_load_explicit(&on, memory_order_relaxed))
+		return 0;
+	drop_left((uintptr_t)__builtin_frame_address(0));
+	if (!blocked)
+		return 0;
+	sigemptyset(&segv);
+	sigaddset(&segv, SIGSEGV);
+	rtl_next()->pthread_sigmask(SIG_BLOCK, &segv, NULL);
+	return 1;
+}
+
+void rtl_sigmask_exec_end(int begun)
+{
+	sigset_t segv;
+	int e = errno;
+
+	if (!begun)
+		return;
+	sigemptyset(&segv);
+	sigaddset(&segv, SIGSEGV);
+	rtl_next()->pthread_sigmask(SIG_UNBLOCK, &segv, NULL);
+	errno = e;
 }
 
 /* ---- start ---- */

@@ -23,7 +23,11 @@ int rtl_sigmask_on(void);
 int rtl_sigmask_enter(void *uc, uintptr_t sp, int segv);
 void rtl_sigmask_leave(void *uc, int token);
 
-/* The kernel's mask as the program gives it: *set without SIGSEGV. */
-void rtl_sigmask_strip(sigset_t *set);
+/* Around an exec, a spawn, system() or popen(): the new program inherits
+ * the kernel's mask, which gets SIGSEGV for the call if the program blocks
+ * it. Nothing in the call may trap meanwhile (exec.c grants its strings
+ * first). begin returns what end needs. */
+int rtl_sigmask_exec_begin(void);
+void rtl_sigmask_exec_end(int begun);
 
 #endif

@@ -86,3 +86,14 @@ main: SIGSEGV unblocked, 0 of 31 blocked"
   run cat "$BATS_TEST_TMPDIR/runs/none.out"
   assert_line "child: wrote 99 bytes"
 }
+
+@test "a program exec'd or spawned while SIGSEGV is blocked starts with it blocked, and traps" {
+  for m in exec spawn; do
+    rm -f "$REP"/read100/*
+    same_run "$m"
+    [[ $(report_sum read100 write_traps) -ge 1 ]]
+  done
+  run cat "$BATS_TEST_TMPDIR/runs/none.out"
+  assert_line "started: SIGSEGV blocked, 1 of 31 blocked"
+  assert_line "parent: SIGSEGV blocked, 1 of 31 blocked"
+}

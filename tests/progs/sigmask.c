@@ -15,10 +15,14 @@
  *   fault     a NULL dereference with SIGSEGV blocked kills, handler or not
  *   jump      siglongjmp out of a handler whose sa_mask is full
  *   fork      a child forked with SIGSEGV blocked
+ *   exec      a program exec'd with SIGSEGV blocked starts with it blocked
+ *   spawn     the same through posix_spawn and system()
+ *   show      (what exec and spawn run) the mask it started with
  */
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,8 @@
 #include <unistd.h>
 
 #define BLOCK 100
+
+extern char **environ;
 
 /* One fresh block per write: each is a first write, so each traps. */
 static void write_block(const char *who)
@@ -253,6 +259,24 @@ int main(int argc, char **argv)
 		}
 		waitpid(pid, NULL, 0);
 		show_mask("parent");
+	} else if (!strcmp(mode, "exec")) {
+		block_segv();
+		execl("/proc/self/exe", "sigmask", "show", (char *)NULL);
+		return 5;
+	} else if (!strcmp(mode, "spawn")) {
+		char *args[] = { "sigmask", "show", NULL };
+		pid_t pid;
+
+		block_segv();
+		if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, args, environ) != 0)
+			return 6;
+		waitpid(pid, NULL, 0);
+		if (system("exec /proc/$PPID/exe show") != 0)
+			return 7;
+		show_mask("parent");
+	} else if (!strcmp(mode, "show")) {
+		show_mask("started");
+		write_block("started");
 	} else {
 		fprintf(stderr, "usage: sigmask MODE (see the source)\n");
 		return 2;

@@ -23,6 +23,7 @@
 #include "hooks.h"
 #include "next.h"
 #include "sigmask.h"
+#include "sigsys.h"
 
 #define NSIGNALS 65
 
@@ -163,6 +164,7 @@ void rtl_relay_start(void)
 		struct sigaction sa;
 
 		if (sig == SIGSEGV || sig == SIGKILL || sig == SIGSTOP ||
+		    (sig == SIGSYS && rtl_sigsys_on()) || /* rtl's own */
 		    n->sigaction(sig, NULL, &sa) < 0)
 			continue;
 		if (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN ||

@@ -15,6 +15,7 @@
 #include "relay.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -154,10 +155,18 @@ static void run_segv_handler(const struct sigaction *act, int sig, siginfo_t *si
 	n->pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* A fork while another thread held the flag: that thread is not in the
+ * child. */
+static void relay_child(void)
+{
+	atomic_flag_clear(&busy);
+}
+
 void rtl_relay_start(void)
 {
 	const struct rtl_next *n = rtl_next();
 
+	pthread_atfork(NULL, NULL, relay_child);
 	/* Handlers set before rtl ran (other libraries' constructors): from
 	 * now on through the relay too. */
 	for (int sig = 1; sig < NSIGNALS; sig++) {

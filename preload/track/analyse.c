@@ -129,8 +129,10 @@ static void child(const char *raw, const char *report)
 	argv[a] = NULL;
 	dup2(2, 1);
 	syscall(SYS_close_range, 3u, ~0u, 0u);
+	/* The kernel's call: the preload's sigprocmask would resend, in this
+	 * child, a SIGSEGV the program held (sigmask.c). */
 	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, _NSIG / 8);
 	execve(rtlctl, argv, envp);
 	_exit(127);
 }

@@ -58,7 +58,6 @@ int region_protect_ptr(void *pptr, int prot)
 	int view = rtl_prot_view(prot), from;
 	struct rtl_found f;
 	uintptr_t v;
-	void *pv;
 
 	if (rtl_ensure_init() < 0)
 		return -1;
@@ -66,9 +65,9 @@ int region_protect_ptr(void *pptr, int prot)
 		errno = EINVAL;
 		return -1;
 	}
-	if (rtl_var_load(pptr, &pv) < 0)
-		return -1;
-	v = (uintptr_t)pv;
+	/* The variable is used directly, unlike the registering calls'
+	 * (pointers.c): MAP2 costs no system call. */
+	v = (uintptr_t)__atomic_load_n((void **)pptr, __ATOMIC_RELAXED);
 	if (rtl_region_find(v, &f) < 0) {
 		errno = ENOENT;
 		return -1;
@@ -84,10 +83,8 @@ int region_protect_ptr(void *pptr, int prot)
 	from = f.view;
 	if (view == RTL_VIEW_RW)
 		rtl_dirty_raise(f.r);
-	if (rtl_var_store(pptr, (void *)(rtl_view_base(view) + f.off)) < 0) {
-		rtl_lock_release(&f.r->lock);
-		return -1; /* a variable that cannot be written: EFAULT */
-	}
+	__atomic_store_n((void **)pptr, (void *)(rtl_view_base(view) + f.off),
+	                 __ATOMIC_RELAXED);
 	if (view != atomic_load_explicit(&f.r->view, memory_order_relaxed))
 		atomic_store_explicit(&f.r->mixed, 1, memory_order_relaxed);
 	rtl_trap_move_registers(f.r, from, view);

@@ -173,7 +173,6 @@ TEST(bad_pointer_variables)
 	EXPECT_ERR(region_bptr(&sentinel, (void *)0x10), EFAULT);
 	EXPECT_ERR(region_bptr(&sentinel, page), EFAULT);
 	EXPECT_ERR(region_ptr((void *)0x10), EFAULT);
-	EXPECT_ERR(region_protect_ptr((void *)0x10, PROT_READ), EFAULT);
 	check_sentinel();
 }
 

@@ -59,17 +59,35 @@ static int checked(int nr)
 	if (!c->name || c->nargs == RTL_SC_UNKNOWN || !c->ptr)
 		return 0;
 	static const char *const passed[] = {
-		"rt_sigaction", "rt_sigprocmask", "rt_sigsuspend", "rt_sigreturn",
-		"sigaltstack", "rt_sigtimedwait", "rt_sigqueueinfo",
-		"rt_tgsigqueueinfo", "clone", "clone3", "fork", "vfork", "exit",
-		"exit_group", "set_tid_address", "set_robust_list", "rseq",
-		"arch_prctl", "seccomp", "prctl", "io_uring_setup",
+		"rt_sigaction",
+		"rt_sigprocmask",
+		"rt_sigsuspend",
+		"rt_sigreturn",
+		"sigaltstack",
+		"rt_sigtimedwait",
+		"rt_sigqueueinfo",
+		"rt_tgsigqueueinfo",
+		"clone",
+		"clone3",
+		"fork",
+		"vfork",
+		"exit",
+		"exit_group",
+		"set_tid_address",
+		"set_robust_list",
+		"rseq",
+		"arch_prctl",
+		"seccomp",
+		"prctl",
+		"io_uring_setup",
 		"io_uring_register",
 		/* posix_spawn's child resets every handler before it execs:
 		 * a trap there would kill it. The preload grants the
 		 * arguments of the exec family and posix_spawn beforehand
 		 * (preload/shim/exec.c). */
-		"execve", "execveat", NULL,
+		"execve",
+		"execveat",
+		NULL,
 	};
 	for (int i = 0; passed[i]; i++)
 		if (!strcmp(c->name, passed[i]))

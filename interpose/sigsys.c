@@ -364,7 +364,7 @@ static void snprintf_spec(char *out, size_t len, const struct rtl_filter_spec *s
  * (the environment says so, and the kernel that there is a filter). */
 static int inherited(const char *sig)
 {
-	const char *env = getenv(SIGNATURE_ENV), *at;
+	const char *env = secure_getenv(SIGNATURE_ENV), *at;
 	char buf[4096];
 	ssize_t n;
 	int fd;

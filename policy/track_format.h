@@ -55,6 +55,11 @@ enum rtl_track_tag {
 
 #define RTL_TRACK_STATUS_UNKNOWN (-1000)
 
+/* The exit status of `rtlctl report -o OUT RAW` when it could not write
+ * OUT: it has said why in one line (and that RAW stays), so the preload
+ * that ran it adds nothing and keeps RAW. */
+#define RTL_EXIT_NOT_WRITTEN 3
+
 /* Names in RTL_TRACK_LIMITS. */
 #define RTL_TRACK_LIMIT_MAX_REGIONS "max_regions"           /* the policy's */
 #define RTL_TRACK_LIMIT_FALLBACK_MAX "fallback_max_regions" /* left over it */

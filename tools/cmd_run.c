@@ -8,12 +8,15 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "policy.h"
 #include "report_path.h"
+#include "report_save.h"
 #include "rtlctl.h"
 
 #ifndef RTL_PRELOAD_INSTALLED
@@ -68,6 +71,84 @@ static void set_env(const char *preload, const char *config, const char *report)
 	}
 }
 
+/* ---- signals: the program is the one they are for ---- */
+
+/* What rtlctl passes on to the program. The terminal's signals (si_code
+ * SI_KERNEL) reach the program through its process group already; one a
+ * process sends to rtlctl (kill, sigqueue) is sent on. */
+static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
+	                         SIGUSR2, SIGALRM, SIGWINCH, SIGCONT };
+#define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
+static volatile pid_t child;
+static unsigned char ignored[NFORWARDED]; /* SIG_IGN when rtlctl started */
+
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si->si_code <= 0 && child > 0)
+		kill(child, sig);
+}
+
+/* Before fork: the handlers, with the signals blocked until the child's
+ * pid is known (the original mask into orig). A signal ignored when rtlctl
+ * started stays ignored (nohup), for rtlctl and the program. */
+static void forward_start(sigset_t *orig)
+{
+	struct sigaction sa, old;
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaddset(&set, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &set, orig);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NFORWARDED; i++) {
+		sigaction(forwarded[i], NULL, &old);
+		ignored[i] = old.sa_handler == SIG_IGN;
+		if (!ignored[i])
+			sigaction(forwarded[i], &sa, NULL);
+	}
+}
+
+static void forward_to(pid_t pid, const sigset_t *orig)
+{
+	child = pid;
+	sigprocmask(SIG_SETMASK, orig, NULL); /* those pending go on now */
+}
+
+/* In the child, before exec: the program dies with rtlctl (even of
+ * SIGKILL, which rtlctl cannot pass on), and starts with rtlctl's own
+ * dispositions and mask. */
+static void child_start(pid_t parent, const sigset_t *orig)
+{
+	for (size_t i = 0; i < NFORWARDED; i++)
+		if (!ignored[i])
+			signal(forwarded[i], SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		raise(SIGKILL); /* rtlctl died before prctl: nobody to wait for us */
+	sigprocmask(SIG_SETMASK, orig, NULL);
+}
+
+/* The summary and the name of the program's report: the name asked for,
+ * or the next free one if that was taken (report_file.h). */
+static void summary(const char *report, pid_t pid, time_t started)
+{
+	char found[PATH_MAX + 32];
+
+	if (report_find(report, (long)pid, started, found, sizeof(found)) < 0)
+		return; /* none written: whoever failed to has said why */
+	report_summary(found, stderr);
+	if (strcmp(found, report))
+		fprintf(stderr, "rtl: report: %s (%s was taken; see: rtlctl report %s)\n",
+		        found, report, found);
+	else
+		fprintf(stderr, "rtl: report: %s (see: rtlctl report %s)\n", found, found);
+}
+
 static int pass_status(int status)
 {
 	if (WIFEXITED(status))
@@ -96,7 +177,9 @@ int cmd_run(int argc, char **argv)
 	char preload[PATH_MAX], config[PATH_MAX], report[PATH_MAX], prog[PATH_MAX];
 	const char *config_arg = NULL, *report_arg = NULL;
 	int opt, status;
-	pid_t pid;
+	time_t started;
+	sigset_t orig_mask;
+	pid_t pid, parent;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+c:o:h", longopts, NULL)) != -1) {
@@ -130,28 +213,29 @@ int cmd_run(int argc, char **argv)
 		return 127;
 	}
 	fflush(NULL);
+	started = time(NULL);
+	parent = getpid();
+	forward_start(&orig_mask);
 	pid = fork();
 	if (pid < 0) {
 		perror("rtlctl run: fork");
 		return 126;
 	}
 	if (pid == 0) {
+		child_start(parent, &orig_mask);
 		set_env(preload, config_arg ? config : NULL, report_arg);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "rtlctl run: %s: %s\n", argv[optind], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	/* Like system(): the terminal's signals are the program's to handle. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
+	forward_to(pid, &orig_mask);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	child = 0;                                        /* its pid may be someone else's from now on */
 	snprintf(prog, sizeof(prog), "%s", argv[optind]); /* basename edits it */
 	rtl_report_path(report_arg ? report_arg : policy.report, basename(prog),
 	                (long)pid, 0, report, sizeof(report));
-	if (report[0] && strcmp(report, "-") && access(report, R_OK) == 0) {
-		report_summary(report, stderr);
-		fprintf(stderr, "rtl: report: %s (see: rtlctl report %s)\n", report, report);
-	}
+	if (report[0] && strcmp(report, "-"))
+		summary(report, pid, started);
 	return pass_status(status);
 }

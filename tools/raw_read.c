@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "symbols.h"
+#include "text.h"
 #include "track_format.h"
 
 #define MAX_SITES 500
@@ -138,7 +139,7 @@ static void note(struct run *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	json_array_append_new(r->notes, json_string(buf));
+	json_array_append_new(r->notes, rtl_json_text(buf));
 }
 
 static int read_run(struct run *r, struct cur *c)
@@ -157,8 +158,8 @@ static int read_run(struct run *r, struct cur *c)
 		json_t *a = json_array();
 
 		for (size_t i = 0; i < n; i += strlen(argv + i) + 1)
-			json_array_append_new(a, json_string(argv + i));
-		json_object_set_new(r->run, "program", json_string(prog));
+			json_array_append_new(a, rtl_json_text(argv + i));
+		json_object_set_new(r->run, "program", rtl_json_text(prog));
 		json_object_set_new(r->run, "argv", a);
 		set_int(r->run, "pid", pid);
 		if (r->status >= 0)
@@ -178,8 +179,8 @@ static int read_policy(struct run *r, struct cur *c)
 	char *source = str(c, NULL), *text = str(c, NULL);
 
 	if (!c->bad) {
-		json_object_set_new(r->policy, "source", json_string(source));
-		json_object_set_new(r->policy, "text", json_string(text));
+		json_object_set_new(r->policy, "source", rtl_json_text(source));
+		json_object_set_new(r->policy, "text", rtl_json_text(text));
 	}
 	free(source);
 	free(text);
@@ -210,8 +211,8 @@ static int read_rule(struct run *r, struct cur *c)
 	if (!c->bad) {
 		json_t *o = json_object();
 
-		json_object_set_new(o, "name", json_string(name));
-		json_object_set_new(o, "mechanism", json_string(mech));
+		json_object_set_new(o, "name", rtl_json_text(name));
+		json_object_set_new(o, "mechanism", rtl_json_text(mech));
 		set_int(o, "selected", sel);
 		set_int(o, "bytes", bytes);
 		set_int(o, "read_traps", rd);
@@ -407,8 +408,8 @@ static json_t *sites(struct run *r)
 	for (size_t i = 0; i < m && i < MAX_SITES; i++) {
 		json_t *o = json_object();
 
-		json_object_set_new(o, "site", json_string(rows[i].name));
-		json_object_set_new(o, "rule", json_string(rule_name(r, rows[i].rule)));
+		json_object_set_new(o, "site", rtl_json_text(rows[i].name));
+		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, rows[i].rule)));
 		set_int(o, "regions", rows[i].regions);
 		set_int(o, "bytes", rows[i].bytes);
 		set_int(o, "read_traps", rows[i].rd);
@@ -438,7 +439,7 @@ static json_t *top_regions(struct run *r)
 	for (size_t i = 0; i < r->ntops && i < MAX_TOP; i++) {
 		json_t *o = json_object();
 
-		json_object_set_new(o, "site", json_string(slot_name(r, r->tops[i].slot)));
+		json_object_set_new(o, "site", rtl_json_text(slot_name(r, r->tops[i].slot)));
 		set_int(o, "size", r->tops[i].size);
 		set_int(o, "read_traps", r->tops[i].rd);
 		set_int(o, "write_traps", r->tops[i].wr);
@@ -464,7 +465,7 @@ static void name_events(struct run *r)
 	{
 		uint32_t slot = (uint32_t)json_integer_value(json_object_get(e, "site"));
 
-		json_object_set_new(e, "site", json_string(slot_name(r, slot)));
+		json_object_set_new(e, "site", rtl_json_text(slot_name(r, slot)));
 	}
 	n = json_array_size(r->events);
 	if (seen > n)
@@ -490,13 +491,13 @@ static json_t *backtraces(struct run *r)
 		json_t *o = json_object(), *frames = json_array();
 		char name[512];
 
-		json_object_set_new(o, "rule", json_string(rule_name(r, (int)s->rule)));
+		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, (int)s->rule)));
 		json_object_set_new(o, "kind", json_string(s->write ? "write" : "read"));
 		set_int(o, "count", s->count);
 		for (uint32_t f = 0; f < s->n; f++) {
 			/* The first frame is the faulting instruction itself. */
 			rtl_symbolise(&r->mods, s->ip[f] + (f == 0), 1, name, sizeof(name));
-			json_array_append_new(frames, json_string(name));
+			json_array_append_new(frames, rtl_json_text(name));
 		}
 		json_object_set_new(o, "frames", frames);
 		json_array_append_new(a, o);

@@ -155,7 +155,7 @@ ssize_t rtl_diff_encode(const unsigned char *cur, const unsigned char *twin,
 	struct encoder e = { 0 };
 	size_t head = FIXED + varint_len(size);
 
-	if (cap && !buf) {
+	if ((cap && !buf) || cap > UINTPTR_MAX - (uintptr_t)buf) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -186,9 +186,14 @@ ssize_t rtl_diff_encode(const unsigned char *cur, const unsigned char *twin,
 int rtl_diff_walk(const unsigned char *buf, size_t len, uint64_t size,
                   unsigned char *dst, unsigned char *twin)
 {
-	const unsigned char *p = buf + FIXED, *end = buf + len;
+	const unsigned char *p, *end;
 	uint64_t pos = 0, got;
 
+	/* A length past the end of the address space is no buffer's. */
+	if (len > UINTPTR_MAX - (uintptr_t)buf)
+		return -1;
+	p = buf + FIXED;
+	end = buf + len;
 	if (len < FIXED + 1 + TRAILER || memcmp(buf, magic, 4) != 0 ||
 	    buf[4] != VERSION || buf[5] != 0)
 		return -1;
@@ -220,7 +225,8 @@ int rtl_diff_walk(const unsigned char *buf, size_t len, uint64_t size,
 ssize_t region_buf_diff_encode(const void *cur, const void *twin, size_t size,
                                void *buf, size_t cap)
 {
-	if (!cur || !twin) {
+	if (!cur || !twin || size > UINTPTR_MAX - (uintptr_t)cur ||
+	    size > UINTPTR_MAX - (uintptr_t)twin) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -238,7 +244,8 @@ int region_buf_diff_check(const void *buf, size_t len, size_t size)
 
 int region_buf_diff_apply(void *dst, size_t size, const void *buf, size_t len)
 {
-	if (!dst || region_buf_diff_check(buf, len, size) < 0) {
+	if (!dst || size > UINTPTR_MAX - (uintptr_t)dst ||
+	    region_buf_diff_check(buf, len, size) < 0) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -6,6 +6,8 @@
  * unbounded_lock. Swizzling runs under the region lock only, so it may run
  * in a trap handler. */
 #include <errno.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "init.h"
 #include "pointers.h"
@@ -93,6 +95,54 @@ static void forget(struct rtl_ptr *p)
 	rtl_pool_put(&ptr_pool, p);
 }
 
+/* ---- pointer variables the caller hands in ---- */
+
+/* The kernel copies, so that a variable at a bad address is EFAULT, not a
+ * crash (region.h: bad input gets errno). A variable in rtl's views is
+ * accessed directly: the access may be a region trap, resolved as any. So
+ * is every variable where the kernel refuses process_vm_* (a seccomp
+ * filter). */
+static int var_copy(void *var, void *val, int store)
+{
+	struct iovec local = { val, sizeof(void *) }, remote = { var, sizeof(void *) };
+	ssize_t n;
+
+	if (rtl_view_of((uintptr_t)var) < 0) {
+		n = store ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0)
+		          : process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+		if (n == (ssize_t)sizeof(void *))
+			return 0;
+		if (n >= 0 || errno == EFAULT) {
+			errno = EFAULT;
+			return -1;
+		}
+	}
+	if (store)
+		__atomic_store_n((void **)var, *(void **)val, __ATOMIC_RELAXED);
+	else
+		*(void **)val = __atomic_load_n((void **)var, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int rtl_var_load(void *var, void **out)
+{
+	return var_copy(var, out, 0);
+}
+
+int rtl_var_store(void *var, void *val)
+{
+	return var_copy(var, &val, 1);
+}
+
+/* A variable rtl will rewrite later: it must be readable and writable
+ * now. Written back with the value it holds. */
+static int var_usable(void *var)
+{
+	void *v;
+
+	return rtl_var_load(var, &v) < 0 ? -1 : rtl_var_store(var, v);
+}
+
 /* Link p to region r (r locked by the caller or fresh). */
 static void attach_bound(struct rtl_ptr *p, struct rtl_region *r)
 {
@@ -171,6 +221,7 @@ int region_bptr(void *bptr, void *bptr2)
 {
 	struct rtl_found f;
 	struct rtl_ptr *p;
+	void *v;
 
 	if (rtl_ensure_init() < 0)
 		return -1;
@@ -178,7 +229,9 @@ int region_bptr(void *bptr, void *bptr2)
 		errno = EINVAL;
 		return -1;
 	}
-	if (rtl_region_find((uintptr_t) * (void **)bptr, &f) < 0) {
+	if (rtl_var_load(bptr, &v) < 0 || var_usable(bptr2) < 0)
+		return -1;
+	if (rtl_region_find((uintptr_t)v, &f) < 0) {
 		errno = ENOENT;
 		return -1;
 	}
@@ -209,6 +262,8 @@ int region_ptr(void *pptr)
 		errno = EINVAL;
 		return -1;
 	}
+	if (var_usable(pptr) < 0)
+		return -1;
 	pthread_mutex_lock(&rtl_registry_lock);
 	p = take(pptr);
 	if (p) {

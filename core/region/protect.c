@@ -65,6 +65,8 @@ int region_protect_ptr(void *pptr, int prot)
 		errno = EINVAL;
 		return -1;
 	}
+	/* The variable is used directly, unlike the registering calls'
+	 * (pointers.c): MAP2 costs no system call. */
 	v = (uintptr_t)__atomic_load_n((void **)pptr, __ATOMIC_RELAXED);
 	if (rtl_region_find(v, &f) < 0) {
 		errno = ENOENT;

@@ -212,8 +212,8 @@ static void free_record(struct rtl_region *r)
 static void *bind_or_undo(struct rtl_region *r, void *bptr, uintptr_t addr)
 {
 	if (bptr) {
-		*(void **)bptr = (void *)addr;
-		if (rtl_ptr_bind(r, bptr) < 0) {
+		if (rtl_var_store(bptr, (void *)addr) < 0 ||
+		    rtl_ptr_bind(r, bptr) < 0) {
 			int e = errno;
 			free_record(r);
 			errno = e;
@@ -305,12 +305,15 @@ void *region_define(void *addr, size_t size, void *bptr)
 		errno = EFAULT;
 		return NULL;
 	}
-	if (bptr)
-		old = *(void **)bptr;
+	if (bptr && rtl_var_load(bptr, &old) < 0) {
+		free_record(r);
+		errno = EFAULT;
+		return NULL;
+	}
 	if (!bind_or_undo(r, bptr, to))
 		return NULL;
 	if (bptr && (uintptr_t)old >= a && (uintptr_t)old <= a + size)
-		*(void **)bptr = (void *)(to + ((uintptr_t)old - a));
+		rtl_var_store(bptr, (void *)(to + ((uintptr_t)old - a)));
 	return (void *)to;
 }
 

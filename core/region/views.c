@@ -58,7 +58,7 @@ int rtl_parse_size(const char *s, size_t *out)
 int rtl_views_init(void)
 {
 	size_t size = DEFAULT_SIZE;
-	const char *env = getenv("RTL_ARENA_SIZE");
+	const char *env = secure_getenv("RTL_ARENA_SIZE");
 	void *res, *ro, *rw;
 	int fd;
 

@@ -43,7 +43,7 @@ fail:
 	if (step[0] == 'v' && init_errno == EINVAL)
 		fprintf(stderr, "rtl: cannot start: RTL_ARENA_SIZE=%s is not a size "
 		                "between 1M and 16T\n",
-		        getenv("RTL_ARENA_SIZE"));
+		        secure_getenv("RTL_ARENA_SIZE"));
 	else
 		fprintf(stderr, "rtl: cannot start: %s: %s\n", step,
 		        strerror(init_errno));

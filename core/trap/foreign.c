@@ -75,6 +75,21 @@ void rtl_foreign_pass_on(int sig, siginfo_t *si, void *uc)
 	        actions[atomic_load_explicit(&cur, memory_order_acquire)];
 	sigset_t mask, old;
 
+	if (rtl_hooks_blocked(si, uc)) {
+		/* The program blocks SIGSEGV here. A sent one waits in the hook
+		 * until it is unblocked; a fault gets what the kernel gives a
+		 * blocked synchronous signal: the default action, whatever the
+		 * handler (the report is written first, as for rtl's deaths). */
+		if (si->si_code > 0) {
+			struct sigaction dfl;
+
+			rtl_hooks_death(sig);
+			memset(&dfl, 0, sizeof(dfl));
+			dfl.sa_handler = SIG_DFL;
+			rtl_hooks_real_sigaction(sig, &dfl, NULL);
+		}
+		return;
+	}
 	RTL_COUNT(foreign);
 	if (prev.sa_handler == SIG_IGN && si->si_code <= 0)
 		return; /* a sent signal the program ignores */
@@ -100,6 +115,8 @@ void rtl_foreign_pass_on(int sig, siginfo_t *si, void *uc)
 		store(&dfl);
 		rtl_lock_release(&busy);
 	}
+	if (rtl_hooks_run_handler(&prev, sig, si, uc))
+		return; /* the preload's way: the program's view of its mask kept */
 	mask = prev.sa_mask;
 	sigdelset(&mask, sig);
 	pthread_sigmask(SIG_BLOCK, &mask, &old);

@@ -10,6 +10,8 @@ static _Atomic(rtl_sigaction_fn) real_sigaction = sigaction;
 static _Atomic(rtl_fault_filter_fn) filter;
 static _Atomic(rtl_foreign_hook_fn) foreign;
 static _Atomic(rtl_death_hook_fn) death;
+static _Atomic(rtl_blocked_hook_fn) blocked;
+static _Atomic(rtl_run_handler_fn) run_handler;
 
 void rtl_hook_sigaction(rtl_sigaction_fn fn)
 {
@@ -64,4 +66,32 @@ void rtl_hooks_death(int sig)
 
 	if (f)
 		f(sig);
+}
+
+void rtl_hook_blocked(rtl_blocked_hook_fn fn)
+{
+	atomic_store(&blocked, fn);
+}
+
+int rtl_hooks_blocked(const siginfo_t *si, void *uc)
+{
+	rtl_blocked_hook_fn f = atomic_load_explicit(&blocked, memory_order_acquire);
+
+	return f && f(si, uc);
+}
+
+void rtl_hook_run_handler(rtl_run_handler_fn fn)
+{
+	atomic_store(&run_handler, fn);
+}
+
+int rtl_hooks_run_handler(const struct sigaction *act, int sig, siginfo_t *si,
+                          void *uc)
+{
+	rtl_run_handler_fn f = atomic_load_explicit(&run_handler, memory_order_acquire);
+
+	if (!f)
+		return 0;
+	f(act, sig, si, uc);
+	return 1;
 }

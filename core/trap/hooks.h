@@ -46,6 +46,23 @@ RTL_PRIVATE_API void rtl_hook_foreign(rtl_foreign_hook_fn fn);
 typedef void (*rtl_death_hook_fn)(int sig);
 RTL_PRIVATE_API void rtl_hook_death(rtl_death_hook_fn fn);
 
+/* Called for a SIGSEGV that is not rtl's (sent, or a fault outside its
+ * regions) before it goes to the program's action: non-zero if the program
+ * blocks SIGSEGV in this thread. The preload keeps that mask apart from the
+ * kernel's, which never blocks SIGSEGV (a blocked fault would end the
+ * process at the first region trap); the hook keeps a sent signal pending
+ * itself, and the trap path gives a fault the kernel's answer to a blocked
+ * one: the default action. uc is the interrupted context. NULL: none. */
+typedef int (*rtl_blocked_hook_fn)(const siginfo_t *si, void *uc);
+RTL_PRIVATE_API void rtl_hook_blocked(rtl_blocked_hook_fn fn);
+
+/* Called to run the program's SIGSEGV handler act (not SIG_DFL or SIG_IGN)
+ * as the kernel would: act's mask blocked meanwhile, the handler called
+ * with sig, si and uc. NULL: the trap path does it itself. */
+typedef void (*rtl_run_handler_fn)(const struct sigaction *act, int sig,
+                                   siginfo_t *si, void *uc);
+RTL_PRIVATE_API void rtl_hook_run_handler(rtl_run_handler_fn fn);
+
 /* ---- for the trap path ---- */
 
 int rtl_hooks_real_sigaction(int sig, const struct sigaction *act,
@@ -53,5 +70,8 @@ int rtl_hooks_real_sigaction(int sig, const struct sigaction *act,
 int rtl_hooks_filter(uintptr_t addr, int write);
 int rtl_hooks_foreign(uintptr_t addr, int write, void *uc);
 void rtl_hooks_death(int sig);
+int rtl_hooks_blocked(const siginfo_t *si, void *uc);
+int rtl_hooks_run_handler(const struct sigaction *act, int sig, siginfo_t *si,
+                          void *uc);
 
 #endif

@@ -107,7 +107,7 @@ static void choose(struct rtl_rule_rt *rt, int i)
 int rtl_select_init(void)
 {
 	struct rtl_engine *e = &rtl_engine;
-	const char *file = getenv("RTL_CONFIG"), *rep = getenv("RTL_REPORT");
+	const char *file = secure_getenv("RTL_CONFIG"), *rep = secure_getenv("RTL_REPORT");
 	static struct rtl_policy_errors errs; /* 4 KiB: not on the stack */
 
 	e->start_ns = rtl_now_ns();

@@ -50,7 +50,7 @@ static long count_maps(void)
 
 void rtl_maps_init(void)
 {
-	const char *env = getenv("RTL_MAX_MAP_COUNT");
+	const char *env = secure_getenv("RTL_MAX_MAP_COUNT");
 	long lim;
 
 	max_maps = read_long("/proc/sys/vm/max_map_count");

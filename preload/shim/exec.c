@@ -4,6 +4,8 @@
  * every signal handler first: a trap there would kill it). So the strings
  * and their vectors that lie in selected memory are granted for reading,
  * and pinned against epochs, before the call; released if it returns.
+ * The new program inherits the mask the program believes in: SIGSEGV goes
+ * into the kernel's for the call if the program blocks it (sigmask.c).
  * Everything else passes to the next definition unchanged. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,6 +17,7 @@
 
 #include "access.h"
 #include "heap.h"
+#include "sigmask.h"
 
 #define API __attribute__((visibility("default")))
 #define MAX_PINNED 256
@@ -57,12 +60,12 @@ static void release(struct pinned *h)
 
 /* The next definition of name, found on first use (POSIX's way from
  * dlsym to a function: through the pointer's bytes). */
-#define NEXT_FN(fn, name)                                                      \
-	do {                                                                   \
-		static void *cache_;                                           \
-		if (!cache_)                                                   \
-			cache_ = dlsym(RTLD_NEXT, name);                       \
-		*(void **)&(fn) = cache_;                                      \
+#define NEXT_FN(fn, name)                                \
+	do {                                             \
+		static void *cache_;                     \
+		if (!cache_)                             \
+			cache_ = dlsym(RTLD_NEXT, name); \
+		*(void **)&(fn) = cache_;                \
 	} while (0)
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
@@ -71,7 +74,7 @@ typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 API int execve(const char *path, char *const argv[], char *const envp[])
 {
 	struct pinned h = { .n = 0 };
-	int r;
+	int r, masked;
 
 	execve_fn fn;
 
@@ -79,7 +82,9 @@ API int execve(const char *path, char *const argv[], char *const envp[])
 	hold(&h, path);
 	hold_vector(&h, argv);
 	hold_vector(&h, envp);
+	masked = rtl_sigmask_exec_begin();
 	r = fn(path, argv, envp);
+	rtl_sigmask_exec_end(masked);
 	release(&h);
 	return r;
 }
@@ -92,7 +97,7 @@ API int execv(const char *path, char *const argv[])
 API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	struct pinned h = { .n = 0 };
-	int r;
+	int r, masked;
 
 	execve_fn fn;
 
@@ -100,7 +105,9 @@ API int execvpe(const char *file, char *const argv[], char *const envp[])
 	hold(&h, file);
 	hold_vector(&h, argv);
 	hold_vector(&h, envp);
+	masked = rtl_sigmask_exec_begin();
 	r = fn(file, argv, envp);
+	rtl_sigmask_exec_end(masked);
 	release(&h);
 	return r;
 }
@@ -113,14 +120,16 @@ API int execvp(const char *file, char *const argv[])
 API int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	struct pinned h = { .n = 0 };
-	int r;
+	int r, masked;
 
 	fexecve_fn fn;
 
 	NEXT_FN(fn, "fexecve");
 	hold_vector(&h, argv);
 	hold_vector(&h, envp);
+	masked = rtl_sigmask_exec_begin();
 	r = fn(fd, argv, envp);
+	rtl_sigmask_exec_end(masked);
 	release(&h);
 	return r;
 }
@@ -187,12 +196,14 @@ static int spawn(spawn_fn fn, pid_t *pid, const char *path,
                  char *const envp[])
 {
 	struct pinned h = { .n = 0 };
-	int r;
+	int r, masked;
 
 	hold(&h, path);
 	hold_vector(&h, argv);
 	hold_vector(&h, envp);
+	masked = rtl_sigmask_exec_begin();
 	r = fn(pid, path, fa, attr, argv, envp);
+	rtl_sigmask_exec_end(masked);
 	release(&h);
 	return r;
 }
@@ -222,14 +233,16 @@ API int posix_spawnp(pid_t *pid, const char *file,
 API int system(const char *command)
 {
 	struct pinned h = { .n = 0 };
-	int r;
+	int r, masked;
 
 	int (*fn)(const char *);
 
 	NEXT_FN(fn, "system");
 	hold(&h, command);
 	hold_vector(&h, environ);
+	masked = rtl_sigmask_exec_begin();
 	r = fn(command);
+	rtl_sigmask_exec_end(masked);
 	release(&h);
 	return r;
 }
@@ -238,13 +251,16 @@ API FILE *popen(const char *command, const char *type)
 {
 	struct pinned h = { .n = 0 };
 	FILE *f;
+	int masked;
 
 	FILE *(*fn)(const char *, const char *);
 
 	NEXT_FN(fn, "popen");
 	hold(&h, command);
 	hold_vector(&h, environ);
+	masked = rtl_sigmask_exec_begin();
 	f = fn(command, type);
+	rtl_sigmask_exec_end(masked);
 	release(&h);
 	return f;
 }

@@ -89,6 +89,10 @@ static void resolve(void)
 	*(void **)&n.malloc_usable_size = find("malloc_usable_size", 1);
 	*(void **)&n.mprotect = find("mprotect", 1);
 	*(void **)&n.sigaction = find("sigaction", 1);
+	*(void **)&n.sigprocmask = find("sigprocmask", 1);
+	*(void **)&n.pthread_sigmask = find("pthread_sigmask", 1);
+	*(void **)&n.sigsuspend = find("sigsuspend", 1);
+	*(void **)&n.sigpending = find("sigpending", 1);
 	resolving = 0;
 	next = n;
 	atomic_store_explicit(&ready, 1, memory_order_release);

@@ -34,6 +34,12 @@ struct rtl_next {
 	size_t (*malloc_usable_size)(void *);
 	int (*mprotect)(void *, size_t, int);
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	/* The signal-mask calls (sigmask.c keeps SIGSEGV out of the kernel's
+	 * mask). */
+	int (*sigprocmask)(int, const sigset_t *, sigset_t *);
+	int (*pthread_sigmask)(int, const sigset_t *, sigset_t *);
+	int (*sigsuspend)(const sigset_t *);
+	int (*sigpending)(sigset_t *);
 };
 
 /* The functions that follow the preload in the lookup order (glibc's), or

@@ -18,6 +18,8 @@
 #include "hooks.h"
 #include "sigsys.h"
 #include "next.h"
+#include "relay.h"
+#include "sigmask.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -54,6 +56,9 @@ API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		/* rtl's handler stays: the program's runs for SIGSYS that are
 		 * not rtl's (its own seccomp filters, a sent SIGSYS). */
 		r = rtl_sigsys_sigaction(act, old ? &prev : NULL);
+	} else if (rtl_sigmask_on()) {
+		/* A handler's mask must not block SIGSEGV (sigmask.c). */
+		r = rtl_relay_sigaction(sig, act, old ? &prev : NULL);
 	} else {
 		n = rtl_next();
 		if (!n) {
@@ -123,7 +128,8 @@ API sighandler_t signal(int sig, sighandler_t h)
 	static _Atomic(void *) next_signal;
 
 	if ((sig == SIGSEGV && atomic_load(&chained)) ||
-	    (sig == SIGSYS && rtl_sigsys_on()) || rtl_fatal_owns(sig))
+	    (sig == SIGSYS && rtl_sigsys_on()) || rtl_fatal_owns(sig) ||
+	    rtl_sigmask_on())
 		return set_handler(sig, h, SA_RESTART, 1);
 	return next_variant(&next_signal, "signal", sig, h);
 }
@@ -136,7 +142,8 @@ API sighandler_t sysv_signal(int sig, sighandler_t h)
 	static _Atomic(void *) next_sysv;
 
 	if ((sig == SIGSEGV && atomic_load(&chained)) ||
-	    (sig == SIGSYS && rtl_sigsys_on()) || rtl_fatal_owns(sig))
+	    (sig == SIGSYS && rtl_sigsys_on()) || rtl_fatal_owns(sig) ||
+	    rtl_sigmask_on())
 		return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, 0);
 	return next_variant(&next_sysv, "sysv_signal", sig, h);
 }

@@ -4,7 +4,8 @@
  * before the libraries' destructors) or on a fatal signal. A program that
  * selects nothing pays for a policy read and nothing more: rtl's views are
  * not even mapped. Prints nothing unless something fails or the policy
- * sends the report to stderr. */
+ * sends the report to stderr; in a secure-execution process, nothing at
+ * all. */
 #include "start.h"
 
 #include <dlfcn.h>
@@ -12,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 
 #include "engine.h"
 #include "fatal.h"
@@ -24,6 +26,7 @@
 #include "rtl/region.h"
 #include "select.h"
 #include "signals.h"
+#include "sigmask.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -69,6 +72,9 @@ static void start(void)
 	 * extent hooks take no lock, so the two never nest), but natural. */
 	if (region_init() < 0)
 		return; /* rtl said why */
+	/* From now on a region may trap: SIGSEGV stays out of the kernel's
+	 * mask, whatever the program blocks. */
+	rtl_sigmask_start();
 	/* A death over a trap rtl cannot resolve writes the report too. */
 	if (rtl_engine.report[0])
 		rtl_hook_death(rtl_fatal_report);
@@ -90,7 +96,11 @@ __attribute__((constructor)) static void preload_start(void)
 {
 	rtl_preload_busy++;
 	rtl_forward_resolve();
-	if (rtl_next())
+	/* A secure-execution process (setuid, setgid, file capabilities: the
+	 * loader's AT_SECURE) was started by someone it must not trust: the
+	 * environment that names the policy and the report is theirs. It
+	 * selects nothing, writes nothing, prints nothing. */
+	if (rtl_next() && !getauxval(AT_SECURE))
 		start();
 	rtl_preload_busy--;
 }

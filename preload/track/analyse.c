@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "next.h"
+#include "track_format.h"
 
 #ifndef RTL_RTLCTL_INSTALLED
 #define RTL_RTLCTL_INSTALLED "/usr/local/bin/rtlctl"
@@ -36,7 +37,7 @@ static int usable(const char *path)
 
 void rtl_analyse_init(void)
 {
-	const char *env = getenv("RTL_RTLCTL");
+	const char *env = secure_getenv("RTL_RTLCTL");
 	Dl_info di;
 
 	if (usable(env)) {
@@ -70,7 +71,7 @@ static size_t put(char *out, size_t len, size_t n, const char *s)
 
 void rtl_analyse_raw_path(const char *report, char *raw, size_t len)
 {
-	const char *keep = getenv("RTL_RAW"), *tmp = getenv("TMPDIR");
+	const char *keep = secure_getenv("RTL_RAW"), *tmp = secure_getenv("TMPDIR");
 	size_t n = strlen(report);
 	char pid[24], *p = pid + sizeof(pid) - 1;
 	long v = (long)getpid();
@@ -128,8 +129,10 @@ static void child(const char *raw, const char *report)
 	argv[a] = NULL;
 	dup2(2, 1);
 	syscall(SYS_close_range, 3u, ~0u, 0u);
+	/* The kernel's call: the preload's sigprocmask would resend, in this
+	 * child, a SIGSEGV the program held (sigmask.c). */
 	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, _NSIG / 8);
 	execve(rtlctl, argv, envp);
 	_exit(127);
 }
@@ -154,7 +157,15 @@ static int wait_for(pid_t pid)
 	return -1;
 }
 
-void rtl_analyse(const char *raw, const char *report)
+void rtl_analyse_failed(const char *report, const char *what, const char *path,
+                        int err)
+{
+	say("rtl: no report written to ", strcmp(report, "-") ? report : "stderr", ": ");
+	say(what, " ", path);
+	say(": ", strerrordesc_np(err) ? strerrordesc_np(err) : "error", "\n");
+}
+
+void rtl_analyse(const char *raw, const char *report, int keep)
 {
 	struct sigaction dfl, old;
 	pid_t pid;
@@ -177,11 +188,13 @@ void rtl_analyse(const char *raw, const char *report)
 	if (pid > 0)
 		rc = wait_for(pid);
 	rtl_next()->sigaction(SIGCHLD, &old, NULL);
+	if (rc == RTL_EXIT_NOT_WRITTEN)
+		return; /* rtlctl said why, and where the raw record stays */
 	if (rc != 0) {
 		say("rtl: the report was not made; the raw record is ", raw,
 		    " (see: rtlctl report RAW)\n");
 		return;
 	}
-	if (!getenv("RTL_RAW"))
+	if (!keep)
 		unlink(raw);
 }

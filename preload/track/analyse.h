@@ -10,15 +10,21 @@
  * handler. */
 void rtl_analyse_init(void);
 
-/* Where the raw record of the report at path goes: $RTL_RAW expanded if
- * set (and then kept), else path with .json replaced by (or .raw added),
- * or a file in $TMPDIR for the report "-" (stderr). Async-signal-safe. */
+/* Where the raw record of the report at path goes: $RTL_RAW if set (and
+ * then kept), else path with .json replaced by (or .raw added) .raw, or
+ * $TMPDIR/rtl-report.raw for the report "-" (stderr); the file itself is
+ * made beside that name (report_file.h). Async-signal-safe. */
 void rtl_analyse_raw_path(const char *report, char *raw, size_t len);
 
 /* Run rtlctl on the raw record (report "-": to stderr) and wait for it, a
- * minute at most; then remove the raw record unless it is to be kept. If
- * rtlctl cannot be run, the raw record stays and stderr says how to turn
- * it into the report. Async-signal-safe (_Fork, execve, waitpid). */
-void rtl_analyse(const char *raw, const char *report);
+ * minute at most; then remove the raw record unless keep. If rtlctl cannot
+ * be run, the raw record stays and stderr says how to turn it into the
+ * report. Async-signal-safe (_Fork, execve, waitpid). */
+void rtl_analyse(const char *raw, const char *report, int keep);
+
+/* The one line that says no report was written, and why: "rtl: no report
+ * written to REPORT: WHAT PATH: REASON". Async-signal-safe. */
+void rtl_analyse_failed(const char *report, const char *what, const char *path,
+                        int err);
 
 #endif

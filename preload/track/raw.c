@@ -12,7 +12,7 @@
 #define CAP (64u << 10)
 
 static int fd = -1;
-static int failed;
+static int failed; /* an errno, once a write failed */
 static uint32_t tag;
 static size_t n;
 static unsigned char buf[CAP];
@@ -27,7 +27,7 @@ static void put(const void *p, size_t len)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			failed = 1;
+			failed = w < 0 ? errno : EIO;
 			return;
 		}
 		b += w;
@@ -38,7 +38,7 @@ static void put(const void *p, size_t len)
 void rtl_raw_open(int out)
 {
 	fd = out;
-	failed = out < 0;
+	failed = out < 0 ? EBADF : 0;
 	if (!failed)
 		put(RTL_TRACK_MAGIC, RTL_TRACK_MAGIC_LEN);
 }
@@ -97,10 +97,11 @@ void rtl_raw_end(void)
 
 int rtl_raw_close(void)
 {
-	int ok = fd >= 0 && !failed;
-
-	if (fd >= 0)
-		close(fd);
+	if (fd >= 0 && close(fd) < 0 && !failed)
+		failed = errno; /* a file system that says so only now */
 	fd = -1;
-	return ok ? 0 : -1;
+	if (!failed)
+		return 0;
+	errno = failed;
+	return -1;
 }

@@ -18,7 +18,8 @@ void rtl_raw_u64(uint64_t v);
 void rtl_raw_str(const char *s);
 void rtl_raw_bytes(const void *p, size_t n); /* as a string */
 void rtl_raw_end(void);
-/* 0 if everything reached the file. */
+/* Close the file: 0 if everything reached it, else -1 with the errno of
+ * the first failure. */
 int rtl_raw_close(void);
 
 #endif

@@ -28,6 +28,7 @@
 #include "policy.h"
 #include "raw.h"
 #include "record.h"
+#include "report_file.h"
 #include "report_path.h"
 #include "rtl/region.h"
 #include "site.h"
@@ -260,11 +261,15 @@ static void write_limits(int epoch_open)
 	rtl_raw_end();
 }
 
-/* Write the record to its file and have rtlctl make the report. */
+/* Write the record to a new file of its own (report_file.h: never
+ * through a planted name) and have rtlctl make the report out of it. */
 static void emit(int status, int epoch_open)
 {
 	char report[RTL_POLICY_PATH_MAX + 32], raw[RTL_POLICY_PATH_MAX + 64];
-	const char *owner = getenv("RTL_REPORT_PID");
+	char tmp[RTL_POLICY_PATH_MAX + 128], kept[RTL_POLICY_PATH_MAX + 80];
+	const char *owner = secure_getenv("RTL_REPORT_PID");
+	const char *keep = secure_getenv("RTL_RAW");
+	int fd;
 
 	if (!rtl_engine.report[0])
 		return;
@@ -272,7 +277,12 @@ static void emit(int status, int epoch_open)
 	                (long)getpid(), owner ? atol(owner) : 0, report,
 	                sizeof(report));
 	rtl_analyse_raw_path(report, raw, sizeof(raw));
-	rtl_raw_open(open(raw, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+	fd = rtl_file_temp(raw, tmp, sizeof(tmp));
+	if (fd < 0) {
+		rtl_analyse_failed(report, "the raw record", raw, errno);
+		return;
+	}
+	rtl_raw_open(fd);
 	write_run(status);
 	write_totals();
 	write_rules();
@@ -284,13 +294,17 @@ static void emit(int status, int epoch_open)
 	write_stacks();
 	write_limits(epoch_open);
 	if (rtl_raw_close() < 0) {
-		static const char msg[] = "rtl: cannot write the raw record ";
-		write(2, msg, sizeof(msg) - 1);
-		write(2, raw, strlen(raw));
-		write(2, "\n", 1);
+		int e = errno;
+		unlink(tmp); /* never a cut record */
+		rtl_analyse_failed(report, "the raw record", raw, e);
 		return;
 	}
-	rtl_analyse(raw, report);
+	/* RTL_RAW: the record stays, under that name or the next free one. */
+	if (keep && *keep && rtl_file_publish(tmp, raw, kept, sizeof(kept)) == 0) {
+		rtl_analyse(kept, report, 1);
+		return;
+	}
+	rtl_analyse(tmp, report, 0);
 }
 
 void rtl_track_exit(int status)

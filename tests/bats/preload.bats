@@ -168,6 +168,19 @@ rtl: bad policy; nothing selected"
 rtl: bad policy; nothing selected"
 }
 
+@test "a policy that is a FIFO or a directory is refused, never waited for" {
+  mkfifo "$POL/fifo.ini"
+  # Before, the constructor waited for a writer: timeout (not preloaded)
+  # bounds the wait.
+  run --separate-stderr timeout 60 env LD_PRELOAD="$PRELOAD" RTL_CONFIG="$POL/fifo.ini" /bin/true
+  assert_success
+  assert_equal "$stderr" "$POL/fifo.ini: not a regular file
+rtl: bad policy; nothing selected"
+  RTL_CONFIG=$POL LD_PRELOAD=$PRELOAD run --separate-stderr /bin/true
+  assert_success
+  assert_equal "${stderr_lines[0]}" "$POL: not a regular file"
+}
+
 @test "sample, max_regions and full views limit what is selected, nothing else" {
   policy half '[rule all]' 'sample = 2'
   policy ten 'max_regions = 10' '[rule all]'

@@ -22,6 +22,8 @@ setup() {
 }
 
 teardown() {
+  # A program a failed test left waiting (start_waiter).
+  [[ -z ${waiter:-} ]] || kill -KILL "$waiter" 2>/dev/null || true
   rm -rf "$tmp"
 }
 
@@ -96,6 +98,20 @@ teardown() {
   run "$rtlctl" check "$tmp/binary.ini"
   assert_equal "$status" 1
   assert_output --partial "not a text file"
+}
+
+@test "check: a FIFO, a directory or a file that fails to read is an error" {
+  mkfifo "$tmp/fifo.ini"
+  run timeout 60 "$rtlctl" check "$tmp/fifo.ini"
+  assert_equal "$status" 1
+  assert_line "$tmp/fifo.ini: not a regular file"
+  run "$rtlctl" check "$tmp"
+  assert_equal "$status" 1
+  assert_line "$tmp: not a regular file"
+  # A regular file whose read fails (EIO at address 0) is not an empty one.
+  run "$rtlctl" check /proc/self/mem
+  assert_equal "$status" 1
+  assert_line --regexp '^/proc/self/mem:0: cannot read: '
 }
 
 @test "good policies pass check" {
@@ -178,6 +194,32 @@ teardown() {
     assert_equal "$status" 1
     assert_output --partial "rtlctl report: $top/tests/reports/$f.json"
   done
+}
+
+@test "report: a crafted report cannot drive the terminal or overflow a sum" {
+  run "$rtlctl" report "$top/tests/reports/crafted.json"
+  assert_success
+  # No control character but the line ends: escapes print as text.
+  [[ $(LC_ALL=C grep -c $'[\x01-\x09\x0b-\x1f\x7f]' <<<"$output") -eq 0 ]]
+  refute_output --partial $'\xc2\x9b'
+  assert_line --partial 'program   evil\x1b]0;pwned\x07 (pid 1)'
+  assert_line 'policy    \x0d\x1b[2Kforged'
+  assert_line --regexp '^r\\u009b31m +1'
+  assert_line 'note: note\x1b[H\x1b[2Jcleared'
+  assert_line 'note: café stays'
+  # Sums saturate: the site with 2^63-1 read traps sorts first, and the
+  # epochs' diff bytes add up to 2^63-1, not to a negative number.
+  [[ $(grep -A1 'site (rule)' <<<"$output" | tail -n 1) =~ ^9223372036854775807\ +1\ +1\ +1\ \ huge\\x1b\[31m\ \(r\)$ ]]
+  assert_output --partial "2 epochs, 9223372036854775807 bytes in diffs vs 9223372036854775807 bytes"
+}
+
+@test "run: an argument that is not UTF-8 is escaped in the report, not dropped" {
+  needs_preload
+  run_policy '[rule all]'
+  run "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/r.json" -- /bin/true $'a\xffb' $'\xc3\xa9'
+  assert_success
+  run python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["run"]["argv"][1:])' "$tmp/r.json"
+  assert_output "['a\\\\xffb', 'é']"
 }
 
 @test "run with an invalid policy does not start the program" {
@@ -395,4 +437,51 @@ SH
   run "$rtlctl" report "$tmp/empty.raw"
   assert_equal "$status" 1
   assert_output "rtlctl report: $tmp/empty.raw: no run record"
+}
+
+# Start `rtlctl run -- wait_signal PIDFILE` in the background; $runner is
+# rtlctl's pid, $waiter the program's once it waits.
+start_waiter() {
+  "$rtlctl" run -c "$tmp/p.ini" -- "$build/tests/progs/wait_signal" "$tmp/pid" \
+    >"$tmp/out" 2>"$tmp/err" 3>&- &
+  runner=$!
+  for _ in $(seq 600); do
+    [[ -s $tmp/pid ]] && break
+    sleep 0.1
+  done
+  waiter=$(cat "$tmp/pid")
+}
+
+# Whether process $1 is gone (or a zombie nobody reaped yet).
+gone() {
+  [[ ! -e /proc/$1 ]] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status"
+}
+
+@test "run: a signal sent to rtlctl reaches the program" {
+  needs_preload
+  run_policy
+  start_waiter
+  kill -USR1 "$runner"
+  rc=0
+  wait "$runner" || rc=$?
+  assert_equal "$rc" 0
+  assert_equal "$(cat "$tmp/out")" "got SIGUSR1"
+  rm "$tmp/pid"
+  start_waiter
+  kill -TERM "$runner"
+  rc=0
+  wait "$runner" || rc=$?
+  assert_equal "$rc" 143
+}
+
+@test "run: the program does not outlive rtlctl killed with SIGKILL" {
+  needs_preload
+  run_policy
+  start_waiter
+  kill -KILL "$runner"
+  for _ in $(seq 300); do
+    gone "$waiter" && break
+    sleep 0.1
+  done
+  gone "$waiter"
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,4 +155,45 @@ TEST(arena_size_from_environment)
 	int st = test_run_captured(small_arena, err, sizeof(err));
 	CHECK(WIFEXITED(st));
 	CHECK_EQ(WEXITSTATUS(st), 0);
+}
+
+/* Pointer variables at bad addresses (issue 20): EFAULT, never a crash, and
+ * no region is left behind. */
+TEST(bad_pointer_variables)
+{
+	char *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *unregistered = NULL;
+
+	CHECK(page != MAP_FAILED);
+	setup_sentinel();
+	EXPECT_ERR(region_alloc(10, (void *)0x10), EFAULT);
+	EXPECT_ERR(region_alloc(10, page), EFAULT); /* readable, not writable */
+	EXPECT_ERR(region_define(page, 64, (void *)0x10), EFAULT);
+	EXPECT_ERR(region_bptr((void *)0x10, &unregistered), EFAULT);
+	EXPECT_ERR(region_bptr(&sentinel, (void *)0x10), EFAULT);
+	EXPECT_ERR(region_bptr(&sentinel, page), EFAULT);
+	EXPECT_ERR(region_ptr((void *)0x10), EFAULT);
+	check_sentinel();
+}
+
+/* Lengths that run past the end of the address space (issue 20): EINVAL
+ * before any pointer arithmetic on them. */
+TEST(diff_lengths_that_wrap)
+{
+	char *r = region_alloc(100, NULL), dst[100], buf[64];
+	ssize_t n;
+
+	CHECK(r != NULL);
+	CHECK_EQ(region_track(r, 1), 0);
+	r[3] = 1;
+	n = region_diff_encode(r, buf, sizeof(buf));
+	CHECK(n > 0);
+	EXPECT_ERR(region_diff_apply(r, buf, SIZE_MAX), EINVAL);
+	EXPECT_ERR(region_diff_apply(r, buf, SIZE_MAX - (uintptr_t)buf + 2), EINVAL);
+	EXPECT_ERR(region_buf_diff_apply(dst, sizeof(dst), buf, SIZE_MAX), EINVAL);
+	EXPECT_ERR(region_buf_diff_check(buf, SIZE_MAX, sizeof(dst)), EINVAL);
+	EXPECT_ERR(region_buf_diff_apply(dst, SIZE_MAX, buf, (size_t)n), EINVAL);
+	EXPECT_ERR(region_buf_diff_encode(dst, dst, SIZE_MAX, buf, sizeof(buf)), EINVAL);
+	EXPECT_ERR(region_diff_encode(r, buf, SIZE_MAX), EINVAL);
+	CHECK_EQ(region_diff_apply(r, buf, (size_t)n), 0);
 }

@@ -264,3 +264,54 @@ TEST(access_range_resolves_system_call_buffers)
 	CHECK_EQ(h_calls, 2);
 	CHECK(st.trap_ns > 0);
 }
+
+/* The preload's mask hooks (hooks.h): while the hook says the program
+ * blocks SIGSEGV, a sent one goes to the hook, not to the program; a fault
+ * gets the default action whatever the program's handler; region traps
+ * never ask. */
+static _Atomic int held_code = 1;
+static int say_blocked(const siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si->si_code <= 0)
+		held_code = si->si_code;
+	return 1;
+}
+
+static void fault_while_blocked(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = prog_handler;
+	sa.sa_flags = SA_SIGINFO;
+	rtl_sigaction(SIGSEGV, &sa, NULL);
+	rtl_hook_blocked(say_blocked);
+	prog_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	poke(prog_page, 1);
+	_exit(0); /* the program's handler would have let it go on */
+}
+
+TEST(blocked_hook_holds_sent_and_ends_faults)
+{
+	struct sigaction sa;
+	char *x = region_alloc(64, &x), err[256];
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = prog_handler;
+	sa.sa_flags = SA_SIGINFO;
+	CHECK_EQ(rtl_sigaction(SIGSEGV, &sa, NULL), 0);
+	rtl_hook_blocked(say_blocked);
+	raise(SIGSEGV);
+	CHECK_EQ(held_code, SI_TKILL);
+	CHECK_EQ(prog_calls, 0);
+	region_handler(x, grant_handler);
+	region_protect(x, PROT_NONE);
+	poke(x, 2); /* a region trap: rtl's, blocked or not */
+	CHECK_EQ(h_calls, 1);
+	rtl_hook_blocked(NULL);
+	raise(SIGSEGV);
+	CHECK_EQ(prog_calls, 1);
+	CHECK(test_died_of(test_run_captured(fault_while_blocked, err, sizeof(err)),
+	                   SIGSEGV));
+}

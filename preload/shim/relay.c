@@ -1,0 +1,186 @@
+/* The program's signal handlers, relayed (relay.h). The kernel's action for
+ * a signal the program handles is `relay`, with the program's mask less
+ * SIGSEGV (a handler whose sa_mask is full must still take region traps);
+ * the program's own action is kept here and read back by sigaction. The
+ * relay tells sigmask.c when the handler begins and ends, so the program
+ * sees SIGSEGV blocked inside a handler whose mask blocks it, and the bit
+ * comes back at its end with the mask the frame restores.
+ *
+ * The program's SIGSEGV handler is run by the trap path (core/trap/
+ * foreign.c) through run_segv_handler, the same way: blocked while it
+ * runs unless SA_NODEFER, as the kernel would block it.
+ *
+ * relay runs in signal handlers; sigaction here takes a spin lock only with
+ * every signal blocked, so a handler never finds it held by its own thread. */
+#include "relay.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fatal.h"
+#include "hooks.h"
+#include "next.h"
+#include "sigmask.h"
+#include "sigsys.h"
+
+#define NSIGNALS 65
+
+#ifndef SA_RESTORER
+#define SA_RESTORER 0x04000000 /* glibc sets it; its headers do not name it */
+#endif
+
+/* What the program set for one signal. Two slots: the relay reads the
+ * current one whole while sigaction fills the other. */
+struct action {
+	union {
+		void (*info)(int, siginfo_t *, void *); /* SA_SIGINFO */
+		void (*plain)(int);
+	} fn;      /* a handler: NULL for SIG_DFL and SIG_IGN */
+	int flags; /* the program's sa_flags */
+	int segv;  /* its sa_mask blocks SIGSEGV */
+	int set;   /* set through here */
+};
+
+static struct action actions[NSIGNALS][2];
+static _Atomic int cur[NSIGNALS];
+static atomic_flag busy = ATOMIC_FLAG_INIT;
+
+static void relay(int sig, siginfo_t *si, void *uc)
+{
+	struct action a;
+	int token;
+
+	if (sig <= 0 || sig >= NSIGNALS)
+		return;
+	a = actions[sig][atomic_load_explicit(&cur[sig], memory_order_acquire)];
+	if (!a.fn.plain)
+		return; /* changed to SIG_DFL or SIG_IGN while it came */
+	token = rtl_sigmask_enter(uc, (uintptr_t)__builtin_frame_address(0), a.segv);
+	if (a.flags & SA_SIGINFO)
+		a.fn.info(sig, si, uc);
+	else
+		a.fn.plain(sig);
+	rtl_sigmask_leave(uc, token);
+}
+
+/* old as the program set it: its handler, its SA_SIGINFO, its mask. */
+static void read_back(struct sigaction *old, const struct action *a)
+{
+	const int ours = SA_SIGINFO | SA_RESTORER;
+
+	if (!a->set)
+		return;
+	if (old->sa_sigaction == relay)
+		old->sa_sigaction = a->fn.info;
+	else if ((old->sa_flags & ~ours) != (a->flags & ~ours))
+		return; /* set by someone else since (a raw system call) */
+	old->sa_flags = (old->sa_flags & ~SA_SIGINFO) | (a->flags & SA_SIGINFO);
+	if (a->segv)
+		sigaddset(&old->sa_mask, SIGSEGV);
+}
+
+static int set_action(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	const struct rtl_next *n = rtl_next();
+	struct sigaction k, kold;
+	struct action a, prev;
+	sigset_t all, mask;
+	int r, e;
+
+	if (sig <= 0 || sig >= NSIGNALS || sig == SIGSEGV)
+		return n->sigaction(sig, act, old);
+	memset(&a, 0, sizeof(a));
+	if (act) {
+		k = *act;
+		a.segv = sigismember(&k.sa_mask, SIGSEGV) == 1;
+		a.flags = k.sa_flags;
+		a.set = 1;
+		sigdelset(&k.sa_mask, SIGSEGV);
+		if (k.sa_handler != SIG_DFL && k.sa_handler != SIG_IGN) {
+			a.fn.info = k.sa_sigaction; /* the union: either member */
+			k.sa_sigaction = relay;
+			k.sa_flags |= SA_SIGINFO;
+		}
+	}
+	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);
+	n->pthread_sigmask(SIG_BLOCK, &all, &mask);
+	while (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
+		;
+	prev = actions[sig][atomic_load(&cur[sig])];
+	if (act) /* the relay may run as soon as the kernel has it */
+		actions[sig][!atomic_load(&cur[sig])] = a;
+	r = n->sigaction(sig, act ? &k : NULL, &kold);
+	e = errno;
+	if (r == 0 && act)
+		atomic_store_explicit(&cur[sig], !atomic_load(&cur[sig]), memory_order_release);
+	atomic_flag_clear_explicit(&busy, memory_order_release);
+	n->pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	if (r < 0) {
+		errno = e;
+		return r;
+	}
+	if (old) {
+		read_back(&kold, &prev);
+		*old = kold;
+	}
+	return 0;
+}
+
+int rtl_relay_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return set_action(sig, act, old);
+}
+
+/* The trap path's way to run the program's SIGSEGV handler (hooks.h). */
+static void run_segv_handler(const struct sigaction *act, int sig, siginfo_t *si,
+                             void *uc)
+{
+	const struct rtl_next *n = rtl_next();
+	int segv = !(act->sa_flags & SA_NODEFER) || sigismember(&act->sa_mask, sig) == 1;
+	sigset_t mask = act->sa_mask, old;
+	int token;
+
+	sigdelset(&mask, SIGSEGV);
+	n->pthread_sigmask(SIG_BLOCK, &mask, &old);
+	token = rtl_sigmask_enter(uc, (uintptr_t)__builtin_frame_address(0), segv);
+	if (act->sa_flags & SA_SIGINFO)
+		act->sa_sigaction(sig, si, uc);
+	else
+		act->sa_handler(sig);
+	rtl_sigmask_leave(uc, token);
+	n->pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* A fork while another thread held the flag: that thread is not in the
+ * child. */
+static void relay_child(void)
+{
+	atomic_flag_clear(&busy);
+}
+
+void rtl_relay_start(void)
+{
+	const struct rtl_next *n = rtl_next();
+
+	pthread_atfork(NULL, NULL, relay_child);
+	/* Handlers set before rtl ran (other libraries' constructors): from
+	 * now on through the relay too. */
+	for (int sig = 1; sig < NSIGNALS; sig++) {
+		struct sigaction sa;
+
+		if (sig == SIGSEGV || sig == SIGKILL || sig == SIGSTOP ||
+		    (sig == SIGSYS && rtl_sigsys_on()) || /* rtl's own */
+		    n->sigaction(sig, NULL, &sa) < 0)
+			continue;
+		if (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN ||
+		    rtl_fatal_is_handler(sa.sa_sigaction))
+			continue;
+		sa.sa_flags &= ~SA_RESTORER;
+		set_action(sig, &sa, NULL);
+	}
+	rtl_hook_run_handler(run_segv_handler);
+}

@@ -1,0 +1,33 @@
+/* The program's SIGSEGV mask, kept apart from the kernel's (sigmask.c):
+ * the kernel never blocks SIGSEGV in a traced process, since a region trap
+ * with SIGSEGV blocked ends it; the program sees the mask it set. */
+#ifndef RTL_SIGMASK_H
+#define RTL_SIGMASK_H
+
+#include <signal.h>
+#include <stdint.h>
+
+/* Once rtl runs: take the calling thread's SIGSEGV out of the kernel's
+ * mask (the program's view keeps it), hook the trap path, and from now on
+ * keep the two apart in every mask call. */
+void rtl_sigmask_start(void);
+
+/* Whether rtl_sigmask_start has run. */
+int rtl_sigmask_on(void);
+
+/* Around a program's signal handler (relay.c), in that handler's context:
+ * uc is the frame the kernel made, sp an address in the caller's own
+ * stack frame, segv whether the handler runs with SIGSEGV blocked (its
+ * sa_mask; for SIGSEGV itself, unless SA_NODEFER). Enter returns what
+ * leave needs. Async-signal-safe. */
+int rtl_sigmask_enter(void *uc, uintptr_t sp, int segv);
+void rtl_sigmask_leave(void *uc, int token);
+
+/* Around an exec, a spawn, system() or popen(): the new program inherits
+ * the kernel's mask, which gets SIGSEGV for the call if the program blocks
+ * it. Nothing in the call may trap meanwhile (exec.c grants its strings
+ * first). begin returns what end needs. */
+int rtl_sigmask_exec_begin(void);
+void rtl_sigmask_exec_end(int begun);
+
+#endif

@@ -29,7 +29,7 @@ void net_backoff(unsigned *spins)
 	long ns;
 
 	if (s < 32) {
-		__builtin_ia32_pause();
+		dsm_relax();
 		return;
 	}
 	if (s < 48) {

@@ -19,6 +19,7 @@
 struct path {
 	uint64_t pc;
 	rtl_regset_t live;     /* registers still holding value + off */
+	rtl_regset_t inexact;  /* ... plus a small register amount besides */
 	int32_t off[RTL_NGPR]; /* constants added since the trap */
 	struct rtl_cond cmp;   /* the last cmp reg, imm (reg < 0: none) */
 	uint8_t ncond;         /* conditions met on the way, newest last */
@@ -88,11 +89,27 @@ static void record(struct scan *s, const struct path *p, int b, int i,
 {
 	if (!live(p, b) || (i >= 0 && !live(p, i)))
 		return;
+	/* A register offset by an amount the look-ahead cannot know (glibc's
+	 * strcpy adds the string's tail length to its cursor before loading
+	 * through cursor + (src - dst)): the form keeps the relation of the
+	 * registers at the trap, without the offsets. */
+	if ((p->inexact >> b & 1) || (i >= 0 && (p->inexact >> i & 1))) {
+		if (i >= 0)
+			add_form(s->out, p, b, i, (uint8_t)scale, ext, 0);
+		else
+			s->out->ptr_regs |= 1u << b; /* still a pointer */
+		return;
+	}
 	disp += p->off[b];
 	if (i < 0) {
-		s->out->ptr_regs |= 1u << b;
+		/* A register is a pointer when it is the address itself; with
+		 * a displacement it may be biased (a pre-index loop's cursor
+		 * starts one step before its buffer), and the form says where
+		 * it leads. */
 		if (disp)
 			add_form(s->out, p, b, RTL_REG_NONE, 1, ext, disp);
+		else
+			s->out->ptr_regs |= 1u << b;
 		return;
 	}
 	if (ext != RTL_EXT_NONE && p->off[i])
@@ -108,6 +125,7 @@ static void kill(struct path *p, int r)
 	if (r < 0 || r >= RTL_NGPR)
 		return;
 	p->live &= ~(1u << r);
+	p->inexact &= ~(1u << r);
 	if (p->cmp.reg == r)
 		p->cmp.reg = -1;
 }
@@ -130,7 +148,7 @@ static void load_store_effects(struct path *p, const struct rtl_a64_access *a)
 	if (a->wb_reg < 0)
 		return;
 	if (a->wb_index >= 0)
-		kill(p, a->wb_reg);
+		p->inexact |= 1u << a->wb_reg; /* post-increment by a register */
 	else
 		offset(p, a->wb_reg, a->wb_imm);
 }
@@ -145,8 +163,9 @@ static int arith_immediate(struct path *p, uint32_t x)
 	if ((x & 0x1f800000) != 0x11000000)
 		return 0;
 	if (S) {
-		p->cmp.reg = -1;                           /* flags written */
-		if (rd == 31 && rn != 31 && live(p, rn)) { /* cmp, cmn */
+		p->cmp.reg = -1; /* flags written */
+		if (rd == 31 && rn != 31 && live(p, rn) &&
+		    !(p->inexact >> rn & 1)) { /* cmp, cmn */
 			p->cmp.reg = (int8_t)rn;
 			p->cmp.w32 = !sf;
 			p->cmp.imm = (int32_t)(sub ? imm : -imm);
@@ -160,6 +179,41 @@ static int arith_immediate(struct path *p, uint32_t x)
 	if (sf && rd == rn && live(p, rn))
 		offset(p, rd, sub ? -imm : imm);
 	else
+		kill(p, rd);
+	return 1;
+}
+
+/* The other data-processing instructions, from the word: each writes its
+ * Rd (31: the zero register, or sp for the logical immediates) and some
+ * set the flags. Capstone 4 reports cmp x9, x12 as writing x9. 1 if x was
+ * one. */
+static int data_processing(struct path *p, uint32_t x)
+{
+	int rd = (int)bits(x, 4, 0), flags = 0;
+
+	if ((x & 0x1c000000) == 0x10000000) { /* immediate */
+		int logical = (x & 0x1f800000) == 0x12000000;
+		flags = logical && bits(x, 30, 29) == 3;
+		if (rd == 31 && logical && !flags)
+			kill(p, RTL_A64_SP);
+	} else if ((x & 0x0e000000) == 0x0a000000) { /* register */
+		unsigned op = bits(x, 28, 21);
+		if ((op >> 3) == 0x0a) /* logical, shifted register */
+			flags = bits(x, 30, 29) == 3;
+		else if ((op >> 3) == 0x0b || op == 0xd0) /* add/sub, adc/sbc */
+			flags = bits(x, 29, 29);
+		else if (op == 0xd2) { /* ccmp, ccmn: bits 4..0 are flags */
+			p->cmp.reg = -1;
+			return 1;
+		}
+		if (rd == 31 && (op >> 3) == 0x0b && (op & 1) && !flags)
+			kill(p, RTL_A64_SP); /* add/sub (extended) to sp */
+	} else {
+		return 0;
+	}
+	if (flags)
+		p->cmp.reg = -1;
+	if (rd != 31)
 		kill(p, rd);
 	return 1;
 }
@@ -304,16 +358,25 @@ static void walk(struct scan *s, struct path p, int skip_first)
 				record(s, &p, a.mem.base, a.mem.index, a.mem.scale,
 				       a.mem.ext, a.mem.disp);
 			load_store_effects(&p, &a);
-		} else if ((x & 0xff200000) == 0x8b000000) {
-			/* add xd, xn, xm, lsl #s: a pointer built like lea */
+		} else if ((x & 0xbf200000) == 0x8b000000) {
+			/* add/sub xd, xn, xm, lsl #s: add builds a pointer as
+			 * x86's lea does; either, onto itself, moves a cursor
+			 * by an amount not known here */
 			int rd = (int)bits(x, 4, 0), rn = (int)bits(x, 9, 5);
-			int rm = (int)bits(x, 20, 16);
+			int rm = (int)bits(x, 20, 16), sub = (int)bits(x, 30, 30);
 			unsigned sh = bits(x, 15, 10);
 
-			if (rn != 31 && rm != 31 && sh <= 3 && bits(x, 23, 22) == 0)
+			if (!sub && rn != 31 && rm != 31 && sh <= 3 &&
+			    bits(x, 23, 22) == 0)
 				record(s, &p, rn, rm, 1u << sh, RTL_EXT_NONE, 0);
-			kill(&p, rd == 31 ? -1 : rd);
-		} else if (!arith_immediate(&p, x)) {
+			if (rd == rn && rd != rm && rd != 31 && live(&p, rd)) {
+				p.inexact |= 1u << rd;
+				if (p.cmp.reg == rd)
+					p.cmp.reg = -1;
+			} else {
+				kill(&p, rd == 31 ? -1 : rd);
+			}
+		} else if (!arith_immediate(&p, x) && !data_processing(&p, x)) {
 			b = branch(s, &p, x, &next);
 			if (b < 0)
 				return;

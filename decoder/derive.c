@@ -126,7 +126,12 @@ static int target_of(struct solver *s, const struct form *f)
 
 	if (i < 0 && b >= 0) {
 		enum hold h = hold_of(s, b);
-		if (h == H_IN || h == H_IN_TAIL)
+		/* ... unless the access starts past the span: it then holds
+		 * none of the region's bytes, and is where its address lies,
+		 * as the trap's attribution says (a destination biased back
+		 * into the previous region's tail: glibc's aarch64 memcpy
+		 * stores through [(dst - (src & 15)) + 16]). */
+		if ((h == H_IN || h == H_IN_TAIL) && ea < mv->hi)
 			return 1;
 		if (h == H_OBJECT)
 			return 0;

@@ -24,6 +24,7 @@
 #include "foreign.h"
 #include "hooks.h"
 #include "inplace.h"
+#include "page.h"
 #include "region.h"
 #include "stats.h"
 #include "views.h"
@@ -68,7 +69,6 @@ static int ours(uintptr_t addr, int write)
 /* The lowest address a mapping may have (vm.mmap_min_addr), read at start:
  * a register holding less is a number, never a pointer. */
 static uint64_t min_addr = 65536;
-static uint64_t page_size = 4096; /* sysconf's, read at start */
 
 /* Whether a could be a pointer the program dereferences: a readable byte
  * is there. Reservations (PROT_NONE: sanitizer shadow gaps, a JVM's or a
@@ -85,7 +85,7 @@ static int readable(uint64_t a)
 		return 1;
 	if (errno == EFAULT)
 		return 0;
-	if (mincore((void *)(a & ~(page_size - 1)), 1, &vec) == 0)
+	if (mincore((void *)(a & ~(uint64_t)(rtl_page_size() - 1)), 1, &vec) == 0)
 		return 1;
 	return errno != ENOMEM;
 }
@@ -496,8 +496,8 @@ static void read_min_addr(void)
 		return;
 	buf[n] = 0;
 	min_addr = strtoull(buf, NULL, 10);
-	if (min_addr < 4096)
-		min_addr = 4096; /* page zero is never a pointer */
+	if (min_addr < rtl_page_size())
+		min_addr = rtl_page_size(); /* page zero is never a pointer */
 }
 
 int rtl_trap_install(void)
@@ -505,7 +505,6 @@ int rtl_trap_install(void)
 	struct sigaction sa;
 
 	read_min_addr();
-	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_sigsegv;

@@ -10,8 +10,9 @@
  *              same with a 32-bit index (ldr w, [x, w, uxtw #2]);
  *  - postindex_pair: ldp/stp x with post-index writeback;
  *  - preindex_pair:  glibc's memcpy: ldp/stp q with pre-index writeback
- *              from pointers biased 32 bytes back, then the last 32 bytes
- *              through end pointers (src + n, dst + n) kept in registers;
+ *              from pointers biased 32 bytes back, counted down, then the
+ *              last 32 bytes through end pointers (src + n, dst + n) kept
+ *              in registers;
  *  - ld1_st1_post: ld1/st1 of four q registers, post-increment by 64.
  * Each copies n bytes (rounded up to its step) from a region into another
  * that revoke each other (pair.c, shapes.c). */
@@ -101,12 +102,12 @@ COPY(preindex_pair, "sub x10, %[s], #32\n\t"
                     "sub x11, %[d], #32\n\t"
                     "add x14, %[s], %[n]\n\t"
                     "add x15, %[d], %[n]\n\t"
-                    "sub x12, x14, #32\n"
+                    "mov x12, %[n]\n"
                     "1:\n\t"
                     "ldp q0, q1, [x10, #32]!\n\t"
                     "stp q0, q1, [x11, #32]!\n\t"
-                    "cmp x10, x12\n\t"
-                    "b.lo 1b\n\t"
+                    "subs x12, x12, #32\n\t"
+                    "b.hi 1b\n\t"
                     "cmp %[n], #32\n\t"
                     "b.lo 2f\n\t"
                     "ldp q0, q1, [x14, #-32]\n\t"

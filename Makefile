@@ -70,7 +70,8 @@ check-sanitize:
 	@scripts/check-sanitize.sh
 
 # The DSM case study (docs/dsm.md): the paper's Tables 7 and 8 for this
-# machine, 1 and 4 ranks, pages and regions; JSON and PNG in bench/out/.
+# machine (1 and 4 ranks; pages, regions, annotated regions; RT overhead),
+# miss latency, barriers, garbage collection; JSON and PNG in bench/out/.
 bench-dsm: build
 	@RTL_EXTRA_PACKAGES="gnuplot-nox" scripts/deps.sh
 	@python3 bench/dsm/run.py $(BUILD)

@@ -1,11 +1,17 @@
-/* Barriers as in TreadMarks 3.4: rank 0 manages. Each rank arrives with the
- * intervals the manager may not know; when all are in, the manager takes them
- * in and tells each rank what it has not seen. The service thread only keeps
- * arrivals; the manager's application thread takes them in once it has
- * arrived itself (invalidation belongs to synchronisation points). Arrivals
- * also carry each rank's allocation count and hash, so that ranks that
- * allocated differently are told so instead of corrupting memory. */
+/* Barriers on a tree of ranks (fanout DSM_BARRIER_FANOUT, default 2; a
+ * fanout of nprocs - 1 is TreadMarks' barrier managed by rank 0). A rank
+ * waits for its children's arrivals and takes in the intervals they carry,
+ * then arrives at its parent with every interval the parent may lack (all
+ * since the last barrier); departures come down the tree, each with the
+ * intervals the child lacks (its arrival said what it knows). Everybody
+ * leaves knowing every interval. The service thread only keeps arrivals;
+ * the application thread takes them in (invalidation belongs to
+ * synchronisation points). Arrivals also carry each rank's allocation count
+ * and hash, so that ranks that allocated differently are told so instead of
+ * corrupting memory, and whether the rank wants garbage collected (gc.c),
+ * which the departures then order everywhere. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,169 +20,258 @@
 
 #include "wire.h"
 
-/* Service thread, rank 0: keep one rank's arrival. */
+static int parent_of(int r)
+{
+	return (r - 1) / dsm.fanout;
+}
+
+static int first_child(int r)
+{
+	return r * dsm.fanout + 1;
+}
+
+static int nchildren(int r)
+{
+	int c = first_child(r);
+
+	if (c >= dsm.nprocs)
+		return 0;
+	return dsm.nprocs - c < dsm.fanout ? dsm.nprocs - c : dsm.fanout;
+}
+
+void barrier_init(void)
+{
+	double f = 2;
+	const char *s = getenv("DSM_BARRIER_FANOUT");
+	char *end;
+
+	if (s && *s) {
+		f = strtod(s, &end);
+		if (*end || f < 1 || f > 1e6)
+			dsm_die("DSM_BARRIER_FANOUT=%s is not a number of at "
+			        "least 1",
+			        s);
+	}
+	dsm.fanout = (int)f;
+	dsm.bar_vt = calloc((size_t)dsm.nprocs, sizeof(*dsm.bar_vt));
+	dsm.child_vt = calloc((size_t)dsm.fanout * (size_t)dsm.nprocs,
+	                      sizeof(*dsm.child_vt));
+	dsm.arrivals = calloc((size_t)dsm.nprocs, sizeof(*dsm.arrivals));
+	if (!dsm.bar_vt || !dsm.child_vt || !dsm.arrivals)
+		dsm_die("out of memory at start");
+}
+
+/* Service thread: keep one child's arrival. */
 void barrier_on_arrival(struct msg *m)
 {
-	if (dsm.rank != 0)
-		dsm_die("barrier arrival from rank %d, but this rank does not "
-			"manage "
-			"barriers",
-			m->src);
+	if (m->src == 0 || parent_of(m->src) != dsm.rank)
+		dsm_die("barrier arrival from rank %d, which is not a child of "
+		        "this rank in the barrier tree",
+		        m->src);
 	pthread_mutex_lock(&dsm.lock);
 	if (dsm.arrivals[m->src].buf)
 		dsm_die("rank %d arrived twice at barrier %u", m->src,
-			dsm.epoch);
+		        dsm.epoch);
 	dsm.arrivals[m->src] = *m;
 	dsm.narrivals++;
 	pthread_cond_signal(&dsm.arrived);
 	pthread_mutex_unlock(&dsm.lock);
 }
 
-static void missing_ranks(void)
+/* dsm.lock held. Wait for every child, checking that those not yet here
+ * are alive (a child waits for its own children). */
+static void wait_children(void)
 {
-	char list[256] = "";
-	size_t n = 0;
+	struct alive_wait aw = { 0 };
+	char what[64];
+	int want = nchildren(dsm.rank);
 
-	for (int p = 1; p < dsm.nprocs && n < sizeof(list) - 12; p++)
-		if (!dsm.arrivals[p].buf)
-			n += (size_t)snprintf(list + n, sizeof(list) - n, " %d",
-					      p);
-	dsm_die("barrier %u: rank(s)%s never arrived after %.0f s: dead or "
-		"stuck "
-		"(DSM_TIMEOUT)",
-		dsm.epoch, list, dsm.timeout);
+	snprintf(what, sizeof(what), "the arrival at barrier %u", dsm.epoch);
+	while (dsm.narrivals < want) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 20000000; /* 20 ms between liveness checks */
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		if (pthread_cond_timedwait(&dsm.arrived, &dsm.lock, &until) !=
+		    ETIMEDOUT)
+			continue;
+		for (int c = first_child(dsm.rank);
+		     c < first_child(dsm.rank) + want; c++)
+			if (!dsm.arrivals[c].buf) {
+				pthread_mutex_unlock(&dsm.lock);
+				alive_check(c, what, &aw);
+				pthread_mutex_lock(&dsm.lock);
+			}
+	}
 }
 
-static void wait_arrivals(void)
+/* dsm.lock held: take in every child's arrival; returns the OR of their
+ * garbage-collection wishes. */
+static int take_arrivals(void)
 {
-	struct timespec until;
+	int gc = 0;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += (time_t)dsm.timeout;
-	while (dsm.narrivals < dsm.nprocs - 1)
-		if (pthread_cond_timedwait(&dsm.arrived, &dsm.lock, &until) ==
-			    ETIMEDOUT &&
-		    dsm.narrivals < dsm.nprocs - 1)
-			missing_ranks();
-}
-
-static void manager(void)
-{
-	size_t vtb = (size_t)dsm.nprocs * 4;
-	uint32_t *their = malloc(vtb * (size_t)dsm.nprocs);
-	struct wbuf *out = calloc((size_t)dsm.nprocs, sizeof(*out));
-
-	if (!their || !out)
-		dsm_die("out of memory");
-	wait_arrivals();
-	for (int p = 1; p < dsm.nprocs; p++) {
-		struct msg *m = &dsm.arrivals[p];
+	for (int i = 0; i < nchildren(dsm.rank); i++) {
+		int c = first_child(dsm.rank) + i;
+		struct msg *m = &dsm.arrivals[c];
 		struct rbuf r;
-		uint32_t epoch, nalloc;
+		uint32_t round, epoch, nalloc, flags;
 		uint64_t hash;
 		r_init(&r, m);
+		round = r_u32(&r);
 		epoch = r_u32(&r);
 		nalloc = r_u32(&r);
 		hash = r_u64(&r);
-		if (!r.err && epoch != dsm.epoch)
-			dsm_die("rank %d is at barrier %u, rank 0 at barrier "
-				"%u: ranks "
-				"must call dsm_barrier the same number of "
-				"times",
-				p, epoch, dsm.epoch);
+		flags = r_u32(&r);
+		if (!r.err && (epoch != dsm.epoch || round != dsm.round))
+			dsm_die("rank %d is at barrier %u, rank %d at barrier "
+			        "%u: ranks must call dsm_barrier the same "
+			        "number of times",
+			        c, epoch, dsm.rank, dsm.epoch);
 		if (!r.err && (nalloc != dsm.nalloc || hash != dsm.allochash))
-			dsm_die("rank %d made %u allocations, rank 0 %u%s: "
-				"dsm_malloc and "
-				"dsm_region_alloc are collective (same sizes, "
-				"same order)",
-				p, nalloc, dsm.nalloc,
-				nalloc == dsm.nalloc
-					? " of other sizes or kinds"
-					: "");
-		lrc_incorporate(&r, m, "barrier arrival",
-				their + (size_t)p * dsm.nprocs);
-	}
-	for (int p = 1; p < dsm.nprocs; p++) {
-		w_init(&out[p], T_DEPART);
-		w_u32(&out[p], dsm.epoch);
-		lrc_put_intervals(&out[p], their + (size_t)p * dsm.nprocs);
-		free(dsm.arrivals[p].buf);
-		dsm.arrivals[p].buf = NULL;
+			dsm_die("rank %d made %u allocations, rank %d %u%s: "
+			        "dsm_malloc and dsm_region_alloc are "
+			        "collective (same sizes, same order)",
+			        c, nalloc, dsm.rank, dsm.nalloc,
+			        nalloc == dsm.nalloc
+			                ? " of other sizes or kinds"
+			                : "");
+		gc |= flags & 1;
+		lrc_incorporate(&r, m, "barrier arrival", dsm.bar_vt,
+		                dsm.child_vt + (size_t)i * dsm.nprocs);
+		free(m->buf);
+		m->buf = NULL;
 	}
 	dsm.narrivals = 0;
-	pthread_mutex_unlock(&dsm.lock);
-	for (int p = 1; p < dsm.nprocs; p++) {
-		net_send(p, dsm.rep, T_DEPART, &out[p], "barrier departure");
-		w_free(&out[p]);
-	}
-	free(out);
-	free(their);
+	return gc;
 }
 
-static void client(void)
+/* dsm.lock held on entry, released on return: arrive at the parent, wait
+ * for the departure and take it in. Returns the departure's order to
+ * collect garbage. */
+static int arrive(int gc)
 {
+	int parent = parent_of(dsm.rank);
 	struct wbuf w;
 	struct msg m;
 	struct rbuf r;
+	uint32_t flags;
 
 	w_init(&w, T_ARRIVE);
+	w_u32(&w, dsm.round);
 	w_u32(&w, dsm.epoch);
 	w_u32(&w, dsm.nalloc);
 	w_u64(&w, dsm.allochash);
-	lrc_put_intervals(&w, dsm.mgr_vt);
+	w_u32(&w, (uint32_t)gc);
+	lrc_put_intervals(&w, dsm.bar_vt);
 	pthread_mutex_unlock(&dsm.lock);
-	net_send(0, dsm.req, T_ARRIVE, &w, "barrier arrival");
+	STAT(barrier_messages, 1);
+	STAT(barrier_bytes, w.n);
+	net_send(parent, dsm.req, T_ARRIVE, &w, "barrier arrival");
 	w_free(&w);
-	net_recv(dsm.rep, 0, T_DEPART, &m, "barrier departure");
+	net_recv(dsm.rep, parent, T_DEPART, &m, "barrier departure");
 	r_init(&r, &m);
-	if (r_u32(&r) != dsm.epoch)
+	if (r_u32(&r) != dsm.round)
 		r_fail(&r, "departure from another barrier");
+	flags = r_u32(&r);
 	pthread_mutex_lock(&dsm.lock);
-	lrc_incorporate(&r, &m, "barrier departure", dsm.mgr_vt);
-	pthread_mutex_unlock(&dsm.lock);
+	/* The parent wrote for what our arrival said we know. */
+	lrc_incorporate(&r, &m, "barrier departure", dsm.vt, NULL);
 	free(m.buf);
+	return flags & 1;
 }
 
-/* DSM_INJECT=exit-at-barrier:N:R or hang-at-barrier:N:R: rank R dies, or
- * stops answering, entering barrier N (tests). */
-static void maybe_die(void)
+/* dsm.lock held on entry, released on return. */
+static void depart(int gc)
 {
-	unsigned n, r;
+	int n = nchildren(dsm.rank);
+	struct wbuf out[n > 0 ? n : 1];
+
+	for (int i = 0; i < n; i++) {
+		w_init(&out[i], T_DEPART);
+		w_u32(&out[i], dsm.round);
+		w_u32(&out[i], (uint32_t)gc);
+		lrc_put_intervals(&out[i],
+		                  dsm.child_vt + (size_t)i * dsm.nprocs);
+	}
+	memcpy(dsm.bar_vt, dsm.vt, (size_t)dsm.nprocs * sizeof(*dsm.vt));
+	pthread_mutex_unlock(&dsm.lock);
+	for (int i = 0; i < n; i++) {
+		STAT(barrier_messages, 1);
+		STAT(barrier_bytes, out[i].n);
+		net_send(first_child(dsm.rank) + i, dsm.rep, T_DEPART, &out[i],
+		         "barrier departure");
+		w_free(&out[i]);
+	}
+}
+
+/* One round of the tree with dsm.lock held (released on return); gc: this
+ * rank wants garbage collected. Returns whether every rank now collects. */
+int barrier_round(int gc)
+{
+	dsm.round++;
+	if (dsm.nprocs == 1) {
+		pthread_mutex_unlock(&dsm.lock);
+		return gc;
+	}
+	wait_children();
+	gc |= take_arrivals();
+	if (dsm.rank != 0)
+		gc = arrive(gc);
+	depart(gc);
+	return gc;
+}
+
+/* DSM_INJECT (tests): exit-at-barrier:N:R, rank R dies entering barrier N;
+ * stop-at-barrier:N:R, it stops (SIGSTOP: no thread answers);
+ * slow-at-barrier:N:R:S, it computes S seconds longer before arriving. */
+static void maybe_inject(void)
+{
+	unsigned n, r, s;
 
 	if (!dsm.inject)
 		return;
 	if (sscanf(dsm.inject, "exit-at-barrier:%u:%u", &n, &r) == 2 &&
 	    n == dsm.epoch && r == (unsigned)dsm.rank) {
 		fprintf(stderr,
-			"dsm: rank %d: exiting at barrier %u (DSM_INJECT)\n",
-			dsm.rank, n);
+		        "dsm: rank %d: exiting at barrier %u (DSM_INJECT)\n",
+		        dsm.rank, n);
 		_exit(7);
 	}
-	if (sscanf(dsm.inject, "hang-at-barrier:%u:%u", &n, &r) == 2 &&
+	if (sscanf(dsm.inject, "stop-at-barrier:%u:%u", &n, &r) == 2 &&
 	    n == dsm.epoch && r == (unsigned)dsm.rank) {
 		fprintf(stderr,
-			"dsm: rank %d: hanging at barrier %u (DSM_INJECT)\n",
-			dsm.rank, n);
-		for (;;)
-			pause();
+		        "dsm: rank %d: stopping at barrier %u (DSM_INJECT)\n",
+		        dsm.rank, n);
+		raise(SIGSTOP);
+	}
+	if (sscanf(dsm.inject, "slow-at-barrier:%u:%u:%u", &n, &r, &s) == 3 &&
+	    n == dsm.epoch && r == (unsigned)dsm.rank) {
+		fprintf(stderr,
+		        "dsm: rank %d: computing %u s more before barrier %u "
+		        "(DSM_INJECT)\n",
+		        dsm.rank, s, n);
+		sleep(s);
 	}
 }
 
 int dsm_barrier(void)
 {
+	int gc;
+
 	STAT(barriers, 1);
-	pthread_mutex_lock(&dsm.lock);
 	dsm.epoch++;
-	maybe_die();
+	maybe_inject();
+	atomic_store(&dsm.doing, DOING_BARRIER);
+	pthread_mutex_lock(&dsm.lock);
 	lrc_check_contract();
 	lrc_close_interval();
-	if (dsm.nprocs == 1) {
-		pthread_mutex_unlock(&dsm.lock);
-		return 0;
-	}
-	if (dsm.rank == 0)
-		manager(); /* unlocks */
-	else
-		client(); /* unlocks */
+	gc = barrier_round(gc_wanted());
+	if (gc)
+		gc_collect();
+	atomic_store(&dsm.doing, DOING_COMPUTE);
 	return 0;
 }

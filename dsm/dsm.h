@@ -39,7 +39,18 @@ void *dsm_malloc(size_t size);
  * Zero-filled. Collective. NULL with errno set on failure. */
 void *dsm_region_alloc(size_t size, void *bptr);
 
-/* Locks 0 .. DSM_MAX_LOCKS-1; lock l is managed by rank l % nprocs. */
+/* Annotated regions (the paper's AN version): a region that never traps.
+ * Before each series of accesses to it after a synchronisation, the program
+ * calls dsm_read_access or dsm_write_access with the start dsm_an_alloc
+ * returned (the paper's readaccess / writeaccess); an access without one
+ * may see stale data, and a write without one is lost (the DSM stops the
+ * run when it notices). Collective allocation; NULL with errno. */
+void *dsm_an_alloc(size_t size);
+void dsm_read_access(const void *region);
+void dsm_write_access(void *region);
+
+/* Locks 0 .. DSM_MAX_LOCKS-1; lock l is managed by rank l % nprocs. An
+ * acquire waits as long as the holder lives (heartbeats; DSM_TIMEOUT). */
 #define DSM_MAX_LOCKS 1024
 int dsm_lock_acquire(int lock);
 int dsm_lock_release(int lock);
@@ -49,22 +60,32 @@ int dsm_barrier(void);
 
 /* What one rank did (counters since dsm_init or the last dsm_stats_reset). */
 struct dsm_stats {
-	uint64_t traps;		/* DSM traps: access misses + write traps */
-	uint64_t read_misses;	/* traps on an invalid unit, read */
-	uint64_t write_misses;	/* traps on an invalid unit, write */
-	uint64_t write_traps;	/* first write to a valid unit: twin taken */
-	uint64_t stale_traps;	/* rtl traps resolved without a handler (RT) */
-	uint64_t messages;	/* MPI messages sent to other ranks */
-	uint64_t bytes;		/* their payload bytes */
-	uint64_t diff_requests; /* diff request messages sent */
-	uint64_t diffs_created; /* own diffs encoded */
-	uint64_t diffs_applied; /* foreign diffs applied */
-	uint64_t diff_bytes;	/* bytes of diffs applied */
-	uint64_t acquires;	/* lock acquires */
+	uint64_t traps;           /* DSM traps: access misses + write traps */
+	uint64_t read_misses;     /* traps on an invalid unit, read */
+	uint64_t write_misses;    /* traps on an invalid unit, write */
+	uint64_t write_traps;     /* first write to a valid unit: twin taken */
+	uint64_t stale_traps;     /* rtl traps resolved without a handler (RT) */
+	uint64_t messages;        /* MPI messages sent to other ranks */
+	uint64_t bytes;           /* their payload bytes */
+	uint64_t diff_requests;   /* diff request messages sent */
+	uint64_t diffs_created;   /* own diffs encoded */
+	uint64_t diffs_applied;   /* foreign diffs applied */
+	uint64_t diff_bytes;      /* bytes of diffs applied */
+	uint64_t acquires;        /* lock acquires */
 	uint64_t remote_acquires; /* ... that needed messages */
 	uint64_t barriers;
-	uint64_t intervals; /* own intervals with write notices */
-	uint64_t notices;   /* write notices received */
+	uint64_t intervals;        /* own intervals with write notices */
+	uint64_t notices;          /* write notices received */
+	uint64_t miss_ns;          /* time in access misses, trap to resume */
+	uint64_t gc_runs;          /* garbage collections (at barriers) */
+	uint64_t gc_freed;         /* bytes of consistency information they freed */
+	uint64_t barrier_messages; /* of those: arrivals, departures */
+	uint64_t barrier_bytes;    /* ... their bytes */
+	uint64_t twin_bytes;       /* copied into twins at write traps */
+	/* Not reset by dsm_stats_reset: */
+	uint64_t cons_bytes; /* intervals, notices, diffs held now (bytes) */
+	uint64_t cons_peak;  /* ... at most, since dsm_init */
+	uint64_t snap_bytes; /* copies held for ranks that discarded units */
 };
 
 /* This rank's counters. Any thread. */

@@ -13,8 +13,8 @@
 
 #include "wire.h"
 
-struct dsm dsm = {.lock = PTHREAD_MUTEX_INITIALIZER,
-		  .arrived = PTHREAD_COND_INITIALIZER};
+struct dsm dsm = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	           .arrived = PTHREAD_COND_INITIALIZER };
 
 void dsm_die(const char *fmt, ...)
 {
@@ -29,7 +29,7 @@ void dsm_die(const char *fmt, ...)
 	n = (int)strlen(line);
 	line[n++] = '\n';
 	rc = write(2, line,
-		   (size_t)n); /* one write: lines from ranks do not mix */
+	           (size_t)n); /* one write: lines from ranks do not mix */
 	(void)rc;
 	MPI_Abort(MPI_COMM_WORLD, 3);
 	_exit(3);
@@ -84,7 +84,7 @@ static double env_num(const char *name, double dflt, double lo, double hi)
 	v = strtod(s, &end);
 	if (*end || v < lo || v > hi)
 		dsm_die("%s=%s is not a number between %g and %g", name, s, lo,
-			hi);
+		        hi);
 	return v;
 }
 
@@ -103,18 +103,19 @@ int dsm_init(int *argc, char ***argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &dsm.nprocs);
 	if (provided < MPI_THREAD_MULTIPLE)
 		dsm_die("the MPI library gives thread level %d, the DSM needs "
-			"MPI_THREAD_MULTIPLE (%d)",
-			provided, MPI_THREAD_MULTIPLE);
+		        "MPI_THREAD_MULTIPLE (%d)",
+		        provided, MPI_THREAD_MULTIPLE);
 	MPI_Comm_create_errhandler(on_mpi_error, &eh);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
 	dsm_check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &dsm.req), "MPI_Comm_dup");
 	dsm_check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &dsm.rep), "MPI_Comm_dup");
 	MPI_Comm_set_errhandler(dsm.req, eh);
 	MPI_Comm_set_errhandler(dsm.rep, eh);
-	dsm.timeout = env_num("DSM_TIMEOUT", 300, 1, 1e6);
+	dsm.timeout = env_num("DSM_TIMEOUT", 60, 0.2, 1e6);
 	dsm.poll_max_ns =
-		(long)(env_num("DSM_POLL_MAX_US", 500, 1, 100000) * 1000);
+	        (long)(env_num("DSM_POLL_MAX_US", 500, 1, 100000) * 1000);
 	dsm.inject = getenv("DSM_INJECT");
+	db_init(getenv("DSM_DOORBELL"));
 	/* rtl after MPI: its SIGSEGV handler passes foreign faults on to
 	 * whatever MPI left; the page heap's handler (vm.c) goes on top. */
 	if (region_init() < 0)
@@ -122,6 +123,9 @@ int dsm_init(int *argc, char ***argv)
 	if (dsm_vm_init() < 0)
 		dsm_die("cannot map the shared page heap: %s", strerror(errno));
 	lrc_init();
+	alive_init();
+	barrier_init();
+	gc_init();
 	for (int l = 0; l < DSM_MAX_LOCKS; l++) {
 		dsm.locks[l].token = l % dsm.nprocs == dsm.rank;
 		dsm.locks[l].mgr_last = dsm.rank;
@@ -138,12 +142,14 @@ int dsm_finish(void)
 	struct wbuf w;
 
 	dsm_barrier();
+	atomic_store(&dsm.doing, DOING_FINISH);
 	w_init(&w, T_STOP);
 	net_send(dsm.rank, dsm.req, T_STOP, &w, "stop");
 	w_free(&w);
 	pthread_join(dsm.service, NULL);
 	fetch_stop();
 	pthread_join(dsm.fetcher, NULL);
+	db_fini();
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();
 	return 0;
@@ -186,7 +192,18 @@ void dsm_stats(struct dsm_stats *out)
 	LOAD(barriers);
 	LOAD(intervals);
 	LOAD(notices);
+	LOAD(miss_ns);
+	LOAD(gc_runs);
+	LOAD(gc_freed);
+	LOAD(barrier_messages);
+	LOAD(barrier_bytes);
+	LOAD(twin_bytes);
 	out->stale_traps = rtl_stale() - dsm.stale_base;
+	/* Plain reads of words the application thread updates: a snapshot
+	 * that may lag, good enough for counters. */
+	out->cons_bytes = dsm.cons_bytes;
+	out->cons_peak = dsm.cons_peak;
+	out->snap_bytes = dsm.snap_bytes;
 }
 
 void dsm_stats_reset(void)
@@ -201,8 +218,8 @@ int dsm_stats_gather(struct dsm_stats *all)
 
 	dsm_stats(&mine);
 	dsm_check_mpi(MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all,
-				 (int)sizeof(mine), MPI_BYTE, 0,
-				 MPI_COMM_WORLD),
-		      "MPI_Gather");
+	                         (int)sizeof(mine), MPI_BYTE, 0,
+	                         MPI_COMM_WORLD),
+	              "MPI_Gather");
 	return 0;
 }

@@ -20,7 +20,7 @@ static int bad_lock(int l)
 }
 
 static void put_request(struct wbuf *w, uint32_t l, uint32_t requester,
-			const uint32_t *vt)
+                        const uint32_t *vt)
 {
 	w_init(w, T_LOCK_REQ);
 	w_u32(w, l);
@@ -77,9 +77,9 @@ void lock_on_request(struct rbuf *r, const struct msg *m)
 		L->mgr_last = (int)requester;
 		if (last == (int)requester)
 			dsm_die("protocol error: rank %u asked again for lock "
-				"%u, which it "
-				"was the last to get",
-				requester, l);
+			        "%u, which it "
+			        "was the last to get",
+			        requester, l);
 		if (last == dsm.rank) {
 			send = holder(l, (int)requester, vt, &w);
 		} else {
@@ -94,7 +94,7 @@ void lock_on_request(struct rbuf *r, const struct msg *m)
 	pthread_mutex_unlock(&dsm.lock);
 	if (send) {
 		net_send(dest, tag == T_GRANT ? dsm.rep : dsm.req, tag, &w,
-			 tag == T_GRANT ? "lock grant" : "lock forward");
+		         tag == T_GRANT ? "lock grant" : "lock forward");
 		w_free(&w);
 	}
 	free(vt);
@@ -136,18 +136,21 @@ int dsm_lock_acquire(int lock)
 		L->mgr_last = dsm.rank;
 		if (dest == dsm.rank)
 			dsm_die("protocol error: lock %u managed here without "
-				"its token",
-				l);
+			        "its token",
+			        l);
 	}
 	pthread_mutex_unlock(&dsm.lock);
 	net_send(dest, dsm.req, T_LOCK_REQ, &w, "lock request");
 	w_free(&w);
+	atomic_store(&dsm.doing, DOING_LOCK);
 	net_recv(dsm.rep, MPI_ANY_SOURCE, T_GRANT, &m, "lock grant");
+	atomic_store(&dsm.doing, DOING_COMPUTE);
 	r_init(&r, &m);
 	if (r_u32(&r) != l)
 		r_fail(&r, "grant for another lock");
 	pthread_mutex_lock(&dsm.lock);
-	lrc_incorporate(&r, &m, "lock grant", NULL);
+	/* Written for the vector time of our request, which is still ours. */
+	lrc_incorporate(&r, &m, "lock grant", dsm.vt, NULL);
 	L->token = 1;
 	L->held = 1;
 	pthread_mutex_unlock(&dsm.lock);

@@ -11,11 +11,27 @@
 void lrc_init(void)
 {
 	dsm.vt = calloc((size_t)dsm.nprocs, sizeof(*dsm.vt));
-	dsm.mgr_vt = calloc((size_t)dsm.nprocs, sizeof(*dsm.mgr_vt));
 	dsm.procs = calloc((size_t)dsm.nprocs, sizeof(*dsm.procs));
-	dsm.arrivals = calloc((size_t)dsm.nprocs, sizeof(*dsm.arrivals));
-	if (!dsm.vt || !dsm.mgr_vt || !dsm.procs || !dsm.arrivals)
+	if (!dsm.vt || !dsm.procs)
 		dsm_die("out of memory at start");
+}
+
+void lrc_account(int64_t bytes)
+{
+	dsm.cons_bytes += (uint64_t)bytes;
+	if (dsm.cons_bytes > dsm.cons_peak)
+		dsm.cons_peak = dsm.cons_bytes;
+}
+
+struct interval *lrc_interval(uint32_t proc, uint32_t idx)
+{
+	struct proc *pr = &dsm.procs[proc];
+
+	if (idx <= pr->base || idx > pr->base + pr->n)
+		dsm_die("protocol error: interval %u of rank %u is not here "
+		        "(collected up to %u)",
+		        idx, proc, pr->base);
+	return &pr->iv[idx - pr->base - 1];
 }
 
 uint64_t lrc_hash(const void *p, size_t n)
@@ -43,7 +59,7 @@ struct notice *lrc_notice(struct unit *u, uint32_t proc, uint32_t idx)
 }
 
 static struct notice *add_notice(struct unit *u, uint32_t proc, uint32_t idx,
-				 int applied)
+                                 int applied)
 {
 	struct notice *n;
 
@@ -54,6 +70,7 @@ static struct notice *add_notice(struct unit *u, uint32_t proc, uint32_t idx,
 			dsm_die("out of memory for write notices");
 	}
 	n = &u->nt[u->nnt++];
+	lrc_account((int64_t)sizeof(*n));
 	n->proc = proc;
 	n->idx = idx;
 	n->diff = NULL;
@@ -62,7 +79,7 @@ static struct notice *add_notice(struct unit *u, uint32_t proc, uint32_t idx,
 }
 
 static struct interval *add_interval(uint32_t p, const uint32_t *vt, uint32_t n,
-				     const uint32_t *units)
+                                     const uint32_t *units)
 {
 	struct proc *pr = &dsm.procs[p];
 	struct interval *iv;
@@ -79,6 +96,7 @@ static struct interval *add_interval(uint32_t p, const uint32_t *vt, uint32_t n,
 	if (!iv->vt || !iv->units)
 		dsm_die("out of memory for intervals");
 	memcpy(iv->vt, vt, (size_t)dsm.nprocs * sizeof(*vt));
+	lrc_account((int64_t)(sizeof(*iv) + (size_t)dsm.nprocs * 4 + n * 4));
 	if (n)
 		memcpy(iv->units, units, n * sizeof(*units));
 	iv->n = n;
@@ -126,8 +144,8 @@ struct diff *lrc_own_diff(struct unit *u, int async)
 	nt = lrc_notice(u, (uint32_t)dsm.rank, u->own_pending);
 	if (!nt)
 		dsm_die("protocol error: no notice for own interval %u of unit "
-			"%u",
-			u->own_pending, u->id);
+		        "%u",
+		        u->own_pending, u->id);
 	if (u->prot == DSM_RW) {
 		u->mech->protect(u, DSM_READ);
 		u->prot = DSM_READ;
@@ -143,6 +161,7 @@ struct diff *lrc_own_diff(struct unit *u, int async)
 	}
 	d->len = (uint32_t)got;
 	nt->diff = d;
+	lrc_account((int64_t)(sizeof(*d) + d->len));
 	u->mech->twin_drop(u);
 	u->twinned = 0;
 	u->own_pending = 0;
@@ -151,10 +170,10 @@ struct diff *lrc_own_diff(struct unit *u, int async)
 		u->check = 1;
 		if (dsm.nchecks == dsm.checks_cap) {
 			dsm.checks_cap =
-				dsm.checks_cap ? 2 * dsm.checks_cap : 64;
+			        dsm.checks_cap ? 2 * dsm.checks_cap : 64;
 			dsm.checks =
-				realloc(dsm.checks,
-					dsm.checks_cap * sizeof(*dsm.checks));
+			        realloc(dsm.checks,
+			                dsm.checks_cap * sizeof(*dsm.checks));
 			if (!dsm.checks)
 				dsm_die("out of memory");
 		}
@@ -167,13 +186,20 @@ struct diff *lrc_own_diff(struct unit *u, int async)
 
 static void stale_write(struct unit *u)
 {
+	if (u->mech == &dsm_mech_annotated)
+		dsm_die("annotated region %u (%zu bytes) was written after the "
+		        "DSM made its diff for another rank, without a new "
+		        "dsm_write_access; those writes would be lost. "
+		        "Annotate after every acquire and barrier "
+		        "(docs/dsm.md)",
+		        u->id, u->size);
 	dsm_die("region %u (%zu bytes) was written through an unregistered "
-		"pointer after the DSM write-protected it to serve another "
-		"rank; those writes would be lost. Read region pointers again "
-		"from registered variables after each acquire and barrier, and "
-		"do not share one region between a writer and a reader between "
-		"two synchronisations (docs/dsm.md)",
-		u->id, u->size);
+	        "pointer after the DSM write-protected it to serve another "
+	        "rank; those writes would be lost. Read region pointers again "
+	        "from registered variables after each acquire and barrier, and "
+	        "do not share one region between a writer and a reader between "
+	        "two synchronisations (docs/dsm.md)",
+	        u->id, u->size);
 }
 
 /* At a synchronisation point: regions lowered by the service thread since
@@ -193,22 +219,23 @@ void lrc_check_contract(void)
 }
 
 /* Every interval we know that a rank knowing `known` does not: our vector
- * time, the count, then each as proc, idx, vt, n, units. */
+ * time, the count, then each as proc, idx, vt, n, units; vector times as
+ * their differences from `known` (the reader passes it to incorporate). */
 void lrc_put_intervals(struct wbuf *w, const uint32_t *known)
 {
 	uint32_t count = 0;
 
-	w_vt(w, dsm.vt);
+	w_vt_delta(w, dsm.vt, known);
 	for (int p = 0; p < dsm.nprocs; p++)
 		if (dsm.vt[p] > known[p])
 			count += dsm.vt[p] - known[p];
 	w_u32(w, count);
 	for (int p = 0; p < dsm.nprocs; p++)
 		for (uint32_t i = known[p] + 1; i <= dsm.vt[p]; i++) {
-			struct interval *iv = &dsm.procs[p].iv[i - 1];
+			struct interval *iv = lrc_interval((uint32_t)p, i);
 			w_u32(w, (uint32_t)p);
 			w_u32(w, i);
-			w_vt(w, iv->vt);
+			w_vt_delta(w, iv->vt, known);
 			w_u32(w, iv->n);
 			for (uint32_t k = 0; k < iv->n; k++)
 				w_u32(w, iv->units[k]);
@@ -236,7 +263,8 @@ static void invalidate(struct unit *u)
 
 struct parsed {
 	uint32_t p, idx, n;
-	const uint8_t *vt, *units; /* raw little-endian words in the message */
+	uint32_t *vt;         /* decoded */
+	const uint8_t *units; /* raw little-endian words in the message */
 };
 
 static uint32_t le32(const uint8_t *b)
@@ -245,29 +273,33 @@ static uint32_t le32(const uint8_t *b)
 	       (uint32_t)b[3] << 24;
 }
 
-/* Read what lrc_put_intervals wrote, check all of it, then take in the
- * intervals we did not know: records, notices, invalidations. The sender's
- * vector time goes to out_vt (may be NULL). Ends the message (r_end). */
+/* Read what lrc_put_intervals wrote for a rank that told the sender it
+ * knows `known`, check all of it, then take in the intervals we did not
+ * know: records, notices, invalidations. The sender's vector time goes to
+ * out_vt (may be NULL). Ends the message (r_end). */
 void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
-		     uint32_t *out_vt)
+                     const uint32_t *known, uint32_t *out_vt)
 {
 	size_t vtb = (size_t)dsm.nprocs * 4;
-	uint32_t *vt = malloc(vtb), *tmp = malloc(vtb), *next = malloc(vtb);
-	uint32_t count;
+	uint32_t *vt = malloc(vtb), *base = malloc(vtb), *next = malloc(vtb);
+	uint32_t count, *vts;
 	struct parsed *iv;
 
-	if (!vt || !tmp || !next)
+	if (!vt || !base || !next)
 		dsm_die("out of memory");
-	r_vt(r, vt);
-	count = r_count(r, 12 + vtb);
+	memcpy(base, known, vtb);
+	r_vt_delta(r, vt, base);
+	count = r_count(r, 16);
 	iv = calloc(count ? count : 1, sizeof(*iv));
-	if (!iv)
+	vts = malloc((count ? count : 1) * vtb);
+	if (!iv || !vts)
 		dsm_die("out of memory");
 	memcpy(next, dsm.vt, vtb);
 	for (uint32_t i = 0; i < count && !r->err; i++) {
 		iv[i].p = r_rank(r);
 		iv[i].idx = r_u32(r);
-		iv[i].vt = r_bytes(r, vtb);
+		iv[i].vt = vts + (size_t)i * dsm.nprocs;
+		r_vt_delta(r, iv[i].vt, base);
 		iv[i].n = r_count(r, 4);
 		iv[i].units = r_bytes(r, (size_t)iv[i].n * 4);
 		if (r->err)
@@ -275,14 +307,14 @@ void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
 		for (uint32_t k = 0; k < iv[i].n; k++)
 			if (le32(iv[i].units + 4 * k) >= dsm.nunits)
 				r_fail(r, "notice for an unknown unit (were "
-					  "allocations "
-					  "made in the same order on every "
-					  "rank?)");
-		if (le32(iv[i].vt + 4 * iv[i].p) != iv[i].idx || iv[i].idx == 0)
+				          "allocations "
+				          "made in the same order on every "
+				          "rank?)");
+		if (iv[i].vt[iv[i].p] != iv[i].idx || iv[i].idx == 0)
 			r_fail(r,
 			       "interval whose vector time does not name it");
 		else if (iv[i].p == (uint32_t)dsm.rank &&
-			 iv[i].idx > dsm.vt[dsm.rank])
+		         iv[i].idx > dsm.vt[dsm.rank])
 			r_fail(r,
 			       "an interval of this rank that it never made");
 		else if (iv[i].idx > next[iv[i].p] + 1)
@@ -303,11 +335,9 @@ void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
 		uint32_t *units = malloc((q->n ? q->n : 1) * 4);
 		if (!units)
 			dsm_die("out of memory");
-		for (int k = 0; k < dsm.nprocs; k++)
-			tmp[k] = le32(q->vt + 4 * k);
 		for (uint32_t k = 0; k < q->n; k++)
 			units[k] = le32(q->units + 4 * k);
-		rec = add_interval(q->p, tmp, q->n, units);
+		rec = add_interval(q->p, q->vt, q->n, units);
 		free(units);
 		dsm.vt[q->p] = q->idx;
 		for (uint32_t k = 0; k < rec->n; k++) {
@@ -320,7 +350,8 @@ void lrc_incorporate(struct rbuf *r, const struct msg *m, const char *what,
 	if (out_vt)
 		memcpy(out_vt, vt, vtb);
 	free(iv);
+	free(vts);
 	free(vt);
-	free(tmp);
+	free(base);
 	free(next);
 }

@@ -8,7 +8,7 @@
 #include <rtl/region.h>
 
 ssize_t pagediff_encode(const void *cur, const void *twin, size_t size,
-			void *buf, size_t cap)
+                        void *buf, size_t cap)
 {
 	return region_buf_diff_encode(cur, twin, size, buf, cap);
 }

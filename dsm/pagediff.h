@@ -9,7 +9,7 @@
 /* Encode cur against twin (size bytes each) into buf. cap 0: return the
  * length needed and write nothing. -1 with ENOSPC if cap is too small. */
 ssize_t pagediff_encode(const void *cur, const void *twin, size_t size,
-			void *buf, size_t cap);
+                        void *buf, size_t cap);
 
 /* 0 if buf[0, len) is a well-formed diff of a size-byte unit, else -1 with
  * EINVAL. Never reads outside the buffer. */

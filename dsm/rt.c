@@ -56,7 +56,7 @@ void *dsm_region_alloc(size_t size, void *bptr)
 
 static void region_protect_unit(struct unit *u, int prot)
 {
-	static const int p[] = {PROT_NONE, PROT_READ, PROT_READ | PROT_WRITE};
+	static const int p[] = { PROT_NONE, PROT_READ, PROT_READ | PROT_WRITE };
 
 	region_protect(u->addr, p[prot]); /* cannot fail on a live region */
 }
@@ -72,7 +72,7 @@ static ssize_t region_encode(struct unit *u, void *buf, size_t cap)
 
 	if (n < 0 && errno != ENOSPC)
 		dsm_die("region_diff_encode of unit %u: %s", u->id,
-			strerror(errno));
+		        strerror(errno));
 	return n;
 }
 

@@ -1,7 +1,8 @@
 /* The service thread: answers other ranks' requests while the application
  * computes, as TreadMarks' SIGIO handler did: diff requests (making our
  * diffs lazily), lock requests (as manager and as holder), barrier arrivals
- * (rank 0). It never waits for the application thread while holding a lock,
+ * (from our children in the barrier tree), copies of collected units,
+ * heartbeats. It never waits for the application thread while holding a lock,
  * and never invalidates anything: that happens only at synchronisation. */
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ static void inject(struct wbuf *w, size_t diff_at, uint32_t diff_len)
 		 * end mark, in a well-formed message. */
 		uint32_t n = diff_len - 1;
 		memmove(w->p + diff_at + n, w->p + diff_at + diff_len,
-			w->n - diff_at - diff_len);
+		        w->n - diff_at - diff_len);
 		w->n--;
 		for (int i = 0; i < 4; i++)
 			w->p[diff_at - 4 + i] = (uint8_t)(n >> (8 * i));
@@ -56,16 +57,16 @@ void service_diff_request(struct rbuf *r, const struct msg *m)
 		struct notice *nt = lrc_notice(u, want[2 * i], want[2 * i + 1]);
 		if (!nt)
 			dsm_die("rank %d asked for the diff of unit %u, "
-				"interval %u of rank "
-				"%u, which this rank does not know",
-				m->src, uid, want[2 * i + 1], want[2 * i]);
+			        "interval %u of rank "
+			        "%u, which this rank does not know",
+			        m->src, uid, want[2 * i + 1], want[2 * i]);
 		if (!nt->diff && nt->proc == (uint32_t)dsm.rank)
 			lrc_own_diff(u, 1);
 		if (!nt->diff)
 			dsm_die("rank %d asked for a diff of unit %u (interval "
-				"%u of rank "
-				"%u) that this rank does not have",
-				m->src, uid, nt->idx, nt->proc);
+			        "%u of rank "
+			        "%u) that this rank does not have",
+			        m->src, uid, nt->idx, nt->proc);
 		w_u32(&w, nt->proc);
 		w_u32(&w, nt->idx);
 		w_u32(&w, nt->diff->len);
@@ -89,12 +90,14 @@ void *service_main(void *arg)
 	struct rbuf r;
 
 	(void)arg;
+	net_thread_start();
 	for (;;) {
 		if (!net_poll(&m)) {
-			net_backoff(&spins);
+			net_wait(DB_SERVICE, &spins);
 			continue;
 		}
 		spins = 0;
+		alive_heard(m.src);
 		r_init(&r, &m);
 		switch (m.tag) {
 		case T_STOP:
@@ -109,12 +112,21 @@ void *service_main(void *arg)
 		case T_LOCK_REQ:
 			lock_on_request(&r, &m);
 			break;
+		case T_COPY_REQ:
+			gc_on_copy_request(&r, &m);
+			break;
+		case T_PING:
+			alive_on_ping(&r, &m);
+			break;
+		case T_PONG:
+			alive_on_pong(&r, &m);
+			break;
 		case T_ARRIVE:
 			barrier_on_arrival(&m); /* keeps m.buf */
 			continue;
 		default:
 			dsm_die("unexpected message (tag %d) from rank %d",
-				m.tag, m.src);
+			        m.tag, m.src);
 		}
 		free(m.buf);
 	}

@@ -9,7 +9,7 @@
 #include "internal.h"
 
 struct unit *dsm_unit_new(const struct mech *m, void *addr, void *sys,
-			  size_t size)
+                          size_t size)
 {
 	struct unit *u;
 	uint32_t id;
@@ -20,7 +20,7 @@ struct unit *dsm_unit_new(const struct mech *m, void *addr, void *sys,
 		goto nomem;
 	if (!dsm.chunks[id / UNIT_CHUNK] &&
 	    !(dsm.chunks[id / UNIT_CHUNK] =
-		      calloc(UNIT_CHUNK, sizeof(struct unit))))
+	              calloc(UNIT_CHUNK, sizeof(struct unit))))
 		goto nomem;
 	if (id >= dsm.dirty_cap) {
 		/* The trap handler appends to this list without allocating. */

@@ -57,7 +57,7 @@ static int fault_was_write(void *ucv, const void *addr)
 	(void)addr;
 	return (((ucontext_t *)ucv)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
 #else
-	static int probe[2] = {-1, -1};
+	static int probe[2] = { -1, -1 };
 	char byte;
 	int readable;
 
@@ -118,14 +118,14 @@ int dsm_vm_init(void)
 	if (fd < 0 || ftruncate(fd, (off_t)vm.size) < 0)
 		return -1;
 	vm.app = mmap(NULL, vm.size, PROT_READ, MAP_SHARED | MAP_NORESERVE, fd,
-		      0);
+	              0);
 	vm.sys = mmap(NULL, vm.size, PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_NORESERVE, fd, 0);
+	              MAP_SHARED | MAP_NORESERVE, fd, 0);
 	vm.twins = mmap(NULL, vm.size, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	vm.page_unit = mmap(NULL, vm.size / PAGE * sizeof(uint32_t),
-			    PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	                    PROT_READ | PROT_WRITE,
+	                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	close(fd);
 	if (vm.app == MAP_FAILED || vm.sys == MAP_FAILED ||
 	    vm.twins == MAP_FAILED || vm.page_unit == MAP_FAILED)
@@ -159,7 +159,7 @@ void *dsm_vm_alloc(size_t size)
 		if (vm.page_unit[pg])
 			continue;
 		u = dsm_unit_new(&dsm_mech_page, vm.app + pg * PAGE,
-				 vm.sys + pg * PAGE, PAGE);
+		                 vm.sys + pg * PAGE, PAGE);
 		if (!u)
 			return NULL;
 		vm.page_unit[pg] = u->id + 1;
@@ -173,8 +173,8 @@ void *dsm_vm_alloc(size_t size)
 static void page_die(const char *what)
 {
 	static const char m[] =
-		"dsm: mprotect of a shared page failed (too many "
-		"mappings? raise vm.max_map_count)\n";
+	        "dsm: mprotect of a shared page failed (too many "
+	        "mappings? raise vm.max_map_count)\n";
 	ssize_t rc = write(2, m, sizeof(m) - 1);
 	(void)rc;
 	(void)what;
@@ -184,7 +184,7 @@ static void page_die(const char *what)
 
 static void page_protect(struct unit *u, int prot)
 {
-	static const int p[] = {PROT_NONE, PROT_READ, PROT_READ | PROT_WRITE};
+	static const int p[] = { PROT_NONE, PROT_READ, PROT_READ | PROT_WRITE };
 
 	if (mprotect(u->addr, PAGE, p[prot]) < 0)
 		page_die("mprotect");

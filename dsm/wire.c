@@ -48,6 +48,20 @@ void w_vt(struct wbuf *w, const uint32_t *vt)
 		w_u32(w, vt[i]);
 }
 
+void w_vt_delta(struct wbuf *w, const uint32_t *vt, const uint32_t *base)
+{
+	uint32_t k = 0;
+
+	for (int i = 0; i < dsm.nprocs; i++)
+		k += vt[i] != base[i];
+	w_u32(w, k);
+	for (int i = 0; i < dsm.nprocs; i++)
+		if (vt[i] != base[i]) {
+			w_u32(w, (uint32_t)i);
+			w_u32(w, vt[i]);
+		}
+}
+
 void w_init(struct wbuf *w, int kind)
 {
 	w->p = NULL;
@@ -128,7 +142,7 @@ uint32_t r_unit(struct rbuf *r)
 
 	if (!r->err && v >= dsm.nunits) {
 		r_fail(r, "unknown unit (were allocations made in the same "
-			  "order on every rank?)");
+		          "order on every rank?)");
 		return 0;
 	}
 	return v;
@@ -138,6 +152,23 @@ void r_vt(struct rbuf *r, uint32_t *vt)
 {
 	for (int i = 0; i < dsm.nprocs; i++)
 		vt[i] = r_u32(r);
+}
+
+void r_vt_delta(struct rbuf *r, uint32_t *vt, const uint32_t *base)
+{
+	uint32_t k = r_count(r, 8);
+	int last = -1;
+
+	memcpy(vt, base, (size_t)dsm.nprocs * sizeof(*vt));
+	for (uint32_t i = 0; i < k && !r->err; i++) {
+		int p = (int)r_rank(r);
+		if (!r->err && p <= last) {
+			r_fail(r, "vector time entries out of order");
+			return;
+		}
+		vt[p] = r_u32(r);
+		last = p;
+	}
 }
 
 void r_init(struct rbuf *r, const struct msg *m)
@@ -159,6 +190,6 @@ void r_end(struct rbuf *r, const struct msg *m, const char *what)
 		r->err = "trailing bytes";
 	if (r->err)
 		dsm_die("malformed %s message (%zu bytes) from rank %d: %s; "
-			"rejected",
-			what, m->len, m->src, r->err);
+		        "rejected",
+		        what, m->len, m->src, r->err);
 }

@@ -11,6 +11,20 @@
 #include "kernel.h"
 
 struct rtl_access_extra rtl_access_extra;
+static _Atomic(rtl_access_pin_fn) pin_fn;
+
+void rtl_access_set_pin(rtl_access_pin_fn fn)
+{
+	atomic_store(&pin_fn, fn);
+}
+
+void rtl_access_pin(const void *p, int delta)
+{
+	rtl_access_pin_fn fn = atomic_load(&pin_fn);
+
+	if (fn)
+		fn(p, delta);
+}
 
 void rtl_access_set_range(void *lo, size_t len, rtl_access_fn fn)
 {

@@ -20,6 +20,13 @@ typedef void *(*rtl_access_fn)(const void *p, size_t len, int write);
 RTL_PRIVATE_API void rtl_access_set_range(void *lo, size_t len,
                                           rtl_access_fn fn);
 
+/* Keep the buffer at p granted (delta 1) until the kernel is through with
+ * it (delta -1): no epoch re-protects it meanwhile. The preload's, set
+ * once; may run in a signal handler. NULL: nothing to keep. */
+typedef void (*rtl_access_pin_fn)(const void *p, int delta);
+RTL_PRIVATE_API void rtl_access_set_pin(rtl_access_pin_fn fn);
+RTL_PRIVATE_API void rtl_access_pin(const void *p, int delta);
+
 /* That range; lo is 0 until it is set. */
 struct rtl_access_extra {
 	uintptr_t lo;
@@ -51,7 +58,7 @@ static inline int rtl_access_in_views(const void *p, size_t len)
  * (rtl_kernel_access: every region it covers whose protection forbids it
  * goes to its handler). Returns the address to hand the kernel, or NULL
  * with errno EFAULT. Async-signal-safe. */
-void *rtl_access_resolve(const void *p, size_t len, int write);
+RTL_PRIVATE_API void *rtl_access_resolve(const void *p, size_t len, int write);
 
 /* The common case inline: memory outside the views goes through as is. */
 static inline void *rtl_access(const void *p, size_t len, int write)

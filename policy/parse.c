@@ -42,6 +42,7 @@ enum {
 	R_EVENTS,
 	R_MPROTECT,
 	R_MAX_REGIONS,
+	R_SYSCALLS,
 	NRTL,
 };
 static const char *const rtl_keys[NRTL] = {
@@ -50,6 +51,7 @@ static const char *const rtl_keys[NRTL] = {
 	"events",
 	"mprotect",
 	"max_regions",
+	"syscalls",
 };
 
 enum section {
@@ -273,8 +275,8 @@ static void rtl_key(struct parser *ps, const char *name, const char *v)
 			strip_quotes(v, p->report, sizeof(p->report));
 		break;
 	case R_MECHANISM:
-		if ((w = rtl_policy_parse_word(v, rtl_policy_mechanisms, 2)) < 0)
-			error_at(ps, ps->line, "mechanism: '%s' is not swizzle or alias", v);
+		if ((w = rtl_policy_parse_word(v, rtl_policy_mechanisms, 3)) < 0)
+			error_at(ps, ps->line, "mechanism: '%s' is not auto, swizzle or alias", v);
 		else
 			p->mechanism = w;
 		break;
@@ -289,6 +291,13 @@ static void rtl_key(struct parser *ps, const char *name, const char *v)
 			error_at(ps, ps->line, "mprotect: '%s' is not pass or log", v);
 		else
 			p->mprotect_log = strcmp(v, "log") == 0;
+		break;
+	case R_SYSCALLS:
+		if (strcmp(v, "seccomp") && strcmp(v, "wrappers"))
+			error_at(ps, ps->line, "syscalls: '%s' is not seccomp or wrappers", v);
+		else
+			p->syscalls = strcmp(v, "wrappers") == 0 ? RTL_SYSCALLS_WRAPPERS
+			                                         : RTL_SYSCALLS_SECCOMP;
 		break;
 	case R_MAX_REGIONS: {
 		char *end;
@@ -347,8 +356,8 @@ static void rule_key(struct parser *ps, const char *name, const char *v)
 		break;
 	}
 	case K_MECHANISM:
-		if ((w = rtl_policy_parse_word(v, rtl_policy_mechanisms, 2)) < 0)
-			error_at(ps, ps->line, "mechanism: '%s' is not swizzle or alias", v);
+		if ((w = rtl_policy_parse_word(v, rtl_policy_mechanisms, 3)) < 0)
+			error_at(ps, ps->line, "mechanism: '%s' is not auto, swizzle or alias", v);
 		else
 			r->mechanism = w;
 		break;
@@ -413,7 +422,7 @@ static void check_rule(struct parser *ps, int i)
 	if (r->mechanism < 0)
 		r->mechanism = ps->p->mechanism;
 	if (r->epoch_ns && r->mechanism == RTL_MECH_SWIZZLE)
-		error_at(ps, lines[K_EPOCH], "epoch needs mechanism = alias: swizzle cannot re-protect pointers it does not know (rule %s)",
+		error_at(ps, lines[K_EPOCH], "epoch needs mechanism = auto or alias: swizzle cannot re-protect pointers it does not know (rule %s)",
 		         r->name);
 	if (r->on_write & RTL_ACT_GRANT_READ)
 		error_at(ps, lines[K_ON_WRITE] ? lines[K_ON_WRITE] : r->line,
@@ -440,7 +449,7 @@ void rtl_policy_defaults(struct rtl_policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	strcpy(p->report, "rtl-report.%e.%p.json");
-	p->mechanism = RTL_MECH_SWIZZLE;
+	p->mechanism = RTL_MECH_AUTO;
 	p->max_regions = 1000000;
 }
 

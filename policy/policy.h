@@ -16,6 +16,15 @@
 enum rtl_mechanism {
 	RTL_MECH_SWIZZLE,
 	RTL_MECH_ALIAS,
+	RTL_MECH_AUTO, /* the default: exact (docs/preload.md, "Mechanisms") */
+};
+
+/* How the kernel's accesses to selected memory are resolved
+ * (docs/syscalls.md): every call through a seccomp filter, or the libc
+ * wrappers alone. */
+enum rtl_syscalls {
+	RTL_SYSCALLS_SECCOMP,
+	RTL_SYSCALLS_WRAPPERS,
 };
 
 /* Trap actions, as a bit set. */
@@ -48,6 +57,7 @@ struct rtl_policy {
 	int mechanism;                    /* default for rules */
 	int events;                       /* 1: one JSON record per trap */
 	int mprotect_log;                 /* 1: log the program's mprotect calls */
+	int syscalls;                     /* enum rtl_syscalls */
 	uint64_t max_regions;
 	int nrules;
 	struct rtl_rule rules[RTL_POLICY_MAX_RULES];

@@ -8,7 +8,9 @@
 
 const char *rtl_policy_mechanism_str(int mechanism)
 {
-	return mechanism == RTL_MECH_ALIAS ? "alias" : "swizzle";
+	return mechanism == RTL_MECH_ALIAS  ? "alias"
+	       : mechanism == RTL_MECH_AUTO ? "auto"
+	                                    : "swizzle";
 }
 
 const char *rtl_policy_protect_str(int prot)
@@ -71,6 +73,8 @@ void rtl_policy_write(const struct rtl_policy *p, FILE *out)
 	fprintf(out, "mechanism = %s\n", rtl_policy_mechanism_str(p->mechanism));
 	fprintf(out, "events = %s\n", p->events ? "traps" : "off");
 	fprintf(out, "mprotect = %s\n", p->mprotect_log ? "log" : "pass");
+	fprintf(out, "syscalls = %s\n",
+	        p->syscalls == RTL_SYSCALLS_WRAPPERS ? "wrappers" : "seccomp");
 	fprintf(out, "max_regions = %llu\n", (unsigned long long)p->max_regions);
 	for (int i = 0; i < p->nrules; i++) {
 		const struct rtl_rule *r = &p->rules[i];

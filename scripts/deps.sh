@@ -8,7 +8,7 @@ packages=(
   libcapstone-dev libunwind-dev libjemalloc-dev uthash-dev libinih-dev
   libjansson-dev libelf-dev
   clang clang-format
-  openmpi-bin libopenmpi-dev
+  openmpi-bin libopenmpi-dev iproute2
   bats bats-support bats-assert bats-file
   python3 sqlite3 gzip git perl coreutils mawk gawk xz-utils tar
 )

@@ -1,6 +1,7 @@
 /* rtlctl check, show and init: policy files in, messages or policies out. */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "policy.h"
 #include "rtlctl.h"
@@ -36,6 +37,26 @@ static int load(const char *file, struct rtl_policy *p)
 	return -1;
 }
 
+/* A swizzle rule that traps moves the program's pointers between views:
+ * code that compares or subtracts them can compute something else. Valid,
+ * and said (exit status 0). */
+static void warn_swizzle(const char *file, const struct rtl_policy *p)
+{
+	for (int i = 0; i < p->nrules; i++) {
+		const struct rtl_rule *r = &p->rules[i];
+		if (r->mechanism != RTL_MECH_SWIZZLE ||
+		    r->protect == (PROT_READ | PROT_WRITE))
+			continue;
+		fprintf(stderr,
+		        "%s:%d: warning: rule %s: swizzle with protect = %s moves the "
+		        "program's pointers between views; unmodified code that "
+		        "compares or subtracts them can compute something else "
+		        "(docs/preload.md, \"swizzle, alias and auto\"): "
+		        "mechanism = auto is exact\n",
+		        file, r->line, r->name, rtl_policy_protect_str(r->protect));
+	}
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static struct rtl_policy p;
@@ -47,6 +68,7 @@ int cmd_check(int argc, char **argv)
 	if (load(file, &p) < 0)
 		return EXIT_INVALID;
 	printf("%s: ok, %d rule%s\n", file, p.nrules, p.nrules == 1 ? "" : "s");
+	warn_swizzle(file, &p);
 	return 0;
 }
 
@@ -68,7 +90,7 @@ static const char template[] =
         "# rtl policy (see docs/policy.md). Check it with: rtlctl check FILE\n"
         "[rtl]\n"
         "report = rtl-report.%e.%p.json   ; %e program, %p pid; \"-\" stderr; \"\" none\n"
-        "mechanism = swizzle              ; default for rules: swizzle | alias\n"
+        "mechanism = auto                 ; default for rules: auto (exact) | alias | swizzle\n"
         "events = off                     ; off | traps: one JSON record per trap\n"
         "mprotect = pass                  ; pass | log the program's own mprotect\n"
         "max_regions = 1000000            ; stop selecting beyond this many\n"
@@ -82,7 +104,7 @@ static const char template[] =
         "protect = read                   ; none | read | rw, at allocation\n"
         "on_read = count, grant-read      ; count, log, backtrace, grant-read, grant-rw,\n"
         "on_write = count, grant-rw       ;   dirty, abort\n"
-        "; epoch = 10ms                   ; re-apply protect every epoch (mechanism = alias)\n";
+        "; epoch = 10ms                   ; re-apply protect every epoch (auto or alias)\n";
 
 int cmd_init(int argc, char **argv)
 {

@@ -132,7 +132,7 @@ static void note(struct run *r, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)));
 static void note(struct run *r, const char *fmt, ...)
 {
-	char buf[200];
+	char buf[512];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -522,16 +522,23 @@ static void limit_notes(struct run *r)
 		note(r, "rtl's views or records were full: %llu selected allocations "
 		        "left to the system allocator",
 		     (unsigned long long)v);
-	if (limit(r, RTL_TRACK_LIMIT_ALIAS_HIT))
-		note(r, "stopped selecting alias objects at %llu live (vm.max_map_count "
-		        "= %lld, %lld mappings at start)",
+	if ((v = limit(r, RTL_TRACK_LIMIT_FALLBACK_MAPS)) ||
+	    limit(r, RTL_TRACK_LIMIT_ALIAS_HIT))
+		note(r, "the mapping budget was full: %llu selected allocations left to "
+		        "the system allocator (a block that can trap takes up to two of "
+		        "the process's mappings; %llu live at most with vm.max_map_count "
+		        "= %lld and %lld mappings at start: raise it, e.g. "
+		        "sysctl -w vm.max_map_count=%lld)",
+		     (unsigned long long)v,
 		     (unsigned long long)limit(r, RTL_TRACK_LIMIT_BUDGET),
 		     (long long)limit(r, RTL_TRACK_LIMIT_MAX_MAPS),
-		     (long long)limit(r, RTL_TRACK_LIMIT_MAPS_AT_START));
-	if (limit(r, RTL_TRACK_LIMIT_IN_PLACE_HIT))
-		note(r, "blocks of whole pages past %llu live were ordinary swizzle "
-		        "regions, not protected in place (vm.max_map_count = %lld, %lld "
-		        "mappings at start)",
+		     (long long)limit(r, RTL_TRACK_LIMIT_MAPS_AT_START),
+		     (long long)limit(r, RTL_TRACK_LIMIT_MAX_MAPS) * 4);
+	if (limit(r, RTL_TRACK_LIMIT_IN_PLACE_HIT) &&
+	    !limit(r, RTL_TRACK_LIMIT_FALLBACK_MAPS))
+		note(r, "swizzle blocks of whole pages past %llu live were ordinary "
+		        "swizzle regions, not protected in place (vm.max_map_count = "
+		        "%lld, %lld mappings at start)",
 		     (unsigned long long)limit(r, RTL_TRACK_LIMIT_BUDGET),
 		     (long long)limit(r, RTL_TRACK_LIMIT_MAX_MAPS),
 		     (long long)limit(r, RTL_TRACK_LIMIT_MAPS_AT_START));

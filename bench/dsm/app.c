@@ -21,7 +21,8 @@ double app_now(void)
 static void usage(const char *name, const char *opts)
 {
 	if (app.rank == 0) {
-		fprintf(stderr, "usage: mpirun -np N dsm-%s -m vm|rt", name);
+		fprintf(stderr, "usage: mpirun -np N dsm-%s -m vm|rt|an",
+		        name);
 		for (const char *o = opts; *o; o++)
 			fprintf(stderr, " [-%c N]", *o);
 		fprintf(stderr, "\n");
@@ -51,6 +52,8 @@ void app_init(int *argc, char ***argv, const char *name, const char *opts,
 				mode = 0;
 			else if (!strcmp(m, "rt"))
 				mode = 1;
+			else if (!strcmp(m, "an"))
+				mode = 2;
 			else
 				usage(name, opts);
 			continue;
@@ -63,12 +66,15 @@ void app_init(int *argc, char ***argv, const char *name, const char *opts,
 	}
 	if (mode < 0)
 		usage(name, opts);
-	app.rt = mode;
+	app.rt = mode == 1;
+	app.an = mode == 2;
 }
 
 void *app_alloc(size_t size, void *bptr)
 {
-	void *p = app.rt ? dsm_region_alloc(size, bptr) : dsm_malloc(size);
+	void *p = app.an   ? dsm_an_alloc(size)
+	          : app.rt ? dsm_region_alloc(size, bptr)
+	                   : dsm_malloc(size);
 
 	if (!p) {
 		perror("dsm allocation");
@@ -105,18 +111,24 @@ void app_stop(void)
 	dsm_stats_gather(app.all);
 }
 
+static const char *app_mode(void)
+{
+	return app.an ? "an" : app.rt ? "rt"
+	                              : "vm";
+}
+
 #define F(x) (unsigned long long)s->x
 void app_finish(const char *name, int ok, double seq_time, const char *params)
 {
 	if (app.rank == 0) {
 		printf("%s %s on %d: %.3f s, result %s (sequential %.3f s)\n",
-		       name, app.rt ? "rt" : "vm", app.nprocs, app.elapsed,
+		       name, app_mode(), app.nprocs, app.elapsed,
 		       ok ? "OK" : "WRONG", seq_time);
 		printf("RESULT "
 		       "{\"app\":\"%s\",\"mode\":\"%s\",\"procs\":%d,"
 		       "\"params\":{%s},"
 		       "\"time\":%.6f,\"seq_time\":%.6f,\"ok\":%s,\"ranks\":[",
-		       name, app.rt ? "rt" : "vm", app.nprocs, params,
+		       name, app_mode(), app.nprocs, params,
 		       app.elapsed, seq_time, ok ? "true" : "false");
 		for (int r = 0; r < app.nprocs; r++) {
 			const struct dsm_stats *s = &app.all[r];
@@ -128,13 +140,17 @@ void app_finish(const char *name, int ok, double seq_time, const char *params)
 			       "created\":%llu,"
 			       "\"diffs_applied\":%llu,\"diff_bytes\":%llu,"
 			       "\"acquires\":%llu,"
-			       "\"remote_acquires\":%llu,\"barriers\":%llu}",
+			       "\"remote_acquires\":%llu,\"barriers\":%llu,"
+			       "\"miss_ns\":%llu,\"gc_runs\":%llu,"
+			       "\"gc_freed\":%llu,\"cons_peak\":%llu,"
+			       "\"snap_bytes\":%llu,\"twin_bytes\":%llu}",
 			       r ? "," : "", F(traps), F(read_misses),
 			       F(write_misses), F(write_traps), F(stale_traps),
 			       F(messages), F(bytes), F(diff_requests),
 			       F(diffs_created), F(diffs_applied),
 			       F(diff_bytes), F(acquires), F(remote_acquires),
-			       F(barriers));
+			       F(barriers), F(miss_ns), F(gc_runs), F(gc_freed),
+			       F(cons_peak), F(snap_bytes), F(twin_bytes));
 		}
 		printf("]}\n");
 	}

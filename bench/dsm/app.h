@@ -1,6 +1,7 @@
-/* What the DSM applications share: the -m vm|rt switch (the one line that
- * differs between the paper's VM and RT versions: dsm_malloc or
- * dsm_region_alloc), the timed section, and the one-line JSON result that
+/* What the DSM applications share: the -m vm|rt|an switch (the one line
+ * that differs between the paper's VM and RT versions: dsm_malloc or
+ * dsm_region_alloc; AN, annotated regions, also needs the annotations
+ * an_read / an_write), the timed section, and the one-line JSON result that
  * bench/dsm/run.py reads. */
 #ifndef DSM_APP_H
 #define DSM_APP_H
@@ -10,7 +11,9 @@
 #include "dsm.h"
 
 struct app {
-	int rt; /* regions (RT) rather than pages (VM) */
+	int rt;      /* regions (RT) rather than pages (VM) */
+	int an;      /* annotated regions (AN) */
+	int private; /* the sequential reference runs: no annotations */
 	int rank, nprocs;
 	double t0, elapsed;
 	struct dsm_stats
@@ -18,13 +21,13 @@ struct app {
 };
 extern struct app app;
 
-/* dsm_init, then options: -m vm|rt, and each "-x N" named in opts (e.g.
+/* dsm_init, then options: -m vm|rt|an, and each "-x N" named in opts (e.g.
  * "rci" for -r -c -i) into vals[] (positive integers). Exits on bad usage. */
 void app_init(int *argc, char ***argv, const char *name, const char *opts,
               long *vals);
 
-/* Shared memory: dsm_malloc (VM) or dsm_region_alloc with bptr (RT). *bptr
- * is set either way. Ends the run on failure. */
+/* Shared memory: dsm_malloc (VM), dsm_region_alloc with bptr (RT) or
+ * dsm_an_alloc (AN). *bptr is set either way. Ends the run on failure. */
 void *app_alloc(size_t size, void *bptr);
 
 /* The timed part: a barrier, counters reset; at the end a barrier, the time,
@@ -37,6 +40,22 @@ void app_share(long n, int rank, long *lo, long *hi);
 
 double app_now(void);
 
+/* The AN version's annotations, before a series of accesses to the region
+ * starting at p, after every acquire and barrier: the paper's readaccess
+ * and writeaccess. Nothing in the VM and RT versions, nor while the
+ * sequential reference runs on private memory. */
+static inline void an_read(const void *p)
+{
+	if (app.an && !app.private)
+		dsm_read_access(p);
+}
+
+static inline void an_write(void *p)
+{
+	if (app.an && !app.private)
+		dsm_write_access(p);
+}
+
 /* DOSA's touches (Hu et al., 4.5.5), for regions: make the first access to a
  * region go through a plain pointer to its start. A loop may address a
  * block through a pointer the compiler biased outside the region (m - J*B
@@ -45,11 +64,13 @@ double app_now(void);
  * is one atomic or of zero: a single write access, no change. */
 static inline void touch_read(const void *p)
 {
+	an_read(p);
 	(void)*(const volatile char *)p;
 }
 
 static inline void touch_write(void *p)
 {
+	an_write(p);
 	__atomic_fetch_or((char *)p, 0, __ATOMIC_RELAXED);
 }
 

@@ -30,9 +30,12 @@ static int edge(long i, long j)
 /* Step k on rows [lo, hi). */
 static void relax(int *volatile *m, long k, long lo, long hi)
 {
-	const int *rowk = m[k];
+	const int *rowk;
 
+	an_read(m[k]);
+	rowk = m[k];
 	for (long i = lo; i < hi; i++) {
+		an_write(m[i]);
 		int *row = m[i];
 		int dik = row[k];
 		if (dik == INF)
@@ -47,11 +50,13 @@ static double sequential(int **m)
 {
 	double t = app_now();
 
+	app.private = 1;
 	for (long i = 0; i < n; i++)
 		for (long j = 0; j < n; j++)
 			m[i][j] = edge(i, j);
 	for (long k = 0; k < n; k++)
 		relax((int *volatile *)m, k, 0, n);
+	app.private = 0;
 	return app_now() - t;
 }
 
@@ -72,6 +77,7 @@ int main(int argc, char **argv)
 	app_share(n, app.rank, &lo, &hi);
 	app_start();
 	for (long i = lo; i < hi; i++) {
+		an_write(d[i]);
 		int *row = d[i];
 		for (long j = 0; j < n; j++)
 			row[j] = edge(i, j);
@@ -87,8 +93,10 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			m[i] = malloc(rs);
 		seq = sequential(m);
-		for (long i = 0; i < n && ok; i++)
+		for (long i = 0; i < n && ok; i++) {
+			an_read(d[i]);
 			ok = !memcmp(m[i], d[i], rs);
+		}
 	}
 	snprintf(params, sizeof(params), "\"nodes\":%ld", n);
 	app_finish("floyd", ok, seq, params);

@@ -75,10 +75,12 @@ int main(int argc, char **argv)
 		for (long g = lo; g < hi; g++)
 			mine[key(it, g)]++;
 		dsm_lock_acquire(0);
+		an_write(bucket);
 		for (long b = 0; b < nbuckets; b++)
 			bucket[b] += (int)mine[b];
 		dsm_lock_release(0);
 		dsm_barrier();
+		an_read(bucket);
 		for (long b = 0; b < nbuckets; b++) {
 			long now = bucket[b];
 			total[b] = now - seen[b];
@@ -110,6 +112,7 @@ int main(int argc, char **argv)
 			}
 		}
 		seq = app_now() - t;
+		an_read(bucket);
 		for (long b = 0; b < nbuckets; b++)
 			if (bucket[b] != seen[b])
 				ok = 0;

@@ -79,17 +79,23 @@ int main(int argc, char **argv)
 	app_alloc((size_t)(n * n) * sizeof(double), (void *)&b);
 	app_share(n, app.rank, &lo, &hi);
 	app_start();
-	if (app.rank == 0)
+	if (app.rank == 0) {
+		an_write(b);
 		for (long k = 0; k < n; k++)
 			for (long j = 0; j < n; j++)
 				b[k * n + j] = b_value(k, j);
+	}
 	{
 		double *a = ablk[app.rank];
+		an_write(a);
 		for (long i = lo; i < hi; i++)
 			for (long k = 0; k < n; k++)
 				a[(i - lo) * n + k] = a_value(i, k);
 	}
 	dsm_barrier();
+	an_write(cblk[app.rank]);
+	an_read(ablk[app.rank]);
+	an_read(b);
 	multiply(cblk[app.rank], ablk[app.rank], b, hi - lo);
 	app_stop();
 	if (app.rank == 0) {
@@ -97,6 +103,7 @@ int main(int argc, char **argv)
 		seq = sequential(c);
 		for (int p = 0; p < app.nprocs && ok; p++) {
 			app_share(n, p, &lo, &hi);
+			an_read(cblk[p]);
 			ok = !memcmp(c + lo * n, cblk[p],
 			             (size_t)((hi - lo) * n) * sizeof(double));
 		}

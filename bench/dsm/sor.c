@@ -27,6 +27,10 @@ static void sweep(float *volatile *dst, float *volatile *src, long lo, long hi,
                   int black_phase)
 {
 	for (long j = lo; j < hi; j++) {
+		an_write(dst[j]);
+		an_read(src[j - 1]);
+		an_read(src[j]);
+		an_read(src[j + 1]);
 		float *d = dst[j];
 		const float *up = src[j - 1], *mid = src[j], *down = src[j + 1];
 		if (black_phase)
@@ -43,6 +47,7 @@ static void sweep(float *volatile *dst, float *volatile *src, long lo, long hi,
 static void init_rows(float *volatile *m, long lo, long hi)
 {
 	for (long i = lo; i < hi; i++) {
+		an_write(m[i]);
 		float *row = m[i];
 		for (long k = 0; k < N; k++)
 			row[k] = init_value(i, k);
@@ -54,6 +59,7 @@ static double sequential(float **r, float **b)
 {
 	double t = app_now();
 
+	app.private = 1;
 	for (long i = 0; i < M + 2; i++)
 		for (long k = 0; k < N; k++)
 			r[i][k] = b[i][k] = init_value(i, k);
@@ -61,6 +67,7 @@ static double sequential(float **r, float **b)
 		sweep((float *volatile *)b, (float *volatile *)r, 1, M + 1, 1);
 		sweep((float *volatile *)r, (float *volatile *)b, 1, M + 1, 0);
 	}
+	app.private = 0;
 	return app_now() - t;
 }
 
@@ -109,9 +116,12 @@ int main(int argc, char **argv)
 			b[i] = malloc(ns);
 		}
 		seq = sequential(r, b);
-		for (long i = 0; i < M + 2 && ok; i++)
+		for (long i = 0; i < M + 2 && ok; i++) {
+			an_read(red[i]);
+			an_read(black[i]);
 			ok = !memcmp(r[i], red[i], ns) &&
 			     !memcmp(b[i], black[i], ns);
+		}
 	}
 	snprintf(params, sizeof(params),
 	         "\"rows\":%ld,\"cols\":%ld,\"iterations\":%ld", M, N, ITERS);

@@ -77,9 +77,17 @@ int rtl_views_init(void)
 		return -1;
 	if (ftruncate(fd, (off_t)size) < 0)
 		goto fail_fd;
-	/* One reservation for all three, so the views are adjacent. */
-	res = mmap(NULL, RTL_NVIEWS * size, PROT_NONE,
-	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	/* One reservation for all three, so the views are adjacent; at rtl's
+	 * home if it is free (docs/internals.md, "Views"), else anywhere. */
+	res = mmap((void *)RTL_HOME, RTL_NVIEWS * size, PROT_NONE,
+	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+	           -1, 0);
+	if (res == MAP_FAILED || res != (void *)RTL_HOME) {
+		if (res != MAP_FAILED)
+			munmap(res, RTL_NVIEWS * size); /* an old kernel's hint */
+		res = mmap(NULL, RTL_NVIEWS * size, PROT_NONE,
+		           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	}
 	if (res == MAP_FAILED)
 		goto fail_fd;
 	ro = mmap((char *)res + size, size, PROT_READ, MAP_SHARED | MAP_FIXED,

@@ -27,6 +27,15 @@ enum rtl_view {
 #define RTL_GRANULE (1u << RTL_GRANULE_SHIFT)
 #define RTL_NVIEWS 3
 
+/* Where rtl puts its memory when the place is free: the same in every
+ * process, far from where the kernel puts mappings (48 TiB; mmap's area
+ * starts near 128 TiB, programs near 85 TiB), so that a seccomp filter
+ * inherited across exec (interpose/sigsys.c) means the same range in the
+ * new program. The preload's aliases and slots follow the views at the
+ * next 1 TiB boundary. */
+#define RTL_HOME ((uintptr_t)0x300000000000)
+#define RTL_HOME_ALIGN ((uintptr_t)1 << 40)
+
 struct rtl_views {
 	uintptr_t base; /* start of the NONE view */
 	size_t size;    /* S: bytes per view */

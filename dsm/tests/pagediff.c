@@ -56,7 +56,7 @@ int main(void)
 	for (int t = 0; t < 200; t++) {
 		for (int i = 0; i < PAGE; i++)
 			twin[i] = (unsigned char)(rnd() %
-						  3); /* many equal bytes */
+			                          3); /* many equal bytes */
 		random_change(cur, twin);
 		/* The region: twin contents, checkpoint, then the change. */
 		region_protect(reg, PROT_READ | PROT_WRITE);

@@ -6,18 +6,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "dsm.h"
 
 static int rt, rank, nprocs;
+static long iterations = 10000; /* longrun; the optional third argument */
 
-#define FAIL(...)                                                              \
-	do {                                                                   \
-		printf("FAIL rank %d: ", rank);                                \
-		printf(__VA_ARGS__);                                           \
-		printf("\n");                                                  \
-		fflush(stdout);                                                \
-		MPI_Abort(MPI_COMM_WORLD, 1);                                  \
+#define FAIL(...)                               \
+	do {                                    \
+		printf("FAIL rank %d: ", rank); \
+		printf(__VA_ARGS__);            \
+		printf("\n");                   \
+		fflush(stdout);                 \
+		MPI_Abort(MPI_COMM_WORLD, 1);   \
 	} while (0)
 
 /* Shared memory of either kind; *bptr is the (registered, for regions)
@@ -229,7 +231,7 @@ static void contract(void)
 	dsm_barrier();
 	if (rank == 0)
 		a[0] = 1; /* twinned, writable */
-	copy = a;	  /* the unregistered copy */
+	copy = a;         /* the unregistered copy */
 	dsm_barrier();
 	if (rank == 1) {
 		if (a[0] != 1) /* fetches rank 0's diff: rank 0 lowers a */
@@ -237,13 +239,97 @@ static void contract(void)
 		MPI_Send(NULL, 0, MPI_BYTE, 0, 99, MPI_COMM_WORLD);
 	} else if (rank == 0) {
 		MPI_Recv(NULL, 0, MPI_BYTE, 1, 99, MPI_COMM_WORLD,
-			 MPI_STATUS_IGNORE);
+		         MPI_STATUS_IGNORE);
 		copy[1] =
-			2; /* no trap: the copy points into the writable view */
+		        2; /* no trap: the copy points into the writable view */
 	}
 	dsm_barrier(); /* rank 0 must stop here */
 	if (rank == 0)
 		FAIL("a write through an unregistered pointer went unnoticed");
+}
+
+/* Run with DSM_GC_BYTES=0 (a collection at every barrier that has anything
+ * to collect). Rank 1 writes
+ * x; ranks 0 and 2 never look, so the collection leaves their copies
+ * discarded, held by rank 1. Rank 2 then writes y (its miss fetches rank
+ * 1's copy first); the next collection moves the holder to rank 2, and
+ * rank 1's copy is now stale too. At the end everybody reads both. */
+static void discard(void)
+{
+	static int *volatile v;
+	struct dsm_stats s;
+
+	if (nprocs != 3)
+		FAIL("needs 3 ranks");
+	shared(2 * sizeof(int), (void *)&v);
+	dsm_barrier();
+	if (rank == 1)
+		v[0] = 1;
+	dsm_barrier(); /* collected: 0 and 2 discard, 1 holds */
+	dsm_barrier(); /* nothing written: nothing to collect, nothing moves */
+	if (rank == 2)
+		v[1] = 2;
+	dsm_barrier(); /* collected: 0 and 1 discard, 2 holds */
+	dsm_barrier();
+	if (v[0] != 1 || v[1] != 2)
+		FAIL("x = %d, y = %d after collections (expected 1, 2)", v[0],
+		     v[1]);
+	dsm_stats(&s);
+	if (s.gc_runs < 2)
+		FAIL("%llu collections (expected 2 or more)",
+		     (unsigned long long)s.gc_runs);
+	dsm_barrier();
+}
+
+static long maxrss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* Many barriers, each after every rank rewrote one of its two 1 KB units
+ * (by turns, so that nobody writes what a neighbour still reads); each rank
+ * then reads its neighbour's (a miss, a diff fetched and kept). Without
+ * garbage collection the intervals, notices and diffs grow by a few KB per
+ * barrier; with it (DSM_GC_BYTES) they stay under the threshold, and so
+ * does the memory of the process after its first thousand barriers. */
+static void longrun(void)
+{
+	static int *volatile unit[8][2];
+	const int words = 256;
+	long rss_early = 0;
+	struct dsm_stats s;
+
+	for (int r = 0; r < nprocs; r++)
+		for (int t = 0; t < 2; t++)
+			shared((size_t)words * sizeof(int),
+			       (void *)&unit[r][t]);
+	dsm_barrier();
+	for (long i = 1; i <= iterations; i++) {
+		int next = (rank + 1) % nprocs, t = (int)(i & 1);
+		for (int k = 0; k < words; k++)
+			unit[rank][t][k] = (int)(i * 7 + k + rank);
+		dsm_barrier();
+		if (unit[next][t][words - 1] !=
+		            (int)(i * 7 + words - 1 + next) ||
+		    unit[next][t][0] != (int)(i * 7 + next))
+			FAIL("barrier %ld: neighbour's unit holds %d", i,
+			     unit[next][t][0]);
+		if (i == iterations / 10)
+			rss_early = maxrss_kb();
+	}
+	dsm_barrier();
+	dsm_stats(&s);
+	printf("longrun rank %d: barriers %ld gc_runs %llu gc_freed_kb %llu "
+	       "cons_peak_kb %llu snap_kb %llu maxrss_kb at %ld: %ld, at "
+	       "%ld: %ld\n",
+	       rank, iterations, (unsigned long long)s.gc_runs,
+	       (unsigned long long)s.gc_freed / 1024,
+	       (unsigned long long)s.cons_peak / 1024,
+	       (unsigned long long)s.snap_bytes / 1024, iterations / 10,
+	       rss_early, iterations, maxrss_kb());
 }
 
 /* Rank 1 allocates one more unit than the others: the next barrier must
@@ -276,21 +362,26 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} tests[] = {{"counter", counter},
-		     {"turns", turns},
-		     {"phases", phases},
-		     {"falseshare", falseshare},
-		     {"multiwriter", multiwriter},
-		     {"order", order},
-		     {"contract", contract},
-		     {"badalloc", badalloc},
-		     {"crash", crash}};
+	} tests[] = { { "counter", counter },
+		      { "turns", turns },
+		      { "phases", phases },
+		      { "falseshare", falseshare },
+		      { "multiwriter", multiwriter },
+		      { "order", order },
+		      { "longrun", longrun },
+		      { "discard", discard },
+		      { "contract", contract },
+		      { "badalloc", badalloc },
+		      { "crash", crash } };
 	const char *which = argc > 1 ? argv[1] : "";
 
-	if (argc != 3 || (strcmp(argv[2], "vm") && strcmp(argv[2], "rt"))) {
-		fprintf(stderr, "usage: dsm-proto SCENARIO vm|rt\n");
+	if (argc < 3 || argc > 4 ||
+	    (strcmp(argv[2], "vm") && strcmp(argv[2], "rt"))) {
+		fprintf(stderr, "usage: dsm-proto SCENARIO vm|rt [N]\n");
 		return 2;
 	}
+	if (argc == 4 && (iterations = atol(argv[3])) <= 0)
+		return 2;
 	rt = !strcmp(argv[2], "rt");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (dsm_init(&argc, &argv) < 0)

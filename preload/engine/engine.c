@@ -5,6 +5,7 @@
  * (naming a site) runs under the re-entrancy guard. */
 #include "engine.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "alias.h"
 #include "clock.h"
 #include "epoch.h"
+#include "access.h"
 #include "fatal.h"
 #include "heap.h"
 #include "maps.h"
@@ -25,6 +27,7 @@
 #include "track.h"
 #include "select.h"
 #include "site.h"
+#include "sigsys.h"
 #include "trace.h"
 
 struct rtl_engine rtl_engine;
@@ -80,14 +83,23 @@ static void choose(struct rtl_rule_rt *rt, int i)
 	 * regions start (and start each epoch) at most read-only. */
 	if (rt->choice.track && r->protect == (PROT_READ | PROT_WRITE))
 		rt->choice.prot = PROT_READ;
-	if (r->mechanism == RTL_MECH_SWIZZLE)
+	rt->choice.traps = rt->choice.prot != (PROT_READ | PROT_WRITE) ||
+	                   rt->choice.track || r->epoch_ns;
+	/* auto's blocks of whole pages are regions protected in place, with
+	 * the handler; its smaller blocks, like alias objects, have pages of
+	 * their own (slots). */
+	if (r->mechanism != RTL_MECH_ALIAS)
 		rt->choice.handler = rtl_act_swizzle_trap;
-	if (r->mechanism == RTL_MECH_ALIAS)
+	if (r->mechanism != RTL_MECH_SWIZZLE)
 		e->any_alias = 1;
+	if (r->mechanism == RTL_MECH_AUTO)
+		e->any_auto = 1;
 	if (rt->choice.track)
 		e->any_dirty = 1;
 	if (r->epoch_ns)
 		e->any_epoch = 1;
+	if (rt->choice.traps)
+		e->any_traps = 1;
 	if (acts & (RTL_ACT_LOG | RTL_ACT_ABORT))
 		e->names_early = 1;
 }
@@ -137,8 +149,15 @@ int rtl_select_start(void)
 		cap = 1u << 22; /* 4M records; past that, selection stops */
 	if (rtl_site_init() < 0 || rtl_rec_init(cap) < 0 || rtl_trace_init() < 0)
 		return -1;
-	if (e->any_alias && rtl_alias_init() < 0)
+	if (e->any_alias && rtl_alias_init(e->any_auto) < 0)
 		return -1;
+	/* Every system call on a region that can trap goes through rtl
+	 * (docs/syscalls.md, "Every call"): the ranges are all known now. */
+	if (e->any_traps && e->policy.syscalls == RTL_SYSCALLS_SECCOMP) {
+		rtl_access_set_pin(rtl_heap_pin);
+		if (rtl_sigsys_install(rtl_next()->sigaction) < 0)
+			e->sigsys_failed = errno;
+	}
 	if (e->any_epoch && rtl_epoch_start() < 0)
 		return -1;
 	return 0;

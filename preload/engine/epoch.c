@@ -6,7 +6,7 @@
  * of the distinct 4 KiB pages that hold those changes (what a page-granular
  * tracker would have had to save).
  *
- * The epoch thread (alias rules with an epoch) re-applies the rule's
+ * The epoch thread (auto and alias rules with an epoch) re-applies the rule's
  * protection to its live regions and closes a dirty epoch. It and the
  * callers here run outside signal handlers, under the re-entrancy guard. */
 #include "epoch.h"
@@ -131,7 +131,7 @@ static void account(struct rtl_rec *rec)
 		return;
 	rtl_lock_acquire(&acc_lock);
 	acc_regions++;
-	if (rec->mech == RTL_MECH_ALIAS) {
+	if (rec->alias) { /* alias, or auto in a slot: the preload's twin */
 		if (rec->twin)
 			diff_twin(rec);
 	} else {
@@ -176,7 +176,7 @@ void rtl_epoch_final(void)
 		if (!atomic_load(&rec->live) ||
 		    !rtl_engine.rules[rec->rule].choice.track)
 			continue;
-		if (rec->mech == RTL_MECH_ALIAS) {
+		if (rec->alias) {
 			rtl_rec_lock(rec);
 			account(rec);
 			rtl_rec_unlock(rec);
@@ -207,12 +207,27 @@ static void tick(uint64_t due_mask)
 		struct rtl_rec *rec = rtl_rec_at(i);
 		const struct rtl_choice *c;
 
-		if (!atomic_load(&rec->live) || rec->mech != RTL_MECH_ALIAS ||
+		if (!atomic_load(&rec->live) || rec->mech == RTL_MECH_SWIZZLE ||
 		    !((due_mask >> rec->rule) & 1))
 			continue;
 		c = &rtl_engine.rules[rec->rule].choice;
+		/* A system call is using it: the next epoch re-protects it. */
+		if (atomic_load_explicit(&rec->pins, memory_order_acquire))
+			continue;
+		if (!rec->alias) {
+			/* auto, a block of whole pages protected in place: its
+			 * pages get the rule's protection again (under the record's
+			 * lock, which a system call takes to pin it). */
+			rtl_rec_lock(rec);
+			if (atomic_load(&rec->in_place) && !atomic_load(&rec->pins))
+				region_protect(rec->rw, c->prot);
+			rtl_rec_unlock(rec);
+			if (c->track)
+				account(rec);
+			continue;
+		}
 		rtl_rec_lock(rec);
-		if (atomic_load(&rec->live)) {
+		if (atomic_load(&rec->live) && !atomic_load(&rec->pins)) {
 			/* Protect first: a write after this traps (and waits for
 			 * the lock), so none slips between diff and twin. */
 			if (atomic_load(&rec->prot) != c->prot)

@@ -22,10 +22,12 @@ struct rtl_rec {
 	void *rw;        /* first byte in the RW view */
 	uintptr_t alias; /* alias: page-aligned start of the mapping */
 	_Atomic uint32_t read_traps, write_traps;
-	_Atomic int prot;     /* alias: current protection of the mapping */
-	_Atomic int written;  /* dirty: written since the last epoch */
-	struct rtl_lock lock; /* alias: mapping and twin changes */
-	void *twin;           /* alias with dirty: contents at first write */
+	_Atomic uint32_t pins; /* system calls using it now: no epoch
+	                          re-protects it meanwhile */
+	_Atomic int prot;      /* alias: current protection of the mapping */
+	_Atomic int written;   /* dirty: written since the last epoch */
+	struct rtl_lock lock;  /* alias: mapping and twin changes */
+	void *twin;            /* alias with dirty: contents at first write */
 };
 
 int rtl_rec_init(uint64_t cap);

@@ -15,9 +15,11 @@
  * process. */
 struct rtl_choice {
 	int prot;                 /* at allocation: PROT_NONE, PROT_READ, RW */
-	int mechanism;            /* RTL_MECH_SWIZZLE or RTL_MECH_ALIAS */
+	int mechanism;            /* RTL_MECH_AUTO, _ALIAS or _SWIZZLE */
 	int rule;                 /* index in the policy */
 	int track;                /* dirty: track writes */
+	int traps;                /* its regions can trap: prot below rw,
+	                             dirty, or an epoch */
 	region_handler_t handler; /* swizzle: the trap handler (NULL: none) */
 	_Atomic uint64_t allocs;  /* regions made for it */
 };

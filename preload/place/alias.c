@@ -9,7 +9,12 @@
  * the system-call wrappers. A fault on an alias is outside rtl's views, so
  * it reaches the core's foreign hook (alias_fault, in the SIGSEGV handler:
  * no malloc, the record's spin lock only). Each alias costs a mapping, so
- * selection stops before vm.max_map_count (maps.c). */
+ * selection stops before vm.max_map_count (maps.c).
+ *
+ * The auto mechanism's blocks under a page are aliases too, but their
+ * pages come from a slot (slots.c: copies of the arena's pool mapped after
+ * the alias space in the same reservation), not from an mmap each: the
+ * fault handler, the system calls, the epochs and fork treat both alike. */
 #include "alias.h"
 
 #include <errno.h>
@@ -33,14 +38,18 @@
 #include "maps.h"
 #include "policy.h"
 #include "record.h"
+#include "slots.h"
 #include "views.h"
 #include "page.h"
 
 #define PAGE rtl_page_size()
 #define SMALL 32 /* free lists by exact page count up to this */
 
-static _Atomic uintptr_t base; /* the reservation; 0 until made */
-static size_t span;
+static _Atomic uintptr_t base;    /* the reservation; 0 until made */
+static size_t span;               /* the whole reservation */
+static size_t alias_span;         /* its first part: per-object aliases;
+                                         then the slots (slots.c) */
+static int slots;                 /* the slots are mapped */
 static _Atomic uint32_t *pagemap; /* per alias page: record index + 1 */
 static uintptr_t rw_base;         /* the RW view; file offset 0 */
 
@@ -78,7 +87,7 @@ static uintptr_t va_alloc(uint32_t pages)
 			break;
 		}
 	}
-	if (!va && (uintptr_t)pages * PAGE <= base + span - bump) {
+	if (!va && (uintptr_t)pages * PAGE <= base + alias_span - bump) {
 		va = bump;
 		bump += (uintptr_t)pages * PAGE;
 	}
@@ -135,8 +144,17 @@ int rtl_alias_protect(struct rtl_rec *rec, int prot)
 {
 	if (raw_mprotect(rec->alias, (size_t)rec->pages * PAGE, prot) < 0)
 		return -1;
+	if (rec->mech == RTL_MECH_AUTO)
+		rtl_slot_protected(rec->alias, (size_t)rec->pages * PAGE, prot);
 	atomic_store_explicit(&rec->prot, prot, memory_order_release);
 	return 0;
+}
+
+/* Whether rec's mapping may add to the process's mappings: an alias object
+ * always (its own mmap); a slot only if its pages may change protection. */
+static int splits(const struct rtl_rec *rec)
+{
+	return rec->mech != RTL_MECH_AUTO || rtl_engine.rules[rec->rule].choice.traps;
 }
 
 void *rtl_alias_map(struct rtl_rec *rec, int prot)
@@ -145,14 +163,23 @@ void *rtl_alias_map(struct rtl_rec *rec, int prot)
 	uintptr_t last = (rw + (rec->size ? rec->size : 1) - 1) & ~(uintptr_t)(PAGE - 1);
 	uint32_t pages = (uint32_t)((last - first) / PAGE + 1);
 	uint32_t idx = rtl_rec_index(rec) + 1;
-	uintptr_t va = va_alloc(pages);
+	uintptr_t va;
 
-	if (!va) {
+	if (rec->mech == RTL_MECH_AUTO) {
+		/* A copy of the pool of its own on these pages: no mmap. */
+		va = rtl_slot_take((uintptr_t)rec->rw, rec->size ? rec->size : 1,
+		                   prot) &
+		     ~(uintptr_t)(PAGE - 1);
+		if (!va) {
+			errno = ENOMEM;
+			return NULL;
+		}
+	} else if (!(va = va_alloc(pages))) {
 		errno = ENOMEM;
 		return NULL;
-	}
-	if (mmap((void *)va, (size_t)pages * PAGE, prot, MAP_SHARED | MAP_FIXED,
-	         rtl_views.fd, (off_t)(first - rw_base)) == MAP_FAILED) {
+	} else if (mmap((void *)va, (size_t)pages * PAGE, prot,
+	                MAP_SHARED | MAP_FIXED, rtl_views.fd,
+	                (off_t)(first - rw_base)) == MAP_FAILED) {
 		int e = errno;
 		va_free(va, pages);
 		errno = e;
@@ -164,7 +191,8 @@ void *rtl_alias_map(struct rtl_rec *rec, int prot)
 	for (uint32_t k = 0; k < pages; k++)
 		atomic_store_explicit(&pagemap[(va - base) / PAGE + k], idx,
 		                      memory_order_release);
-	atomic_fetch_add_explicit(&rtl_alias_live, 1, memory_order_relaxed);
+	if (splits(rec))
+		atomic_fetch_add_explicit(&rtl_alias_live, 1, memory_order_relaxed);
 	return (void *)(va + (rw & (PAGE - 1)));
 }
 
@@ -179,8 +207,12 @@ void rtl_alias_unmap(struct rtl_rec *rec)
 		                      memory_order_release);
 	rtl_rec_lock(rec);
 	rtl_rec_unlock(rec);
-	va_free(va, rec->pages);
-	atomic_fetch_sub_explicit(&rtl_alias_live, 1, memory_order_relaxed);
+	if (rec->mech == RTL_MECH_AUTO)
+		rtl_slot_give(va, (size_t)rec->pages * PAGE);
+	else
+		va_free(va, rec->pages);
+	if (splits(rec))
+		atomic_fetch_sub_explicit(&rtl_alias_live, 1, memory_order_relaxed);
 }
 
 /* ---- traps: a fault on an alias, or a system call's access to one ---- */
@@ -280,12 +312,23 @@ static void fork_child(void)
 {
 	int fd = rtl_views.fd;
 
+	if (slots)
+		rtl_slots_forked();
 	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
 		struct rtl_rec *rec = rtl_rec_at(i);
 		uintptr_t first;
 
-		if (!atomic_load(&rec->live) || rec->mech != RTL_MECH_ALIAS ||
-		    !rec->alias)
+		if (!atomic_load(&rec->live) || !rec->alias)
+			continue;
+		if (rec->mech == RTL_MECH_AUTO) {
+			/* The copies are mapped again, read-write: give its
+			 * pages back their protection. */
+			int prot = atomic_load(&rec->prot);
+			if (prot != (PROT_READ | PROT_WRITE))
+				rtl_alias_protect(rec, prot);
+			continue;
+		}
+		if (rec->mech != RTL_MECH_ALIAS)
 			continue;
 		first = (uintptr_t)rec->rw & ~(uintptr_t)(PAGE - 1);
 		if (mmap((void *)rec->alias, (size_t)rec->pages * PAGE,
@@ -307,16 +350,32 @@ static void *map_anon(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-int rtl_alias_init(void)
+int rtl_alias_init(int with_slots)
 {
+	uintptr_t hint;
 	void *res;
 
 	rw_base = rtl_view_base(RTL_VIEW_RW);
-	span = rtl_views.size;
-	res = mmap(NULL, span, PROT_NONE,
-	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	alias_span = rtl_views.size;
+	span = alias_span + (with_slots ? rtl_slots_span() : 0);
+	/* Right after the views, at the next 1 TiB: the same place in every
+	 * process when the views are at rtl's home (views.h). */
+	hint = (rtl_views.base + RTL_NVIEWS * rtl_views.size + RTL_HOME_ALIGN - 1) &
+	       ~(RTL_HOME_ALIGN - 1);
+	res = mmap((void *)hint, span, PROT_NONE,
+	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+	           -1, 0);
+	if (res == MAP_FAILED || res != (void *)hint) {
+		if (res != MAP_FAILED)
+			munmap(res, span);
+		res = mmap(NULL, span, PROT_NONE,
+		           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	}
 	if (res == MAP_FAILED)
 		return -1;
+	if (with_slots && rtl_slots_init((uintptr_t)res + alias_span) < 0)
+		return -1;
+	slots = with_slots;
 	pagemap = map_anon(span / PAGE * sizeof(*pagemap));
 	small_cap = (uint32_t)(rtl_maps_budget() + 1024);
 	big_free = map_anon(small_cap * sizeof(*big_free));

@@ -5,7 +5,8 @@
 
 #include "record.h"
 
-int rtl_alias_init(void);
+/* with_slots: map the slots too (an auto rule exists). */
+int rtl_alias_init(int with_slots);
 int rtl_alias_owns(const void *p);
 /* Map rec (rw, size, rule set) at its own pages; the address to hand out,
  * or NULL with errno. */

@@ -220,6 +220,12 @@ void *rtl_arena_alloc(size_t size, size_t align, int zero)
 	return rtl_je_mallocx(size, flags_for(align) | (zero ? MALLOCX_ZERO : 0));
 }
 
+void rtl_arena_pool(uintptr_t *lo, size_t *len)
+{
+	*lo = pool_lo;
+	*len = pool_hi - pool_lo;
+}
+
 int rtl_arena_owns(const void *rw)
 {
 	return (uintptr_t)rw - pool_lo < pool_hi - pool_lo;

@@ -25,6 +25,9 @@ size_t rtl_arena_good_size(size_t size, size_t align);
  * boundary. */
 int rtl_arena_owns_pages(const void *rw);
 
+/* The range the arenas carve from (in the RW view). */
+void rtl_arena_pool(uintptr_t *lo, size_t *len);
+
 /* Extents the hooks handed jemalloc, for the report and the tests. */
 extern _Atomic uint64_t rtl_arena_extents;
 

@@ -3,6 +3,10 @@
  * as a region, returned in the view of its protection. alias: given pages
  * of its own (alias.c), returned at its alias address.
  *
+ * auto: blocks of whole pages are swizzle regions protected in place,
+ * smaller ones get a slot of their own (alias.c, slots.c); either way the
+ * program's address never changes.
+ *
  * A swizzle region of size bytes gets round_up(size + 1, 64) bytes at a
  * 64-byte boundary: its span (what rtl looks up and swizzles) lies inside
  * its own allocation, and its one-past-end is never another region's start.
@@ -54,6 +58,26 @@ int rtl_heap_owns(const void *p)
 	return (uintptr_t)p - views_lo < views_len || rtl_alias_owns(p);
 }
 
+void rtl_heap_pin(const void *p, int delta)
+{
+	struct region_info r;
+	struct rtl_rec *rec = rtl_alias_find(p);
+
+	if (!rec && region_find(p, &r) == 0 && rtl_arena_owns((void *)rtl_view_move((uintptr_t)r.base, RTL_VIEW_RW)))
+		rec = r.data;
+	if (!rec)
+		return;
+	if (delta < 0) {
+		atomic_fetch_sub_explicit(&rec->pins, 1, memory_order_acq_rel);
+		return;
+	}
+	/* Under the record's lock: an epoch re-protecting it now finishes
+	 * first, and the caller's grant (after this) comes after it. */
+	rtl_rec_lock(rec);
+	atomic_fetch_add_explicit(&rec->pins, 1, memory_order_acq_rel);
+	rtl_rec_unlock(rec);
+}
+
 static size_t span_of(size_t size)
 {
 	return (size + RTL_GRANULE) & ~(size_t)(RTL_GRANULE - 1); /* > size, whole granules */
@@ -84,9 +108,10 @@ static void *in_view(void *rw, int prot)
 }
 
 /* Make [rw, rw + size) a region as c says; the pointer to hand out, or NULL
- * with errno. */
+ * with errno. exact (auto): a block that can trap is protected in place or
+ * not made at all, never left to move pointers. */
 static void *define(void *rw, size_t size, const struct rtl_choice *c,
-                    struct rtl_rec *rec)
+                    struct rtl_rec *rec, int exact)
 {
 	const int rwprot = PROT_READ | PROT_WRITE;
 	/* An in-place block's home is never the RW view (rtl keeps that one
@@ -104,12 +129,15 @@ static void *define(void *rw, size_t size, const struct rtl_choice *c,
 	 * (docs/preload.md, "Blocks of whole pages"). Only where it can trap
 	 * (protect below rw, or tracked); past the mapping budget it is an
 	 * ordinary region. */
-	if ((c->prot != rwprot || c->track) && rtl_arena_owns_pages(rw) &&
-	    rtl_in_place_room() &&
+	if (c->traps && rtl_arena_owns_pages(rw) && rtl_in_place_room() &&
 	    region_protect_in_place(in_view(rw, home), c->prot) == 0) {
 		atomic_fetch_add_explicit(&rtl_in_place_live, 1,
 		                          memory_order_relaxed);
 		atomic_store(&rec->in_place, 1);
+	} else if (exact && c->traps) {
+		region_free(rw);
+		errno = ENOMEM;
+		return NULL;
 	} else {
 		home = c->prot;
 		if (c->prot != rwprot)
@@ -152,6 +180,16 @@ static void count_new(size_t size, const struct rtl_choice *c, uint32_t site)
 	atomic_fetch_add_explicit(&rt->bytes, size, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->regions, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->bytes, size, memory_order_relaxed);
+}
+
+/* auto: a block under a page gets a slot, like an alias object (its
+ * pages are shared with other blocks); one of whole pages is a region
+ * protected in place. */
+static int small_auto(size_t size, size_t align, const struct rtl_choice *c)
+{
+	size_t a;
+
+	return c->mechanism == RTL_MECH_AUTO && block_of(size, align, &a) < PAGE;
 }
 
 static void *alloc_alias(struct rtl_rec *rec, size_t size, size_t align,
@@ -204,18 +242,22 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 	rec->size = size;
 	rec->mech = (uint8_t)c->mechanism;
 	atomic_store(&rec->in_place, 0);
-	if (c->mechanism == RTL_MECH_ALIAS) {
+	if (c->mechanism == RTL_MECH_ALIAS || small_auto(size, align, c)) {
 		why = RTL_FALLBACK_MAPS;
-		if (!(p = alloc_alias(rec, size, align, zero, c, &rw)))
+		if ((c->mechanism == RTL_MECH_AUTO && c->traps && !rtl_alias_room()) ||
+		    !(p = alloc_alias(rec, size, align, zero, c, &rw)))
 			goto fail_rec;
 	} else {
 		size_t block = block_of(size, align, &align);
 
+		if (c->mechanism == RTL_MECH_AUTO)
+			why = RTL_FALLBACK_MAPS; /* no room to protect in place */
 		rw = rtl_arena_alloc(block, align, zero);
 		if (!rw)
 			goto fail_rec;
 		rec->rw = rw;
-		if (!(p = define(rw, size, c, rec))) {
+		if (!(p = define(rw, size, c, rec,
+		                 c->mechanism == RTL_MECH_AUTO))) {
 			rtl_arena_free(rw);
 			goto fail_rec;
 		}
@@ -262,7 +304,7 @@ int rtl_heap_free(const struct rtl_obj *o)
 {
 	struct rtl_rec *rec = o->rec;
 
-	if (rec && rec->mech == RTL_MECH_ALIAS) {
+	if (rec && rec->alias) { /* alias, or auto in a slot */
 		if (!atomic_exchange(&rec->live, 0))
 			return -1; /* freed twice, racing */
 		rtl_alias_unmap(rec);
@@ -308,7 +350,7 @@ void *rtl_heap_resize(const struct rtl_obj *o, size_t size,
 		return NULL;
 	rtl_heap_left_in_place(rec);
 	rec->size = size;
-	p = define(o->rw, size, c, rec);
+	p = define(o->rw, size, c, rec, 0);
 	if (!p) {
 		/* rtl's metadata is out of memory: the old region is gone and
 		 * the program's pointer may be in a view that now traps with

@@ -18,6 +18,11 @@ int rtl_heap_init(uint64_t max_regions);
  * free it). */
 int rtl_heap_owns(const void *p);
 
+/* A system call holds (delta 1) or lets go of (-1) the object holding p:
+ * while held, no epoch re-protects it. Signal handler (lock-free lookups
+ * and an atomic add). */
+void rtl_heap_pin(const void *p, int delta);
+
 /* A new selected object of size bytes aligned to align, as c says (its
  * mechanism and protection), from site (a stats slot): the pointer to hand
  * out, and its first byte in the RW view in *rw. NULL with errno if rtl

@@ -16,6 +16,7 @@
 
 #include "fatal.h"
 #include "hooks.h"
+#include "sigsys.h"
 #include "next.h"
 
 #define API __attribute__((visibility("default")))
@@ -49,6 +50,10 @@ API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 
 	if (sig == SIGSEGV && atomic_load(&chained)) {
 		r = rtl_sigaction(sig, act, old ? &prev : NULL);
+	} else if (sig == SIGSYS && rtl_sigsys_on()) {
+		/* rtl's handler stays: the program's runs for SIGSYS that are
+		 * not rtl's (its own seccomp filters, a sent SIGSYS). */
+		r = rtl_sigsys_sigaction(act, old ? &prev : NULL);
 	} else {
 		n = rtl_next();
 		if (!n) {
@@ -117,7 +122,8 @@ API sighandler_t signal(int sig, sighandler_t h)
 {
 	static _Atomic(void *) next_signal;
 
-	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig))
+	if ((sig == SIGSEGV && atomic_load(&chained)) ||
+	    (sig == SIGSYS && rtl_sigsys_on()) || rtl_fatal_owns(sig))
 		return set_handler(sig, h, SA_RESTART, 1);
 	return next_variant(&next_signal, "signal", sig, h);
 }
@@ -129,7 +135,8 @@ API sighandler_t sysv_signal(int sig, sighandler_t h)
 {
 	static _Atomic(void *) next_sysv;
 
-	if ((sig == SIGSEGV && atomic_load(&chained)) || rtl_fatal_owns(sig))
+	if ((sig == SIGSEGV && atomic_load(&chained)) ||
+	    (sig == SIGSYS && rtl_sigsys_on()) || rtl_fatal_owns(sig))
 		return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, 0);
 	return next_variant(&next_sysv, "sysv_signal", sig, h);
 }

@@ -241,11 +241,12 @@ static void write_limits(int epoch_open)
 	rtl_epoch_list(&e, &epochs_dropped);
 	rtl_maps_state(&m);
 	rtl_raw_start(RTL_TRACK_LIMITS);
-	rtl_raw_u32(13);
+	rtl_raw_u32(14);
 	kv(RTL_TRACK_LIMIT_MAX_REGIONS, rtl_engine.policy.max_regions);
 	kv(RTL_TRACK_LIMIT_FALLBACK_MAX,
 	   load(&rtl_totals.fallbacks[RTL_FALLBACK_MAX_REGIONS]));
 	kv(RTL_TRACK_LIMIT_FALLBACK_FULL, load(&rtl_totals.fallbacks[RTL_FALLBACK_FULL]));
+	kv(RTL_TRACK_LIMIT_FALLBACK_MAPS, load(&rtl_totals.fallbacks[RTL_FALLBACK_MAPS]));
 	kv(RTL_TRACK_LIMIT_ALIAS_HIT, (uint64_t)m.alias_hit);
 	kv(RTL_TRACK_LIMIT_IN_PLACE_HIT, (uint64_t)m.in_place_hit);
 	kv(RTL_TRACK_LIMIT_BUDGET, m.budget);

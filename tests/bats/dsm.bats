@@ -56,6 +56,47 @@ diffreq() {
   done
 }
 
+@test "barrier trees of three levels and the barrier at rank 0 give the same phases" {
+  for f in 2 6; do
+    mpi 7 -x DSM_BARRIER_FANOUT=$f "$b/tests/dsm-proto" phases rt
+    assert_success
+    assert_line "PASS phases rt"
+  done
+}
+
+@test "a barrier is 2(N-1) messages in any tree (dsm-barrier; nothing timed)" {
+  for f in 2 4; do
+    mpi 5 -x DSM_BARRIER_FANOUT=$f "$b/dsm-barrier" -m rt -b 20
+    assert_success
+    assert_output --regexp '"empty":\{"messages":8\.00,'
+    assert_output --regexp '"written":\{"messages":8\.00,'
+  done
+}
+
+@test "without doorbells (DSM_DOORBELL=0) the threads poll and the protocol holds" {
+  for m in vm rt; do
+    mpi 3 -x DSM_DOORBELL=0 "$b/tests/dsm-proto" phases $m
+    assert_success
+    assert_line "PASS phases $m"
+    mpi 3 -x DSM_DOORBELL=0 "$b/tests/dsm-proto" counter $m
+    assert_success
+    assert_line "PASS counter $m"
+  done
+}
+
+@test "the measuring programs of make bench-dsm run (dsm-latency, dsm-trapcost; nothing timed)" {
+  mpi 2 "$b/dsm-latency" -m rt -n 20 -r 1
+  assert_success
+  assert_output --regexp '^RESULT \{"app":"latency","mode":"rt"'
+  assert_output --partial "holder waits in compute"
+  run "$b/dsm-trapcost"
+  assert_success
+  python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+assert set(d) == {"read", "write", "none"}
+assert all(v > 0 for k in d.values() for v in k.values())' "$output"
+}
+
 @test "false sharing on one page: pages ping-pong, regions move nothing" {
   mpi 2 "$b/tests/dsm-proto" falseshare vm
   assert_success
@@ -117,11 +158,20 @@ diffreq() {
 }
 
 @test "a rank that stops answering ends the run after DSM_TIMEOUT, named" {
-  DSM_TIMEOUT=3 mpi 3 -x DSM_TIMEOUT -x DSM_INJECT=hang-at-barrier:2:2 \
+  DSM_TIMEOUT=2 mpi 3 -x DSM_TIMEOUT -x DSM_INJECT=stop-at-barrier:2:2 \
     "$b/tests/dsm-proto" phases rt
   assert_failure
   (( status != 124 ))
-  assert_output --partial "barrier 2: rank(s) 2 never arrived after 3 s"
+  assert_output --partial "rank 2 stopped responding: no heartbeat for 2 s while this rank waited for the arrival at barrier 2"
+}
+
+@test "a rank that computes longer than DSM_TIMEOUT is waited for, not named dead" {
+  DSM_TIMEOUT=1 mpi 3 -x DSM_TIMEOUT -x DSM_INJECT=slow-at-barrier:2:2:3 \
+    "$b/tests/dsm-proto" phases vm
+  assert_success
+  assert_line "PASS phases vm"
+  assert_output --partial "waited 1 s for the arrival at barrier 2 from rank 2, which is alive (computing); waiting on"
+  refute_output --partial "stopped responding"
 }
 
 @test "ranks that allocate differently are stopped at the next barrier" {
@@ -141,9 +191,9 @@ diffreq() {
   done
 }
 
-@test "applications: SOR, MM, LU, FLOYD, IS equal the sequential run (2 and 3 ranks)" {
+@test "applications: SOR, MM, LU, FLOYD, IS equal the sequential run (2 and 3 ranks; pages, regions, annotated regions)" {
   for np in 2 3; do
-    for m in vm rt; do
+    for m in vm rt an; do
       mpi $np "$b/dsm-sor" -m $m -r 24 -c 256 -i 4
       assert_success
       assert_line --regexp "^sor $m on $np: .* result OK"
@@ -159,6 +209,72 @@ diffreq() {
       mpi $np "$b/dsm-is" -m $m -k 4096 -b 256 -i 3
       assert_success
       assert_line --regexp "^is $m on $np: .* result OK"
+    done
+  done
+}
+
+@test "TSP: branch and bound under two locks finds the sequential optimum (10 to 14 cities)" {
+  for np in 2 3; do
+    for m in vm rt an; do
+      for n in 10 14; do
+        mpi $np "$b/dsm-tsp" -m $m -n $n -s 4
+        assert_success
+        assert_line --regexp "^tsp $m on $np: .* result OK"
+        assert_output --regexp '"remote_acquires":[1-9]'
+      done
+    done
+  done
+}
+
+@test "garbage collection at every barrier: protocol scenarios still hold" {
+  for m in vm rt; do
+    mpi 3 -x DSM_GC_BYTES=0 "$b/tests/dsm-proto" discard $m
+    assert_success
+    assert_line "PASS discard $m"
+    for s in counter turns phases multiwriter; do
+      mpi 3 -x DSM_GC_BYTES=0 "$b/tests/dsm-proto" $s $m
+      assert_success
+      assert_line "PASS $s $m"
+    done
+  done
+}
+
+@test "garbage collection at every barrier: applications equal the sequential run" {
+  for m in vm rt; do
+    for app in "sor -r 24 -c 256 -i 4" "lu -n 96 -b 16" "floyd -n 40" \
+      "is -k 4096 -b 256 -i 3" "tsp -n 13"; do
+      set -- $app
+      name=$1
+      shift
+      mpi 3 -x DSM_GC_BYTES=0 "$b/dsm-$name" -m $m "$@"
+      assert_success
+      assert_line --regexp "^$name $m on 3: .* result OK"
+      refute_output --regexp '"gc_runs":0[,}]'
+    done
+  done
+}
+
+# One longrun line's field: longrun_field RANK NAME.
+longrun_field() {
+  grep "^longrun rank $1:" <<<"$output" | sed "s/.* $2 \([0-9]*\).*/\1/"
+}
+
+@test "10^4 barriers in bounded memory: collections keep consistency data under DSM_GC_BYTES" {
+  for m in vm rt; do
+    mpi 2 -x DSM_GC_BYTES=1M "$b/tests/dsm-proto" longrun $m 10000
+    assert_success
+    assert_line "PASS longrun $m"
+    for r in 0 1; do
+      line=$(grep "^longrun rank $r:" <<<"$output")
+      echo "# $m: $line" >&3
+      early=$(sed 's/.*maxrss_kb at [0-9]*: \([0-9]*\),.*/\1/' <<<"$line")
+      late=$(sed 's/.*at 10000: \([0-9]*\)$/\1/' <<<"$line")
+      (( $(longrun_field $r gc_runs) >= 10 ))
+      (( $(longrun_field $r cons_peak_kb) <= 1100 ))
+      # What was collected would have been kept: 16 MB here.
+      (( $(longrun_field $r gc_freed_kb) > 10000 ))
+      # Peak RSS after barrier 1000 grows by less than 2 MB.
+      (( late - early < 2048 ))
     done
   done
 }

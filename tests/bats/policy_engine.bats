@@ -34,7 +34,7 @@ run_access() {
 }
 
 @test "swizzle, protect none: a read and a write trap per object, stale copies healed" {
-  policy sw-none '[rule a]' 'size = 100' 'protect = none'
+  policy sw-none '[rule a]' 'size = 100' 'mechanism = swizzle' 'protect = none'
   run_access sw-none 10 7 rw
   # Pass 1 reads (grant-read), pass 2 writes (grant-rw); passes 3 and 4
   # go through the pointers malloc returned, now stale: healed by swizzling.
@@ -53,7 +53,7 @@ run_access() {
 }
 
 @test "swizzle, protect read: writes trap once, later writes through old copies are stale" {
-  policy sw-read '[rule a]' 'size = 100' 'protect = read'
+  policy sw-read '[rule a]' 'size = 100' 'mechanism = swizzle' 'protect = read'
   run_access sw-read 10 7 rw
   assert_equal "$(rep sw-read '(r["totals"]["read_traps"], r["totals"]["write_traps"], r["totals"]["stale_traps"])')" \
     "(0, 10, 10)"
@@ -71,11 +71,26 @@ run_access() {
     "(0, 10, 0)"
 }
 
+@test "auto (the default), protect none and read: one trap per access kind, never a stale one" {
+  policy au-none '[rule a]' 'size = 100' 'protect = none'
+  policy au-read '[rule a]' 'size = 100' 'mechanism = auto' 'protect = read'
+  run_access au-none 10 7 rw
+  run_access au-read 10 7 rw
+  assert_equal "$(rep au-none '(r["totals"]["read_traps"], r["totals"]["write_traps"], r["totals"]["stale_traps"])')" \
+    "(10, 10, 0)"
+  assert_equal "$(rep au-none '[(x["name"], x["mechanism"], x["selected"], x["read_traps"], x["write_traps"]) for x in r["rules"]]')" \
+    "[('a', 'auto', 10, 10, 10)]"
+  assert_equal "$(rep au-none '[(s["site"], s["rule"], s["regions"], s["read_traps"], s["write_traps"]) for s in r["sites"]]')" \
+    "[('access!alloc_a', 'a', 10, 10, 10)]"
+  assert_equal "$(rep au-read '(r["totals"]["read_traps"], r["totals"]["write_traps"], r["totals"]["stale_traps"])')" \
+    "(0, 10, 0)"
+}
+
 @test "grant-rw on a read: the write that follows does not trap" {
   policy grant '[rule a]' 'size = 100' 'protect = none' 'on_read = count, grant-rw'
   run_access grant 10 7 rw
   assert_equal "$(rep grant '(r["totals"]["read_traps"], r["totals"]["write_traps"], r["totals"]["stale_traps"])')" \
-    "(10, 0, 30)"
+    "(10, 0, 0)"
 }
 
 @test "site globs: a function name, and module!function" {
@@ -194,7 +209,7 @@ run_access() {
 }
 
 @test "a death rtl decides (a write past a region's end) still writes the report" {
-  policy overflow '[rule a]' 'size = 100' 'protect = read'
+  policy overflow '[rule a]' 'size = 100' 'mechanism = swizzle' 'protect = read'
   run_mode none "$ACCESS" 4 1 overflow
   assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/none.rc")" 0
   run_mode overflow "$ACCESS" 4 1 overflow
@@ -211,11 +226,12 @@ run_access() {
   [[ $selected -gt 100 && $selected -lt 500 ]]
   assert_equal "$(rep maps 'r["totals"]["write_traps"] == r["totals"]["selected"]')" True
   assert_equal "$(rep maps 'r["totals"]["fallbacks"] + r["totals"]["selected"]')" 2000
-  assert_equal "$(rep maps 'r["notes"][0].startswith("stopped selecting alias objects at ")')" True
+  assert_equal "$(rep maps 'r["notes"][0].startswith("the mapping budget was full: ")')" True
+  assert_equal "$(rep maps '"sysctl -w vm.max_map_count=" in r["notes"][0]')" True
 }
 
-@test "blocks of whole pages are protected in place up to the mapping budget" {
-  policy pages '[rule big]' 'size = 32K..' 'protect = read'
+@test "swizzle: blocks of whole pages are protected in place up to the mapping budget" {
+  policy pages '[rule big]' 'size = 32K..' 'mechanism = swizzle' 'protect = read'
   # 2000 blocks of 64 KiB: one live at a time, then all live at once.
   RTL_MAX_MAP_COUNT=1000 run_mode pages "$PROGS/malloc_loop" 2000 65536
   assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/pages.rc")" 0
@@ -224,7 +240,25 @@ run_access() {
   # the budget, were an mprotect on the block's pages.
   in_place=$(rep pages 'r["totals"]["in_place_protects"]')
   [[ $in_place -gt 2000 && $in_place -lt 3000 ]]
-  assert_equal "$(rep pages 'r["notes"][0].startswith("blocks of whole pages past ")')" True
+  assert_equal "$(rep pages 'r["notes"][0].startswith("swizzle blocks of whole pages past ")')" True
+}
+
+@test "auto: past the mapping budget a block is not selected, never left to move pointers" {
+  policy pages '[rule big]' 'size = 32K..' 'protect = read'
+  policy small '[rule small]' 'size = 100' 'protect = read'
+  # 2000 blocks of 64 KiB: one live at a time, then all live at once.
+  RTL_MAX_MAP_COUNT=1000 run_mode pages "$PROGS/malloc_loop" 2000 65536
+  assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/pages.rc")" 0
+  selected=$(rep pages 'r["totals"]["selected"]')
+  [[ $selected -gt 2000 && $selected -lt 3000 ]]
+  assert_equal "$(rep pages '(r["totals"]["selected"] + r["totals"]["fallbacks"], r["totals"]["stale_traps"])')" "(4000, 0)"
+  assert_equal "$(rep pages 'r["totals"]["in_place_protects"] == r["totals"]["write_traps"] == r["totals"]["selected"]')" True
+  assert_equal "$(rep pages 'r["notes"][0].startswith("the mapping budget was full: ")')" True
+  # The same with blocks under a page: slots, not regions.
+  RTL_MAX_MAP_COUNT=1000 run_access small 2000 1 rw
+  selected=$(rep small 'r["totals"]["selected"]')
+  [[ $selected -gt 100 && $selected -lt 500 ]]
+  assert_equal "$(rep small '(r["totals"]["selected"] + r["totals"]["fallbacks"], r["totals"]["write_traps"] == r["totals"]["selected"])')" "(2000, True)"
 }
 
 @test "alias: fork gives the child its own copy, threads share one" {

@@ -113,7 +113,7 @@ setup() {
 }
 
 @test "nothing is printed unless asked; no RTL_CONFIG selects nothing; @builtin is the built-in policy" {
-  printf '[rtl]\nreport = ""\n[rule all]\n' >"$POL/quiet.ini"
+  printf '[rtl]\nreport = ""\nmechanism = swizzle\n[rule all]\n' >"$POL/quiet.ini"
   RTL_CONFIG=$POL/quiet.ini LD_PRELOAD=$PRELOAD run --separate-stderr "$PROGS/fork_iso" where
   assert_success
   assert_equal "$stderr" ""
@@ -149,9 +149,9 @@ setup() {
 rtl: bad policy; nothing selected"
   assert_line 'block of 200: not a region'
 
-  printf '# c\n[rule a]\nsize = 1..\nepoch = 10ms\n' >"$POL/bad2.ini"
+  printf '# c\n[rule a]\nmechanism = swizzle\nsize = 1..\nepoch = 10ms\n' >"$POL/bad2.ini"
   RTL_CONFIG=$POL/bad2.ini LD_PRELOAD=$PRELOAD run --separate-stderr /bin/true
-  assert_equal "${stderr_lines[0]}" "$POL/bad2.ini:4: epoch needs mechanism = alias: swizzle cannot re-protect pointers it does not know (rule a)"
+  assert_equal "${stderr_lines[0]}" "$POL/bad2.ini:5: epoch needs mechanism = auto or alias: swizzle cannot re-protect pointers it does not know (rule a)"
 
   printf '[rtl]\nmax_regions = 10\n[rules x]\nsize = 1\n' >"$POL/bad3.ini"
   RTL_CONFIG=$POL/bad3.ini LD_PRELOAD=$PRELOAD run --separate-stderr /bin/true

@@ -17,9 +17,13 @@ preload_setup() {
   REP=$BATS_TEST_TMPDIR/reports
   mkdir -p "$POL" "$REP"/{nothing,all,range}
   # The three policies of every comparison; reports by program and pid.
+  # "all" and "range" route through the swizzle mechanism, whose blocks
+  # are rtl regions (region_find answers for them); auto's are tested
+  # under policies that say so, and by tests/programs.
   printf '[rtl]\nreport = %s/nothing/%%e.%%p.json\n' "$REP" >"$POL/nothing.ini"
-  printf '[rtl]\nreport = %s/all/%%e.%%p.json\n[rule all]\n' "$REP" >"$POL/all.ini"
-  printf '[rtl]\nreport = %s/range/%%e.%%p.json\n[rule mid]\nsize = 64..4K\nprotect = rw\n' \
+  printf '[rtl]\nreport = %s/all/%%e.%%p.json\nmechanism = swizzle\n[rule all]\n' \
+    "$REP" >"$POL/all.ini"
+  printf '[rtl]\nreport = %s/range/%%e.%%p.json\nmechanism = swizzle\n[rule mid]\nsize = 64..4K\nprotect = rw\n' \
     "$REP" >"$POL/range.ini"
 }
 

@@ -246,7 +246,7 @@ run_policy() {
   run --separate-stderr "$rtlctl" run -- "$build/examples/objects" 300 30
   assert_success
   assert_output "$("$build/examples/objects" 300 30)"
-  assert_equal "${stderr_lines[0]}" "rtl: 300 of $(python3 -c 'import glob, json; print(json.load(open(glob.glob("rtl-report.objects.*.json")[0]))["totals"]["allocations"])') allocations became regions; 330 traps (0 read, 300 write, 30 stale)"
+  assert_equal "${stderr_lines[0]}" "rtl: 300 of $(python3 -c 'import glob, json; print(json.load(open(glob.glob("rtl-report.objects.*.json")[0]))["totals"]["allocations"])') allocations became regions; 300 traps (0 read, 300 write, 0 stale)"
   report=$(ls rtl-report.objects.*.json)
   assert_equal "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["policy"]["source"])' "$report")" "(built-in)"
 }
@@ -287,7 +287,7 @@ run_policy() {
   assert_output "[]"
   run "$rtlctl" report "$tmp/r.json"
   assert_success
-  assert_line --partial "traps     85 (read 20, write 25, stale 40)"
+  assert_line --partial "traps     45 (read 20, write 25, stale 0)"
   assert_output --regexp "a +20 +2000 +20 +20"
   assert_output --partial "dirty tracking: 1 epochs, 40 bytes in diffs"
   run "$rtlctl" report --json "$tmp/r.json"
@@ -375,7 +375,7 @@ SH
   assert_success
   run "$rtlctl" report "$tmp/run.raw"
   assert_success
-  assert_line --partial "traps     80 (read 20, write 20, stale 40)"
+  assert_line --partial "traps     40 (read 20, write 20, stale 0)"
   # Sites and frames are named by rtlctl, from the module map.
   run python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["sites"][0]["site"], r["backtraces"][0]["frames"][0].split("+")[0])' "$tmp/r.json"
   assert_output "access!alloc_a access!main"

@@ -14,6 +14,7 @@ POLICIES=(builtin init none-grant 1k-read read-grant read-grant-epoch sample-7)
 matrix_setup() {
   : "${RTL_BUILD:?RTL_BUILD (the build directory) must be set; tests/run.sh sets it}"
   PRELOAD=$RTL_BUILD/preload/librtlpreload.so
+  PEAKMEM=$RTL_BUILD/tests/progs/peakmem
   RTLCTL=$RTL_BUILD/tools/rtlctl
   [[ -f $PRELOAD ]] || fail "no preload at $PRELOAD"
   T=$BATS_TEST_TMPDIR
@@ -48,7 +49,8 @@ policy_env() {
 
 # run_in MODE OUTFILES CMD...: run CMD in a fresh $T/work/MODE holding a
 # copy of $T/in, without the preload (MODE none) or under policy MODE.
-# Keeps out, err, rc, the peak RSS (KiB) and seconds, and the digest of
+# Keeps out, err, rc, the peak memory (KiB: the process group's Pss, which
+# counts a page rtl maps several times once) and seconds, and the digest of
 # OUTFILES (a space-separated list of paths in the work folder).
 run_in() {
   local mode=$1 outfiles=$2
@@ -62,8 +64,8 @@ run_in() {
     env+=("$(policy_env "$mode")" "RTL_REPORT=$T/reports/$mode/%e.%p.json"
       "LD_PRELOAD=$PRELOAD")
   local rc=0
-  (cd "$w" && /usr/bin/time -f '%M %e' -o "$r.time" \
-    timeout 300 "${env[@]}" "$@" >"$r.out" 2>"$r.err" </dev/null) || rc=$?
+  (cd "$w" && timeout 300 "$PEAKMEM" "$r.time" -- \
+    "${env[@]}" "$@" >"$r.out" 2>"$r.err" </dev/null) || rc=$?
   echo "$rc" >"$r.rc"
   (cd "$w" && for f in $outfiles; do
     if [[ -e $f ]]; then md5sum "$f"; else echo "missing $f"; fi

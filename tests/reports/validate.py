@@ -71,7 +71,7 @@ def check(path):
             if isinstance(e, dict) and "kind" in e:
                 want(e["kind"] in ("read", "write"), f"{name}[{i}].kind is {e['kind']}")
             if isinstance(e, dict) and "mechanism" in e:
-                want(e["mechanism"] in ("swizzle", "alias"), f"{name}[{i}].mechanism")
+                want(e["mechanism"] in ("auto", "swizzle", "alias"), f"{name}[{i}].mechanism")
             if isinstance(e, dict) and isinstance(e.get("frames"), list):
                 want(all(isinstance(f, str) for f in e["frames"]), f"{name}[{i}].frames")
     want(all(isinstance(n, str) for n in r.get("notes", [])), "notes holds a non-string")

@@ -1,0 +1,217 @@
+/* Slots: the arena's pool mapped RTL_SLOTS more times, side by side (the
+ * auto mechanism, MultiView's idea without an mmap per object). The k-th
+ * live selected block on a physical page is reached through the k-th copy:
+ * its address is its own for its whole life, whatever its protection, and
+ * a protection change is an mprotect of its pages in that copy alone (no
+ * other block is reached through that copy there). Taking a copy is a
+ * compare-and-swap on the page's bitmap; no system call unless the pages
+ * must change protection.
+ *
+ * Each copy is one mapping; a page whose protection differs from its
+ * neighbours' splits it (maps.c counts each live block as two mappings
+ * against vm.max_map_count). The kernel gets the calls directly, not
+ * through the preload's mprotect.
+ * rtl_slot_protected runs in signal handlers: plain stores only. */
+#include "slots.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "views.h"
+#include "page.h"
+
+#define PAGE rtl_page_size()
+#define RW (PROT_READ | PROT_WRITE)
+
+#define WORDS (RTL_SLOTS / 64)
+
+static uintptr_t slots_base; /* copy k at slots_base + k * pool_len */
+static uintptr_t pool_lo;    /* the pool, in the RW view */
+static size_t pool_len;
+static _Atomic uint64_t (*taken)[WORDS]; /* per pool page: copies in use */
+static uint8_t *state;                   /* per pool page and copy: its protection,
+                                   plus one (0: never set, so RW) */
+
+size_t rtl_slots_span(void)
+{
+	uintptr_t lo;
+	size_t len;
+
+	rtl_arena_pool(&lo, &len);
+	return (size_t)RTL_SLOTS * len;
+}
+
+static void *map_anon(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Map copy k over the memfd at the pool's offset, read-write. */
+static int map_copy(int k)
+{
+	off_t off = (off_t)rtl_view_offset(pool_lo, RTL_VIEW_RW);
+	void *at = (void *)(slots_base + (uintptr_t)k * pool_len);
+
+	return mmap(at, pool_len, RW, MAP_SHARED | MAP_FIXED | MAP_NORESERVE,
+	            rtl_views.fd, off) == MAP_FAILED
+	               ? -1
+	               : 0;
+}
+
+int rtl_slots_init(uintptr_t base)
+{
+	size_t pages;
+
+	rtl_arena_pool(&pool_lo, &pool_len);
+	pages = pool_len / PAGE;
+	taken = map_anon(pages * sizeof(*taken));
+	state = map_anon(pages * RTL_SLOTS);
+	if (!taken || !state) {
+		errno = ENOMEM;
+		return -1;
+	}
+	slots_base = base;
+	for (int k = 0; k < RTL_SLOTS; k++)
+		if (map_copy(k) < 0)
+			return -1;
+	return 0;
+}
+
+static int prot_of(size_t page, int k)
+{
+	uint8_t s = state[page * RTL_SLOTS + (size_t)k];
+	return s ? s - 1 : RW;
+}
+
+static void set_state(size_t page, int k, int prot)
+{
+	state[page * RTL_SLOTS + (size_t)k] = (uint8_t)(prot + 1);
+}
+
+/* Release copy k on pages [first, last). */
+static void give_pages(size_t first, size_t last, int k)
+{
+	uint64_t bit = (uint64_t)1 << (k % 64);
+
+	for (size_t p = first; p < last; p++)
+		atomic_fetch_and_explicit(&taken[p][k / 64], ~bit,
+		                          memory_order_release);
+}
+
+/* Take copy k on pages [first, last), all or none. */
+static int take_pages(size_t first, size_t last, int k)
+{
+	uint64_t bit = (uint64_t)1 << (k % 64);
+
+	for (size_t p = first; p < last; p++) {
+		if (atomic_fetch_or_explicit(&taken[p][k / 64], bit,
+		                             memory_order_acquire) &
+		    bit) {
+			give_pages(first, p, k);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The lowest copy free on every page of [first, last) whose pages already
+ * have prot, else the lowest free one (fewer copies touched, fewer page
+ * tables); -1 if none is free. */
+static int choose(size_t first, size_t last, int prot)
+{
+	int any = -1;
+
+	for (int w = 0; w < WORDS; w++) {
+		uint64_t used = 0;
+		for (size_t p = first; p < last; p++)
+			used |= atomic_load_explicit(&taken[p][w], memory_order_relaxed);
+		for (uint64_t free = ~used; free; free &= free - 1) {
+			int k = w * 64 + __builtin_ctzll(free);
+			if (any < 0)
+				any = k;
+			if (prot_of(first, k) == prot && prot_of(last - 1, k) == prot)
+				return k;
+			if (k - any > 8)
+				return any; /* not worth looking further */
+		}
+	}
+	return any;
+}
+
+uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
+{
+	size_t first = (rw - pool_lo) / PAGE;
+	size_t last = (rw - pool_lo + (len ? len : 1) - 1) / PAGE + 1;
+
+	for (int tries = 0; tries < 64; tries++) {
+		int k = choose(first, last, prot), differ = 0;
+		uintptr_t at;
+
+		if (k < 0)
+			return 0;
+		if (take_pages(first, last, k) < 0)
+			continue; /* another thread took it: look again */
+		at = slots_base + (uintptr_t)k * pool_len + first * PAGE;
+		for (size_t p = first; p < last; p++)
+			differ |= prot_of(p, k) != prot;
+		if (differ && syscall(SYS_mprotect, (void *)at, (last - first) * PAGE,
+		                      prot) < 0) {
+			give_pages(first, last, k);
+			return 0;
+		}
+		for (size_t p = first; p < last; p++)
+			set_state(p, k, prot);
+		return at + (rw & (PAGE - 1));
+	}
+	return 0;
+}
+
+static void locate(uintptr_t addr, size_t len, size_t *first, size_t *last,
+                   int *k)
+{
+	uintptr_t d = addr - slots_base;
+
+	*k = (int)(d / pool_len);
+	*first = (d % pool_len) / PAGE;
+	*last = (d % pool_len + (len ? len : 1) - 1) / PAGE + 1;
+}
+
+void rtl_slot_give(uintptr_t addr, size_t len)
+{
+	size_t first, last;
+	int k;
+
+	locate(addr, len, &first, &last, &k);
+	give_pages(first, last, k);
+}
+
+void rtl_slot_protected(uintptr_t addr, size_t len, int prot)
+{
+	size_t first, last;
+	int k;
+
+	locate(addr, len, &first, &last, &k);
+	for (size_t p = first; p < last; p++)
+		set_state(p, k, prot);
+}
+
+void rtl_slots_forked(void)
+{
+	for (int k = 0; k < RTL_SLOTS; k++) {
+		if (map_copy(k) < 0) {
+			static const char msg[] = "rtl: fork: cannot map the "
+			                          "slots again in the child\n";
+			write(2, msg, sizeof(msg) - 1);
+			_exit(127);
+		}
+	}
+	/* Every page of the new copies is read-write: so says the state now.
+	 * The live blocks' pages get their protection back from alias.c. */
+	madvise(state, pool_len / PAGE * RTL_SLOTS, MADV_DONTNEED);
+}

@@ -265,3 +265,36 @@ TEST(lookahead_keeps_conditions)
 		CHECK(!rtl_cond_holds(&in.later[k].cond[0], gpr));
 	}
 }
+
+/* glibc 2.36's strcmp loop (with a cmp of the difference added), as code
+ * in this process so that the look-ahead can follow its branch back to the
+ * load before the trapping one. Capstone 4 reports cmp x10, x12 as writing
+ * x10, and ccmp's flag field (bits 4..0) is no register: the look-ahead
+ * takes data processing from the word, and keeps [x0 + x10] (src1 + (src2
+ * - src1)) alive through them. */
+__asm__(".text\n"
+        ".balign 64\n"
+        ".globl strcmp_trap\n"
+        ".hidden strcmp_trap\n"
+        "strcmp_loop:\n"
+        "\tldr x3, [x0, x10]\n"
+        "strcmp_trap:\n"
+        "\tldr x2, [x0], #8\n"
+        "\tsub x4, x2, x8\n"
+        "\tcmp x10, x12\n"
+        "\torr x6, x2, #0x7f7f7f7f7f7f7f7f\n"
+        "\tbics x4, x4, x6\n"
+        "\tccmp x2, x3, #0, eq\n"
+        "\tb.eq strcmp_loop\n"
+        "\tret\n");
+extern const char strcmp_trap[];
+
+TEST(lookahead_keeps_pointers_through_compares)
+{
+	struct rtl_insn in;
+
+	decoder_up();
+	CHECK_EQ(rtl_decode((uint64_t)(uintptr_t)strcmp_trap, &in), 0);
+	CHECK(strcmp(in.text, "ldr x2, [x0], #8") == 0);
+	CHECK(has_form(&in, 0, 10, 8)); /* after the writeback */
+}

@@ -23,6 +23,13 @@ test:
 	@$(MAKE) --no-print-directory build format-check
 	@RTL_MACHINE_SHOWN=1 tests/run.sh $(BUILD)
 
+# aarch64: cross-built with Debian's cross compiler and arm64 libraries into
+# build-aarch64, tested under qemu-user (docs/aarch64.md).
+BUILD_AARCH64 ?= build-aarch64
+.PHONY: test-aarch64
+test-aarch64:
+	@scripts/test-aarch64.sh $(BUILD_AARCH64) $(MESON_FLAGS)
+
 # Twenty real programs under every kind of policy, compared byte for byte
 # with their runs without rtl (tests/programs/, docs/preload.md).
 .PHONY: test-programs

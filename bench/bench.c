@@ -1,6 +1,7 @@
 /* The benchmark harness: TSC timing of each call, calibration, interleaved
  * rounds, min and median, pinning, JSON. See bench.h. */
 #include "bench.h"
+#include "arch.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -11,7 +12,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <time.h>
-#include <x86intrin.h>
 
 static void usage(const char *prog)
 {
@@ -104,11 +104,7 @@ static double now_ns(void)
 
 static inline uint64_t ticks(void)
 {
-	uint64_t t;
-	_mm_lfence();
-	t = __rdtsc();
-	_mm_lfence();
-	return t;
+	return arch_ticks();
 }
 
 static void nothing(void *ctx)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "appel_li.h"
+#include "arch.h"
 
 struct mv {
 	int fd;
@@ -99,7 +100,7 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 	size_t in = (size_t)((char *)si->si_addr - obj(m, i));
 
 	(void)sig;
-	uc->uc_mcontext.gregs[REG_RDI] = (greg_t)(m->priv + obj_off(m, i) + in);
+	arch_set_pointer(uc, m->priv + obj_off(m, i) + in);
 }
 
 void mv_trap_begin(void *ctx)
@@ -111,10 +112,7 @@ void mv_trap_begin(void *ctx)
 void mv_trap(void *ctx)
 {
 	char *p = obj(ctx, 0);
-	__asm__ volatile("movb (%0), %%al"
-	                 : "+D"(p)
-	                 :
-	                 : "rax", "memory");
+	arch_read_byte(p);
 }
 
 /* ---- prot1 and protN ---- */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "appel_li.h"
+#include "arch.h"
 
 struct rt {
 	int update;
@@ -87,15 +88,9 @@ void rt_trap(void *ctx)
 	region_protect(c->p[0], c->low);
 	p = *(char *volatile *)&c->p[0];
 	if (c->update)
-		__asm__ volatile("movb $1, (%0)"
-		                 : "+D"(p)
-		                 :
-		                 : "memory");
+		arch_write_byte(p);
 	else
-		__asm__ volatile("movb (%0), %%al"
-		                 : "+D"(p)
-		                 :
-		                 : "rax", "memory");
+		arch_read_byte(p);
 }
 
 void rt_protect(void *ctx)

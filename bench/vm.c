@@ -8,6 +8,7 @@
 #include <ucontext.h>
 
 #include "appel_li.h"
+#include "arch.h"
 
 static struct sigaction saved;
 
@@ -48,7 +49,7 @@ static void floor_handler(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	(void)sig, (void)si;
-	uc->uc_mcontext.gregs[REG_RDI] = (greg_t)floor_cur->rw;
+	arch_set_pointer(uc, floor_cur->rw);
 }
 
 void *vm_trap_new(void)
@@ -69,10 +70,7 @@ void vm_trap_begin(void *ctx)
 void vm_trap(void *ctx)
 {
 	char *p = ((struct vm_trap *)ctx)->none;
-	__asm__ volatile("movb (%0), %%al"
-	                 : "+D"(p)
-	                 :
-	                 : "rax", "memory");
+	arch_read_byte(p);
 }
 
 /* ---- prot1 and protN ---- */

@@ -2,16 +2,26 @@
  * architecture: its memory operands in terms of general registers.
  *
  * rtl_decode runs in a signal handler: no malloc, no locks held by the
- * interrupted code. One backend per architecture (x86_64.c over Capstone). */
+ * interrupted code. One backend per architecture over Capstone, chosen at
+ * build time: x86_64.c, aarch64.c. */
 #ifndef RTL_DECODER_H
 #define RTL_DECODER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define RTL_NGPR 16 /* general registers, in the backend's numbering */
+/* General registers, in the backend's numbering: x86-64's encoding order
+ * rax, rcx ... r15; aarch64's x0 ... x30, then sp as 31. */
+#if defined(__aarch64__)
+#define RTL_NGPR 32
+#else
+#define RTL_NGPR 16
+#endif
 #define RTL_REG_NONE -1
-#define RTL_REG_PC 16 /* pc-relative operand: base is the next pc */
+#define RTL_REG_PC RTL_NGPR /* pc-relative operand: base is the next pc */
+
+/* A set of general registers, one bit each. */
+typedef uint32_t rtl_regset_t;
 
 enum {
 	RTL_ACC_READ = 1,
@@ -25,12 +35,30 @@ enum {
 	RTL_INSN_MASKED = 8,      /* element-masked: touches part of the operand */
 };
 
+/* An index register used through its low 32 bits (aarch64's uxtw and sxtw
+ * register offsets): zero- or sign-extended before scaling. */
+enum {
+	RTL_EXT_NONE,
+	RTL_EXT_UXTW,
+	RTL_EXT_SXTW,
+};
+
+static inline uint64_t rtl_index_value(uint64_t v, uint8_t ext)
+{
+	if (ext == RTL_EXT_UXTW)
+		return (uint32_t)v;
+	if (ext == RTL_EXT_SXTW)
+		return (uint64_t)(int64_t)(int32_t)v;
+	return v;
+}
+
 struct rtl_mem_op {
 	int8_t base, index; /* register numbers, RTL_REG_NONE if absent */
-	uint8_t scale;      /* 1, 2, 4, 8 */
+	uint8_t scale;      /* 1, 2, 4, 8 (16: aarch64's q registers) */
 	uint8_t access;     /* RTL_ACC_*, 0 if the backend cannot tell */
 	uint8_t addr32;     /* 32-bit address size: the sum is truncated */
 	uint8_t segment;    /* fs/gs override: address not computable here */
+	uint8_t ext;        /* RTL_EXT_*: how a 32-bit index is widened */
 	uint16_t size;      /* bytes accessed, 0 if unknown */
 	int64_t disp;
 };
@@ -72,6 +100,7 @@ struct rtl_form {
 	int8_t base, index; /* registers; index RTL_REG_NONE for base + disp */
 	uint8_t scale;
 	uint8_t ncond;
+	uint8_t ext; /* RTL_EXT_*, as in rtl_mem_op */
 	struct rtl_cond cond[RTL_FORM_MAX_COND];
 	int64_t disp;
 };
@@ -121,7 +150,7 @@ struct rtl_insn {
 	 * the registers used alone as a base (so: pointers). Last, so that a
 	 * copy can stop after the nlater forms in use. */
 	uint8_t nlater;
-	uint16_t ptr_regs;
+	rtl_regset_t ptr_regs;
 	struct rtl_form later[RTL_INSN_MAX_LATER];
 };
 
@@ -155,11 +184,11 @@ static inline uint64_t rtl_mem_ea(const struct rtl_insn *in,
 	else if (m->base >= 0)
 		ea += gpr[m->base];
 	if (m->index >= 0)
-		ea += gpr[m->index] * m->scale;
+		ea += rtl_index_value(gpr[m->index], m->ext) * m->scale;
 	return m->addr32 ? (uint32_t)ea : ea;
 }
 
-/* Register name for diagnostics ("rax"), or "?". */
+/* Register name for diagnostics ("rax", "x0"), or "?". */
 const char *rtl_reg_name(int reg);
 
 /* Capstone allocations made while decoding in a handler (should be 0: all

@@ -42,6 +42,7 @@ static const int cost_of[H_UNKNOWN][3] = {
 struct form {
 	int8_t base, index;
 	uint8_t scale;
+	uint8_t ext;   /* RTL_EXT_*: a 32-bit index, widened */
 	uint8_t hard;  /* an operand of the instruction itself */
 	int8_t target; /* 1: the span's new view; 0: stays; -1: either */
 	uint64_t disp;
@@ -55,10 +56,11 @@ struct solver {
 	int8_t hold[RTL_NGPR];
 	int8_t var[RTL_NGPR]; /* registers chosen anew, in search order */
 	int nvar;
-	uint16_t stays;         /* scaled indexes: element numbers never move */
+	rtl_regset_t stays;     /* scaled or widened indexes: element numbers
+	                           never move */
 	uint8_t unit[RTL_NGPR]; /* a register moves by delta / unit: the
 	                           scale of an index used with no base */
-	uint16_t must_regs;     /* the faulting operand's registers */
+	rtl_regset_t must_regs; /* the faulting operand's registers */
 	int8_t a[RTL_NGPR];     /* the choice: -1, 0, 1 (units of delta) */
 	int8_t best[RTL_NGPR];
 	int best_cost;
@@ -82,7 +84,7 @@ static uint64_t form_ea(const struct form *f, const uint64_t gpr[RTL_NGPR])
 	if (f->base >= 0)
 		ea += gpr[f->base];
 	if (f->index >= 0)
-		ea += gpr[f->index] * f->scale;
+		ea += rtl_index_value(gpr[f->index], f->ext) * f->scale;
 	return ea;
 }
 
@@ -124,7 +126,12 @@ static int target_of(struct solver *s, const struct form *f)
 
 	if (i < 0 && b >= 0) {
 		enum hold h = hold_of(s, b);
-		if (h == H_IN || h == H_IN_TAIL)
+		/* ... unless the access starts past the span: it then holds
+		 * none of the region's bytes, and is where its address lies,
+		 * as the trap's attribution says (a destination biased back
+		 * into the previous region's tail: glibc's aarch64 memcpy
+		 * stores through [(dst - (src & 15)) + 16]). */
+		if ((h == H_IN || h == H_IN_TAIL) && ea < mv->hi)
 			return 1;
 		if (h == H_OBJECT)
 			return 0;
@@ -166,7 +173,7 @@ static int target_of(struct solver *s, const struct form *f)
 /* ---- gathering the forms ---- */
 
 static void add(struct solver *s, int base, int index, unsigned scale,
-                uint64_t disp, int hard)
+                unsigned ext, uint64_t disp, int hard)
 {
 	struct form *f;
 
@@ -175,7 +182,7 @@ static void add(struct solver *s, int base, int index, unsigned scale,
 	for (int k = 0; k < s->nf; k++) {
 		f = &s->f[k];
 		if (f->base == base && f->index == index && f->scale == scale &&
-		    f->disp == disp) {
+		    f->ext == ext && f->disp == disp) {
 			f->hard |= (uint8_t)hard;
 			return;
 		}
@@ -186,6 +193,7 @@ static void add(struct solver *s, int base, int index, unsigned scale,
 	f->base = (int8_t)base;
 	f->index = (int8_t)index;
 	f->scale = (uint8_t)scale;
+	f->ext = (uint8_t)ext;
 	f->disp = disp;
 	f->hard = (uint8_t)hard;
 	f->target = -1;
@@ -202,7 +210,8 @@ static void gather(struct solver *s, const struct rtl_insn *in)
 	for (int k = 0; k < in->nmem; k++) {
 		const struct rtl_mem_op *m = &in->mem[k];
 		if (own_form(m))
-			add(s, m->base, m->index, m->scale, (uint64_t)m->disp, 1);
+			add(s, m->base, m->index, m->scale, m->ext,
+			    (uint64_t)m->disp, 1);
 	}
 	for (int k = 0; k < in->nlater; k++) {
 		const struct rtl_form *l = &in->later[k];
@@ -212,11 +221,12 @@ static void gather(struct solver *s, const struct rtl_insn *in)
 		for (int c = 0; c < l->ncond; c++)
 			feasible &= rtl_cond_holds(&l->cond[c], s->old);
 		if (feasible)
-			add(s, l->base, l->index, l->scale, (uint64_t)l->disp, 0);
+			add(s, l->base, l->index, l->scale, l->ext,
+			    (uint64_t)l->disp, 0);
 	}
 	for (int r = 0; r < RTL_NGPR; r++)
 		if (in->ptr_regs >> r & 1)
-			add(s, r, RTL_REG_NONE, 1, 0, 0);
+			add(s, r, RTL_REG_NONE, 1, RTL_EXT_NONE, 0, 0);
 }
 
 /* ---- the choice ---- */
@@ -354,7 +364,12 @@ int rtl_derive_fix(const struct rtl_insn *in, const struct rtl_mem_op *must,
 			continue;
 		if (f->base >= 0)
 			add_var(&s, f->base);
-		if (f->index < 0 || f->scale == 1) {
+		if (f->index >= 0 && f->ext != RTL_EXT_NONE) {
+			/* A 32-bit index cannot hold a view address: it is
+			 * a number, whatever its scale. */
+			add_var(&s, f->index);
+			s.stays |= 1u << f->index;
+		} else if (f->index < 0 || f->scale == 1) {
 			if (f->index >= 0)
 				add_var(&s, f->index);
 		} else if (f->base < 0) {
@@ -365,14 +380,14 @@ int rtl_derive_fix(const struct rtl_insn *in, const struct rtl_mem_op *must,
 			/* A scaled index beside a base is an element number:
 			 * the base carries the address. */
 			add_var(&s, f->index);
-			s.stays |= (uint16_t)(1u << f->index);
+			s.stays |= 1u << f->index;
 		}
 	}
 	if (must && own_form(must)) {
 		if (must->base >= 0)
-			s.must_regs |= (uint16_t)(1u << must->base);
+			s.must_regs |= 1u << must->base;
 		if (must->index >= 0)
-			s.must_regs |= (uint16_t)(1u << must->index);
+			s.must_regs |= 1u << must->index;
 	}
 	s.best_cost = NEVER;
 	s.ambiguous = 0;
@@ -399,6 +414,7 @@ int rtl_derive_inside(const struct rtl_insn *in, const struct rtl_move *mv,
 		f.base = m->base;
 		f.index = m->index;
 		f.scale = m->scale;
+		f.ext = m->ext;
 		f.disp = (uint64_t)m->disp;
 		if (in_span(mv, form_ea(&f, gpr)))
 			return 1;
@@ -408,6 +424,7 @@ int rtl_derive_inside(const struct rtl_insn *in, const struct rtl_move *mv,
 		f.base = l->base;
 		f.index = l->index;
 		f.scale = l->scale;
+		f.ext = l->ext;
 		f.disp = (uint64_t)l->disp;
 		if (in_span(mv, form_ea(&f, gpr)))
 			return 1;

@@ -4,20 +4,17 @@
  * instructions along direct jumps and both ways of conditional ones.
  *
  * Runs in the trap handler on a decode-cache miss: no malloc, no locks, and
- * code is read only from pages checked readable (process_vm_readv). */
+ * code is read only from pages checked readable (code.c). */
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include "x86.h"
 
 #define MAX_STEPS 48 /* instructions decoded per look-ahead */
 #define QUEUE 8      /* branch targets waiting */
-#define PAGE 4096u
 
 struct path {
 	uint64_t pc;
-	uint16_t live;         /* registers still holding value + off */
+	uint32_t live;         /* registers still holding value + off */
 	int32_t off[RTL_NGPR]; /* constants added since the trap */
 	struct rtl_cond cmp;   /* the last cmp reg, imm (reg < 0: none) */
 	uint8_t ncond;         /* conditions met on the way, newest last */
@@ -34,47 +31,6 @@ struct scan {
 	uint64_t seen[MAX_STEPS + QUEUE];
 	int nseen, steps;
 };
-
-/* ---- code bytes ---- */
-
-static int page_readable(struct rtl_code *c, uint64_t page)
-{
-	char byte;
-	struct iovec local = { &byte, 1 }, remote = { (void *)page, 1 };
-
-	for (int i = 0; i < c->nreadable; i++)
-		if (c->readable[i] == page)
-			return 1;
-	/* Fails with EFAULT instead of faulting; async-signal-safe. */
-	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != 1)
-		return 0;
-	c->readable[c->nreadable++ % 4] = page;
-	if (c->nreadable > 4)
-		c->nreadable = 4;
-	return 1;
-}
-
-int rtl_code_at(struct rtl_code *c, uint64_t a, const uint8_t **p, size_t *n)
-{
-	uint64_t page = a & ~(uint64_t)(PAGE - 1), room;
-
-	if (c->buf) {
-		if (a - c->pc >= c->len)
-			return -1;
-		*p = c->buf + (a - c->pc);
-		room = c->len - (a - c->pc);
-		*n = room < RTL_INSN_MAX_BYTES ? room : RTL_INSN_MAX_BYTES;
-		return 0;
-	}
-	if (!page_readable(c, page))
-		return -1;
-	*p = (const uint8_t *)a;
-	room = page + PAGE - a;
-	if (room < RTL_INSN_MAX_BYTES && page_readable(c, page + PAGE))
-		room = RTL_INSN_MAX_BYTES;
-	*n = room < RTL_INSN_MAX_BYTES ? room : RTL_INSN_MAX_BYTES;
-	return 0;
-}
 
 /* ---- forms ---- */
 
@@ -137,7 +93,7 @@ static void record(struct scan *s, const struct path *p)
 		if (i < 0) {
 			if (lea)
 				continue; /* lea of one register: arithmetic too */
-			s->out->ptr_regs |= (uint16_t)(1u << b);
+			s->out->ptr_regs |= 1u << b;
 			if (disp)
 				add_form(s->out, p, b, RTL_REG_NONE, 1, disp);
 			continue;
@@ -260,7 +216,7 @@ static void effects(struct scan *s, struct path *p)
 			p->cmp.reg = -1;
 		o = add && g == reg ? p->off[g] + k : INT64_MAX;
 		if (o > INT32_MAX || o < INT32_MIN)
-			p->live &= (uint16_t) ~(1u << g);
+			p->live &= ~(1u << g);
 		else
 			p->off[g] = (int32_t)o;
 	}
@@ -358,7 +314,7 @@ void rtl_x86_flow(csh h, cs_insn *ci, struct rtl_code *code,
 	out->ptr_regs = 0;
 	memset(&first, 0, sizeof(first));
 	first.pc = out->pc;
-	first.live = 0xffff;
+	first.live = (uint32_t)((1ull << RTL_NGPR) - 1);
 	first.cmp.reg = -1;
 	seen(&s, first.pc);
 	walk(&s, first, 1);

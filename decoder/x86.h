@@ -1,12 +1,12 @@
-/* Shared by the x86-64 backend's files: register numbering over Capstone,
- * and where the look-ahead reads code from. Internal to decoder/; runs in
+/* Shared by the x86-64 backend's files: register numbering over
+ * Capstone, the operand translation and the look-ahead. Internal to decoder/; runs in
  * the trap handler like the rest of the backend (no malloc, no locks). */
 #ifndef RTL_DECODER_X86_H
 #define RTL_DECODER_X86_H
 
 #include <capstone/capstone.h>
 
-#include "decoder.h"
+#include "backend.h"
 
 /* General register number of a 64-bit or 32-bit register, RTL_REG_PC for
  * rip, RTL_REG_NONE for none, -2 for anything else (a vector index).
@@ -18,20 +18,6 @@ int rtl_x86_gpr_any(x86_reg r);
 
 /* Fill out from Capstone's detail for the instruction at pc (translate.c). */
 void rtl_x86_translate(const cs_insn *ci, uint64_t pc, struct rtl_insn *out);
-
-/* Code to decode from: a buffer at a given address, or (buf NULL) this
- * process's own memory, read only where it is known to be readable. */
-struct rtl_code {
-	const uint8_t *buf;
-	size_t len;
-	uint64_t pc;          /* address of buf[0] */
-	uint64_t readable[4]; /* pages checked readable (process memory) */
-	int nreadable;
-};
-
-/* Point *p at up to RTL_INSN_MAX_BYTES bytes of code at a; *n how many may
- * be read. -1 if none can. */
-int rtl_code_at(struct rtl_code *c, uint64_t a, const uint8_t **p, size_t *n);
 
 /* Fill out->later and out->ptr_regs from the code that follows the
  * instruction ci, already translated into out (flow.c). ci is reused as

@@ -164,11 +164,21 @@ static inline struct unit *dsm_unit(uint32_t id)
 struct unit *dsm_unit_new(const struct mech *m, void *addr, void *sys,
                           size_t size);
 void dsm_alloc_note(int kind, size_t size);
+/* The CPU's spin-wait hint (x86-64 pause, aarch64 yield). */
+static inline void dsm_relax(void)
+{
+#if defined(__aarch64__)
+	__asm__ volatile("yield" ::
+	                         : "memory");
+#else
+	__builtin_ia32_pause();
+#endif
+}
 static inline void unit_lock(struct unit *u)
 {
 	while (atomic_exchange_explicit(&u->lock, 1, memory_order_acquire))
 		while (atomic_load_explicit(&u->lock, memory_order_relaxed))
-			__builtin_ia32_pause();
+			dsm_relax();
 }
 static inline void unit_unlock(struct unit *u)
 {

@@ -61,7 +61,7 @@ void net_wait(int thread, unsigned *spins)
 	long ns;
 
 	if (s < SPINS) {
-		__builtin_ia32_pause();
+		dsm_relax();
 		return;
 	}
 	s -= SPINS;
@@ -110,7 +110,7 @@ void net_send(int dest, MPI_Comm c, int tag, struct wbuf *w, const char *what)
 		if (done)
 			return;
 		if (spins++ < SPINS) {
-			__builtin_ia32_pause();
+			dsm_relax();
 			continue;
 		}
 		if ((spins & 15) == 0)

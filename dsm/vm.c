@@ -18,7 +18,7 @@
 #include "internal.h"
 #include "pagediff.h"
 
-#define PAGE 4096u
+#define PAGE ((size_t)sysconf(_SC_PAGESIZE))
 
 static struct {
 	int ready;
@@ -46,6 +46,31 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
 		prev.sa_handler(sig);
 }
 
+/* Whether the fault was a write: bit 1 of x86-64's page-fault error code;
+ * elsewhere (aarch64, where qemu-user records no fault syndrome) a fault
+ * on a page the kernel can read was a write, found with a probe through a
+ * pipe (write(2) copies from the address or fails with EFAULT), and one on
+ * an unreadable page is taken for a read: a write faults once more. */
+static int fault_was_write(void *ucv, const void *addr)
+{
+#if defined(__x86_64__)
+	(void)addr;
+	return (((ucontext_t *)ucv)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#else
+	static int probe[2] = { -1, -1 };
+	char byte;
+	int readable;
+
+	(void)ucv;
+	if (probe[0] < 0 && pipe(probe) < 0)
+		return 1;
+	readable = write(probe[1], addr, 1) == 1;
+	if (readable && read(probe[0], &byte, 1) != 1)
+		return 1;
+	return readable;
+#endif
+}
+
 static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 {
 	int saved = errno;
@@ -54,10 +79,7 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 
 	if (si->si_code > 0 && vm.app && off < vm.size &&
 	    (id = vm.page_unit[off / PAGE]) != 0) {
-		ucontext_t *uc = ucv;
-		/* Bit 1 of the x86 page-fault error code: a write. */
-		int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-		dsm_fault(dsm_unit(id - 1), write);
+		dsm_fault(dsm_unit(id - 1), fault_was_write(ucv, si->si_addr));
 	} else {
 		pass_on(sig, si, ucv);
 	}

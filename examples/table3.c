@@ -13,6 +13,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "step.h"
 
 volatile int traps;
@@ -21,13 +22,12 @@ static volatile char v; /* where reads go */
 /* Table 3, left column. */
 static void page_handler(int sig, siginfo_t *si, void *ucv)
 {
-	ucontext_t *uc = ucv;
 	long page = sysconf(_SC_PAGESIZE);
 	char *addr = (char *)((uintptr_t)si->si_addr & ~(uintptr_t)(page - 1));
 
 	(void)sig;
 	traps++;
-	if (uc->uc_mcontext.gregs[REG_ERR] & 2) /* a write fault */
+	if (fault_was_write(ucv, si->si_addr))
 		mprotect(addr, (size_t)page, PROT_READ | PROT_WRITE);
 	else
 		mprotect(addr, (size_t)page, PROT_READ);

@@ -4,24 +4,26 @@
 # rtl_je_*, the C++ operators left out, and its constructor dropped so that
 # it starts only when the preload selects something. Linked into
 # librtlpreload.so with everything local, it interposes nothing.
-# Usage: jemalloc-private.sh IN.a OUT.a
+# Usage: jemalloc-private.sh IN.a OUT.a; BINUTILS_PREFIX names the
+# binutils of the machine built for (aarch64-linux-gnu- when cross-building).
 set -eu
+p=${BINUTILS_PREFIX:-}
 in=$1
 out=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 cp "$in" "$tmp/lib.a"
-ar d "$tmp/lib.a" jemalloc_cpp.pic.o
-nm -g --defined-only "$tmp/lib.a" 2>/dev/null |
+"${p}ar" d "$tmp/lib.a" jemalloc_cpp.pic.o
+"${p}nm" -g --defined-only "$tmp/lib.a" 2>/dev/null |
   awk 'NF == 3 && $3 !~ /^(je_|_Z|DW\.)/ { print $3, "rtl_je_" $3 }' |
   sort -u >"$tmp/names"
 grep -q '^mallocx rtl_je_mallocx$' "$tmp/names"
-objcopy --redefine-syms="$tmp/names" "$tmp/lib.a" "$tmp/renamed.a"
+"${p}objcopy" --redefine-syms="$tmp/names" "$tmp/lib.a" "$tmp/renamed.a"
 (
   cd "$tmp"
-  ar x renamed.a jemalloc.pic.o
-  objcopy --remove-section=.init_array jemalloc.pic.o
-  ar r renamed.a jemalloc.pic.o
+  "${p}ar" x renamed.a jemalloc.pic.o
+  "${p}objcopy" --remove-section=.init_array jemalloc.pic.o
+  "${p}ar" r renamed.a jemalloc.pic.o
 )
 mv "$tmp/renamed.a" "$out"

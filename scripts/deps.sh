@@ -15,9 +15,12 @@ packages=(
 packages+=(${RTL_EXTRA_PACKAGES:-})
 
 missing=()
+# This machine's architecture's package (or an Architecture: all one): with
+# arm64 added for make test-aarch64, a name may match both.
+native=$(dpkg --print-architecture)
 for p in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-  [[ $status == "install ok installed" ]] || missing+=("$p")
+  dpkg-query -W -f='${Status} ${Architecture}\n' "$p" 2>/dev/null |
+    grep -qE "^install ok installed ($native|all)$" || missing+=("$p")
 done
 ((${#missing[@]} == 0)) && exit 0
 

@@ -4,6 +4,9 @@
 set -uo pipefail
 
 build=${1:-build}
+# RTL_RUN: what runs the built programs (make test-aarch64: qemu-user);
+# RTL_BATS_ONLY: the bats suites to run, by name (default: all).
+run_with=(${RTL_RUN:-})
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 log=$(mktemp -d)
@@ -49,14 +52,14 @@ skipped() {
 # once per variant this CPU can run (rtl-selftest --list-variants names
 # them with the GLIBC_TUNABLES that picks each); the rest once.
 per_variant=" strings sweep decoder decoder_forms decoder_forms_simd derive trap_edges "
-variants=$("$build/tools/selftest/rtl-selftest" --list-variants 2>/dev/null)
+variants=$("${run_with[@]}" "$build/tools/selftest/rtl-selftest" --list-variants 2>/dev/null)
 [[ -n $variants ]] || variants=$(printf 'default\t')
 echo "glibc string variants: $(cut -f1 <<<"$variants" | tr '\n' ' ')"
 
 run_unit() { # name program [tunables]
   local name=$1 t=$2
   skipped "$name" && { echo "$(printf '%-28s' "$name") skipped"; return; }
-  GLIBC_TUNABLES=${3:-${GLIBC_TUNABLES:-}} timeout 900 "$t" >"$log/out" 2>&1
+  GLIBC_TUNABLES=${3:-${GLIBC_TUNABLES:-}} timeout 900 "${run_with[@]}" "$t" >"$log/out" 2>&1
   count "$name" "$log/out"
 }
 
@@ -76,6 +79,7 @@ done
 if compgen -G "tests/bats/*.bats" >/dev/null; then
   for b in tests/bats/*.bats; do
     name=bats/$(basename "$b" .bats)
+    [[ -z ${RTL_BATS_ONLY:-} || " $RTL_BATS_ONLY " == *" $(basename "$b" .bats) "* ]] || continue
     skipped "$name" && { echo "$(printf '%-28s' "$name") skipped"; continue; }
     timeout 1800 bats --tap "$b" >"$log/out" 2>&1
     count "$name" "$log/out"

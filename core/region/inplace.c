@@ -26,8 +26,9 @@
 #include "rmap.h"
 #include "stats.h"
 #include "views.h"
+#include "page.h"
 
-#define PAGE 4096u
+#define PAGE rtl_page_size()
 
 struct span {
 	uintptr_t addr; /* the home view's first page of r */

@@ -1,6 +1,7 @@
 /* Region records and the define/free half of the API: region_alloc,
  * region_define, region_free, region_handler, region_set_data. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -268,11 +269,43 @@ static void *define_in_place(uintptr_t addr, size_t size, void *bptr)
 	return bind_or_undo(r, bptr, addr);
 }
 
+/* Copy n bytes from src into dst; -1 if some of src is unreadable. Through
+ * the kernel, so that an unreadable source is an error, not a fault:
+ * process_vm_readv, or where the system lacks it (qemu-user: ENOSYS) a
+ * pipe, which write(2) fills only from readable memory. */
+static int copy_checked(void *dst, const void *src, size_t n)
+{
+	struct iovec local = { dst, n }, remote = { (void *)(uintptr_t)src, n };
+	size_t done = 0;
+	int p[2];
+
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n)
+		return 0;
+	if (errno != ENOSYS || pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	while (done < n) {
+		size_t chunk = n - done < 65536 ? n - done : 65536;
+		ssize_t w = write(p[1], (const char *)src + done, chunk), got = 0;
+
+		while (w > 0 && got < w) {
+			ssize_t k = read(p[0], (char *)dst + done + got, (size_t)(w - got));
+			if (k <= 0)
+				break;
+			got += k;
+		}
+		if (w <= 0 || got < w)
+			break;
+		done += (size_t)w;
+	}
+	close(p[0]);
+	close(p[1]);
+	return done == n ? 0 : -1;
+}
+
 void *region_define(void *addr, size_t size, void *bptr)
 {
 	uintptr_t a = (uintptr_t)addr, to;
 	struct rtl_region *r;
-	struct iovec local, remote;
 	void *old = NULL;
 
 	if (rtl_ensure_init() < 0)
@@ -298,9 +331,7 @@ void *region_define(void *addr, size_t size, void *bptr)
 	if (!r)
 		return NULL;
 	to = rtl_view_base(RTL_VIEW_RW) + r->lo;
-	local = (struct iovec){ (void *)to, size };
-	remote = (struct iovec){ addr, size };
-	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)size) {
+	if (copy_checked((void *)to, addr, size) < 0) {
 		free_record(r);
 		errno = EFAULT;
 		return NULL;

@@ -1,5 +1,6 @@
 /* Mapping, releasing and (after fork) privatising the three views. */
 #include "views.h"
+#include "page.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +10,7 @@
 #include <unistd.h>
 
 #define DEFAULT_SIZE ((size_t)64 << 30)
-#define PAGE 4096u
+#define PAGE rtl_page_size()
 
 struct rtl_views rtl_views = { .fd = -1 };
 

@@ -24,6 +24,7 @@
 #include "foreign.h"
 #include "hooks.h"
 #include "inplace.h"
+#include "page.h"
 #include "region.h"
 #include "stats.h"
 #include "views.h"
@@ -84,7 +85,7 @@ static int readable(uint64_t a)
 		return 1;
 	if (errno == EFAULT)
 		return 0;
-	if (mincore((void *)(a & ~(uint64_t)4095), 1, &vec) == 0)
+	if (mincore((void *)(a & ~(uint64_t)(rtl_page_size() - 1)), 1, &vec) == 0)
 		return 1;
 	return errno != ENOMEM;
 }
@@ -402,6 +403,24 @@ static void region_trap(struct trap *t)
 		rtl_trap_die_unresolved(t, atomic_load(&r->mixed));
 }
 
+/* Read or write where the frame cannot settle it (aarch64: no syndrome
+ * under qemu-user, and an atomic's syndrome may say read): the decoded
+ * operand that holds the address; failing that the frame's word, and with
+ * neither a write (a handler asked for a write grants a read too). Decodes
+ * once: the trap path below reuses it. */
+static int write_by_decoding(struct trap *t, int frame)
+{
+	const struct rtl_mem_op *m;
+
+	rtl_ctx_gprs(t->uc, t->entry_gpr);
+	t->have_insn = rtl_decode(rtl_ctx_pc(t->uc), &t->insn) == 0;
+	t->decoded = 1;
+	m = t->have_insn ? faulting_operand(t) : NULL;
+	if (m && m->access)
+		return (m->access & RTL_ACC_WRITE) != 0;
+	return frame >= 0 ? frame : 1;
+}
+
 static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
@@ -414,6 +433,10 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	 * read-modify-write as a write even on PROT_NONE); the decoded operand
 	 * says which operand faulted and how its address was formed. */
 	t.write = rtl_ctx_is_write(t.uc);
+	t.decoded = 0;
+	if ((t.write < 0 || RTL_CTX_DECODE_DECIDES) && si->si_code > 0 &&
+	    rtl_view_of(t.addr) >= 0)
+		t.write = write_by_decoding(&t, t.write);
 	if (si->si_code <= 0 || !ours(t.addr, t.write)) {
 		/* Outside the views, an extension may own the fault (the
 		 * preload's aliases) before the program's action sees it. */
@@ -433,9 +456,11 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	t.outer = NULL;
 	t.dead = 0;
 	t.granted = 0;
-	rtl_ctx_gprs(t.uc, t.entry_gpr);
+	if (!t.decoded) {
+		rtl_ctx_gprs(t.uc, t.entry_gpr);
+		t.have_insn = rtl_decode(rtl_ctx_pc(t.uc), &t.insn) == 0;
+	}
 	memcpy(t.gpr, t.entry_gpr, sizeof(t.gpr));
-	t.have_insn = rtl_decode(rtl_ctx_pc(t.uc), &t.insn) == 0;
 	if (t.have_insn)
 		t.op = faulting_operand(&t);
 	if (++depth > MAX_DEPTH) {
@@ -471,8 +496,8 @@ static void read_min_addr(void)
 		return;
 	buf[n] = 0;
 	min_addr = strtoull(buf, NULL, 10);
-	if (min_addr < 4096)
-		min_addr = 4096; /* page zero is never a pointer */
+	if (min_addr < rtl_page_size())
+		min_addr = rtl_page_size(); /* page zero is never a pointer */
 }
 
 int rtl_trap_install(void)

@@ -18,6 +18,22 @@ static const char *prot_name(int view)
 	return n[view];
 }
 
+/* The faulting operand's registers as the trap found them. */
+static void describe_registers(struct rtl_diag *d, const struct trap *t)
+{
+	const int regs[2] = { t->op->base, t->op->index };
+
+	rtl_diag_str(d, "\nrtl:   registers:");
+	for (int k = 0; k < 2; k++) {
+		if (regs[k] < 0 || regs[k] >= RTL_NGPR)
+			continue;
+		rtl_diag_str(d, " ");
+		rtl_diag_str(d, rtl_reg_name(regs[k]));
+		rtl_diag_str(d, "=");
+		rtl_diag_hex(d, t->entry_gpr[regs[k]]);
+	}
+}
+
 static void describe(struct rtl_diag *d, const struct trap *t)
 {
 	rtl_diag_str(d, t->write ? "rtl:   write" : "rtl:   read");
@@ -42,6 +58,8 @@ static void describe(struct rtl_diag *d, const struct trap *t)
 	rtl_diag_str(d, t->have_insn ? t->insn.text : "(not decoded)");
 	rtl_diag_str(d, " at ");
 	rtl_diag_hex(d, rtl_ctx_pc(t->uc));
+	if (t->op)
+		describe_registers(d, t);
 	rtl_diag_str(d, "\nrtl:   backtrace:\n");
 }
 

@@ -17,6 +17,7 @@ struct trap {
 	struct rtl_found f;
 	int write;
 	int have_insn;
+	int decoded;   /* have_insn and entry_gpr are set (write_by_decoding) */
 	int ambiguous; /* the faulting operand's pointer could not be told */
 	struct rtl_insn insn;
 	const struct rtl_mem_op *op; /* the operand that faulted, if known */

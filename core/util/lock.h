@@ -15,6 +15,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "relax.h"
+
 struct rtl_lock {
 	_Atomic uintptr_t owner; /* 0: free; otherwise the holder's thread */
 };
@@ -58,7 +60,7 @@ static inline int rtl_lock_acquire(struct rtl_lock *l)
 		                                          memory_order_relaxed))
 			return 0;
 		while (atomic_load_explicit(&l->owner, memory_order_relaxed) != 0)
-			__builtin_ia32_pause();
+			rtl_cpu_relax();
 	}
 }
 

@@ -33,8 +33,9 @@
 #include "record.h"
 #include "rtl/region.h"
 #include "select.h"
+#include "page.h"
 
-#define PAGE 4096u
+#define PAGE rtl_page_size()
 #define SET_CAP (1u << 16) /* distinct pages per epoch, deduplicated */
 #define MAX_EPOCHS 4096
 

@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "policy.h"
 #include "record.h"
+#include "relax.h"
 #include "site.h"
 
 #define STACKS 4096
@@ -65,13 +66,19 @@ static uint64_t hash_of(const uintptr_t *ip, int n, int rule, int write)
 	return h | 1; /* never 0: 0 marks a free slot */
 }
 
-/* The kernel's signal return trampoline (glibc's __restore_rt on x86-64:
- * mov $15, %rax; syscall): the frame between rtl's handler and the
- * faulting code. Reading code bytes is safe. */
+/* The kernel's signal return trampoline (glibc's __restore_rt: on x86-64
+ * mov $15, %rax; syscall; on aarch64 the vDSO's mov x8, #139; svc #0): the
+ * frame between rtl's handler and the faulting code. Reading code bytes is
+ * safe. */
 static int trampoline(uintptr_t pc)
 {
+#if defined(__aarch64__)
+	static const unsigned char code[] = { 0x68, 0x11, 0x80, 0xd2,
+		                              0x01, 0x00, 0x00, 0xd4 };
+#else
 	static const unsigned char code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
 		                              0x00, 0x00, 0x0f, 0x05 };
+#endif
 	return pc && !memcmp((const void *)pc, code, sizeof(code));
 }
 
@@ -109,7 +116,7 @@ void rtl_trace_backtrace(int rule, int write)
 			 * ready (the filler is never this thread: a handler does
 			 * not trap while filling). */
 			while (!atomic_load_explicit(&s->ready, memory_order_acquire))
-				__builtin_ia32_pause();
+				rtl_cpu_relax();
 			if (s->n == n && s->rule == rule && s->write == write &&
 			    !memcmp(s->ip, ip, (size_t)n * sizeof(*ip))) {
 				atomic_fetch_add_explicit(&s->count, 1,

@@ -40,8 +40,9 @@
 #include "record.h"
 #include "slots.h"
 #include "views.h"
+#include "page.h"
 
-#define PAGE 4096u
+#define PAGE rtl_page_size()
 #define SMALL 32 /* free lists by exact page count up to this */
 
 static _Atomic uintptr_t base;    /* the reservation; 0 until made */

@@ -20,6 +20,7 @@
 #include "next.h"
 #include "placement.h"
 #include "views.h"
+#include "page.h"
 
 /* The private jemalloc's entry points. */
 void *rtl_je_mallocx(size_t size, int flags);
@@ -56,8 +57,8 @@ static void *ext_alloc(extent_hooks_t *h, void *new_addr, size_t size,
 	uintptr_t at, start;
 
 	(void)h, (void)ind;
-	if (align < 4096)
-		align = 4096;
+	if (align < rtl_page_size())
+		align = rtl_page_size();
 	at = atomic_load(&pool_next);
 	do {
 		start = (at + align - 1) & ~(uintptr_t)(align - 1);
@@ -248,7 +249,8 @@ int rtl_arena_owns_pages(const void *rw)
 	 * pages when it is whole pages at a page boundary (slabs are
 	 * page-aligned and their items of a page multiple stay so). */
 	return usable > small_max ||
-	       ((uintptr_t)rw % 4096 == 0 && usable % 4096 == 0);
+	       ((uintptr_t)rw % rtl_page_size() == 0 &&
+	        usable % rtl_page_size() == 0);
 }
 
 size_t rtl_arena_good_size(size_t size, size_t align)

@@ -32,8 +32,9 @@
 #include "select.h"
 #include "site.h"
 #include "views.h"
+#include "page.h"
 
-#define PAGE 4096u
+#define PAGE rtl_page_size()
 
 struct rtl_heap_stats rtl_heap_stats;
 

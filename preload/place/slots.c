@@ -22,8 +22,9 @@
 
 #include "arena.h"
 #include "views.h"
+#include "page.h"
 
-#define PAGE 4096u
+#define PAGE rtl_page_size()
 #define RW (PROT_READ | PROT_WRITE)
 
 #define WORDS (RTL_SLOTS / 64)

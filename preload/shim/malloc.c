@@ -16,6 +16,7 @@
 #include "next.h"
 #include "select.h"
 #include "start.h"
+#include "page.h"
 
 #define API __attribute__((visibility("default")))
 #define MIN_ALIGN 16u
@@ -33,7 +34,7 @@ static const struct rtl_choice *wanted(size_t size, size_t align,
 	if (rtl_preload_busy ||
 	    !atomic_load_explicit(&rtl_preload_on, memory_order_acquire))
 		return NULL;
-	if (align > 4096 || !power_of_two(align))
+	if (align > rtl_page_size() || !power_of_two(align))
 		return NULL;
 	return rtl_select(size, caller, site);
 }

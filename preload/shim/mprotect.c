@@ -24,10 +24,11 @@
 #include "next.h"
 #include "placement.h"
 #include "views.h"
+#include "page.h"
 
 #define API __attribute__((visibility("default")))
 #define MAX_RANGES 256
-#define PAGE 4096u
+#define PAGE rtl_page_size()
 
 struct range {
 	_Atomic uintptr_t lo, hi;

@@ -10,7 +10,9 @@
 
 /* Which pointer variable the handler raises: the faulting thread's own. */
 static __thread char **raise_me;
-static __thread int my_traps;
+/* volatile: the compiler does not know that a store may run the handler,
+ * and may read the counter before it (gcc for aarch64 does). */
+static __thread volatile int my_traps;
 static _Atomic int traps_write, traps_read, bad_prot;
 
 /* Grant the access by moving only the faulting pointer, as MAP2 requires:

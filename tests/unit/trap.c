@@ -70,7 +70,11 @@ TEST(unhandled_trap_dies_with_diagnostic)
 	CHECK(strstr(err, "write at 0x") != NULL);
 	CHECK(strstr(err, "offset 3 of region") != NULL);
 	CHECK(strstr(err, "PROT_READ") != NULL);
+#if defined(__aarch64__)
+	CHECK(strstr(err, "instruction: strb") != NULL);
+#else
 	CHECK(strstr(err, "instruction: mov") != NULL);
+#endif
 	CHECK(strstr(err, "unhandled_write") != NULL); /* in the backtrace */
 }
 
@@ -270,8 +274,10 @@ TEST(decode_cache_hits)
 	CHECK(s1.decode_hits - s0.decode_hits >= 99);
 }
 
+#if defined(__x86_64__)
 /* A string instruction interrupted mid-way resumes with its count intact:
- * rep movsb from a NONE region into a RO region. */
+ * rep movsb from a NONE region into a RO region. (aarch64 has no string
+ * instructions; its writeback forms are decoder_forms_aarch64.c's.) */
 TEST(rep_movsb_resumes)
 {
 	char *src = region_alloc(5000, &src), *dst = region_alloc(5000, &dst);
@@ -295,3 +301,4 @@ TEST(rep_movsb_resumes)
 	CHECK_EQ(memcmp(src, dst, 5000), 0);
 	CHECK(d == dst + 5000);
 }
+#endif

@@ -73,7 +73,4 @@ void st_describe(const char *fn, char *buf, size_t len);
 /* The functions the checks call, for st_describe. */
 extern const char *const st_functions[];
 
-/* Whether the CPU runs AVX2 code (the VEX shapes). */
-int st_have_avx2(void);
-
 #endif

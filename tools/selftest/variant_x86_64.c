@@ -1,4 +1,4 @@
-/* glibc's string-function variants: which ones this CPU can run (and the
+/* glibc's x86-64 string-function variants: which ones this CPU can run (and the
  * GLIBC_TUNABLES value that makes glibc pick each), and what an
  * implementation glibc resolved is, read from its code with Capstone. */
 #include <capstone/capstone.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "selftest.h"
+#include "shapes.h"
 
 /* glibc 2.36's names of the features its string IFUNCs test. */
 #define NO_AVX512 "-AVX512F,-AVX512VL,-AVX512BW"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# make test-aarch64: install what the cross build needs, cross-build rtl for
+# aarch64 into its own build folder, and run under qemu-user the unit tests
+# and the bats suites that run one aarch64 program at a time (docs/aarch64.md
+# says which and why). Ends with "N passed, N failed" like make test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-aarch64}
+shift || true
+
+sysroot=$(pwd)/$build-sysroot
+scripts/deps.sh
+scripts/deps-aarch64.sh "$sysroot"
+if [[ ! -f $build/build.ninja ]]; then
+  meson setup "$build" --cross-file cross/aarch64-linux-gnu.ini \
+    -Djemalloc_sysroot="$sysroot" "$@" >/dev/null
+fi
+ninja -C "$build" >/dev/null
+
+# The cross file's exe_wrapper, which meson test uses too.
+wrapper=$(sed -n "s/^exe_wrapper = \[\(.*\)\]$/\1/p" cross/aarch64-linux-gnu.ini | tr -d "',")
+echo "machine: aarch64 under $($wrapper --version | head -n 1)"
+RTL_RUN="$wrapper" RTL_BATS_ONLY="examples" RTL_MACHINE_SHOWN=1 tests/run.sh "$build"

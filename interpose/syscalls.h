@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "access.h"
+#include "sigsys.h"
 #include "rtl/region.h"
 
 #define RD 0         /* the kernel reads the buffer */
@@ -77,8 +78,11 @@ void rtl_sys_resolve(void);
 #define NEXT(name) (rtl_sys_next.name ? rtl_sys_next.name : (rtl_sys_resolve(), rtl_sys_next.name))
 
 /* A buffer the kernel will access: its kernel-side address, or NULL
- * (errno EFAULT) if a handler refused. NULL in stays NULL out. */
-#define BUF(p, len, dir) rtl_access((p), (len), (dir))
+ * (errno EFAULT) if a handler refused. NULL in stays NULL out. With the
+ * seccomp filter on, the call itself is trapped and its buffers resolved
+ * there (sigsys.c): the wrappers step aside, so each is resolved once. */
+#define BUF(p, len, dir)                                                       \
+	(rtl_sigsys_on() ? (void *)(uintptr_t)(p) : rtl_access((p), (len), (dir)))
 
 static inline int refused(const void *in, const void *out)
 {
@@ -88,7 +92,7 @@ static inline int refused(const void *in, const void *out)
 /* A path name the kernel reads: at most to the end of its view. */
 static inline const char *path_arg(const char *path)
 {
-	if (!path || !rtl_access_in_views(path, 1))
+	if (!path || rtl_sigsys_on() || !rtl_access_in_views(path, 1))
 		return path;
 	return rtl_access_resolve(path, 1, RD); /* the region holding it */
 }

@@ -81,7 +81,7 @@ void rtl_sys_resolve(void);
  * (errno EFAULT) if a handler refused. NULL in stays NULL out. With the
  * seccomp filter on, the call itself is trapped and its buffers resolved
  * there (sigsys.c): the wrappers step aside, so each is resolved once. */
-#define BUF(p, len, dir)                                                       \
+#define BUF(p, len, dir) \
 	(rtl_sigsys_on() ? (void *)(uintptr_t)(p) : rtl_access((p), (len), (dir)))
 
 static inline int refused(const void *in, const void *out)

@@ -99,6 +99,7 @@ static int set_action(int sig, const struct sigaction *act, struct sigaction *ol
 		a.flags = k.sa_flags;
 		a.set = 1;
 		sigdelset(&k.sa_mask, SIGSEGV);
+		sigdelset(&k.sa_mask, SIGSYS);
 		if (k.sa_handler != SIG_DFL && k.sa_handler != SIG_IGN) {
 			a.fn.info = k.sa_sigaction; /* the union: either member */
 			k.sa_sigaction = relay;
@@ -107,6 +108,7 @@ static int set_action(int sig, const struct sigaction *act, struct sigaction *ol
 	}
 	sigfillset(&all);
 	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGSYS);
 	n->pthread_sigmask(SIG_BLOCK, &all, &mask);
 	while (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
 		;
@@ -145,6 +147,7 @@ static void run_segv_handler(const struct sigaction *act, int sig, siginfo_t *si
 	int token;
 
 	sigdelset(&mask, SIGSEGV);
+	sigdelset(&mask, SIGSYS);
 	n->pthread_sigmask(SIG_BLOCK, &mask, &old);
 	token = rtl_sigmask_enter(uc, (uintptr_t)__builtin_frame_address(0), segv);
 	if (act->sa_flags & SA_SIGINFO)

@@ -19,6 +19,11 @@
  * returns: its record (a frame) is dropped when the stack shows it has
  * been left, and the bit becomes what it was when the handler began.
  *
+ * SIGSYS is kept out of the kernel's mask the same way (the seccomp
+ * filter's traps are synchronous too, interpose/sigsys.c), with only the
+ * program's bit kept: a SIGSYS sent while the program blocks it is not
+ * held (docs/preload.md, "Signal masks").
+ *
  * Everything here may run in a signal handler (the trap path's hook, a
  * mask call in the program's handler): no malloc, no locks. */
 #include "sigmask.h"
@@ -52,6 +57,7 @@ struct frame {
 };
 
 static RTL_TLS int blocked;
+static RTL_TLS int sys_blocked; /* the program's SIGSYS bit */
 static RTL_TLS struct frame frames[MAX_FRAMES];
 static RTL_TLS int nframes;
 static RTL_TLS uintptr_t alt_lo, alt_hi;     /* the thread's alternate stack */
@@ -242,24 +248,34 @@ static int change(int how, const sigset_t *set, sigset_t *old, mask_fn real)
 		return real(how, set, old);
 	drop_left((uintptr_t)__builtin_frame_address(0));
 	was = want = blocked;
+	int sys_was = sys_blocked, sys_want = sys_blocked;
 	if (set) {
 		int segv = sigismember(set, SIGSEGV) == 1;
+		int sys = sigismember(set, SIGSYS) == 1;
 
 		s = *set; /* old may be set */
-		if (how == SIG_BLOCK)
+		if (how == SIG_BLOCK) {
 			want = was || segv;
-		else if (how == SIG_UNBLOCK)
+			sys_want = sys_was || sys;
+		} else if (how == SIG_UNBLOCK) {
 			want = was && !segv;
-		else if (how == SIG_SETMASK)
+			sys_want = sys_was && !sys;
+		} else if (how == SIG_SETMASK) {
 			want = segv;
+			sys_want = sys;
+		}
 		sigdelset(&s, SIGSEGV);
+		sigdelset(&s, SIGSYS);
 	}
 	r = real(how, set ? &s : NULL, old);
 	if (r != 0)
 		return r;
 	if (old && was)
 		sigaddset(old, SIGSEGV);
+	if (old && sys_was)
+		sigaddset(old, SIGSYS);
 	blocked = want;
+	sys_blocked = sys_want;
 	if (was && !want)
 		release();
 	return 0;
@@ -317,6 +333,7 @@ API int sigsuspend(const sigset_t *mask)
 	s = *mask;
 	want = sigismember(&s, SIGSEGV) == 1;
 	sigdelset(&s, SIGSEGV);
+	sigdelset(&s, SIGSYS);
 	was = blocked;
 	if (!want && any_held()) {
 		sigset_t saved;
@@ -360,6 +377,7 @@ static void *start_blocked(void *p)
 	rtl_next()->free(p);
 	sigemptyset(&segv);
 	sigaddset(&segv, SIGSEGV);
+	sigaddset(&segv, SIGSYS);
 	rtl_next()->pthread_sigmask(SIG_UNBLOCK, &segv, NULL);
 	blocked = 1;
 	return st.fn(st.arg);
@@ -386,9 +404,9 @@ API int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 		return real(t, attr, fn, arg);
 	drop_left((uintptr_t)__builtin_frame_address(0));
 	if (attr && pthread_attr_getsigmask_np(attr, &am) == 0)
-		segv = sigismember(&am, SIGSEGV) == 1;
+		segv = sigismember(&am, SIGSEGV) == 1 || sigismember(&am, SIGSYS) == 1;
 	else
-		segv = blocked;
+		segv = blocked || sys_blocked;
 	if (!segv)
 		return real(t, attr, fn, arg);
 	st = rtl_next()->malloc(sizeof(*st));
@@ -448,8 +466,10 @@ void rtl_sigmask_start(void)
 	/* An exec'd program may start with SIGSEGV blocked. */
 	n->pthread_sigmask(SIG_BLOCK, NULL, &cur);
 	blocked = sigismember(&cur, SIGSEGV) == 1;
+	sys_blocked = sigismember(&cur, SIGSYS) == 1;
 	sigemptyset(&segv);
 	sigaddset(&segv, SIGSEGV);
+	sigaddset(&segv, SIGSYS);
 	n->pthread_sigmask(SIG_UNBLOCK, &segv, NULL);
 	pthread_atfork(NULL, NULL, forget_held);
 	rtl_hook_blocked(blocked_hook);

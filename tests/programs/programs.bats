@@ -52,7 +52,7 @@ with open("out.json", "w") as f:
     json.dump({k: len(v) for k, v in sorted(d.items())}, f)
 print(1)
 PY
-  run_matrix python3 "out.json" python3 w.py
+  run_matrix python3 "out.json" /usr/bin/python3 w.py
 }
 
 @test "perl: word counts over a text" {

@@ -1,0 +1,33 @@
+#!/usr/bin/env bats
+# CPython's own tests (Debian's libpython3.11-testsuite), run with
+# faulthandler on (its alternate signal stack is a malloc'd block), under
+# every kind of policy: they must pass as they pass without rtl. The
+# interpreter is Debian's, /usr/bin/python3, whatever else is on PATH.
+
+bats_require_minimum_version 1.5.0
+load matrix
+
+TESTS=(test_json test_re test_dict test_list test_sort test_unicode
+  test_struct test_bytes test_set test_collections test_threading)
+
+setup() {
+  matrix_setup
+  [[ -d /usr/lib/python3.11/test ]] || skip "libpython3.11-testsuite is not installed"
+}
+
+@test "CPython's tests pass under every policy as without rtl" {
+  run_in none "" /usr/bin/python3 -X faulthandler -m test "${TESTS[@]}"
+  assert_equal "$(cat "$T/runs/none.rc")" 0
+  bad=()
+  for m in "${POLICIES[@]}"; do
+    run_in "$m" "" /usr/bin/python3 -X faulthandler -m test "${TESTS[@]}"
+    printf '%s\t%s\t%s\t%s\t%s\n' cpython-tests "$m" "$(tail -n 1 "$T/runs/none.time")" \
+      "$(tail -n 1 "$T/runs/$m.time")" "$(cat "$T/runs/$m.rc")" >>"$MATRIX_LOG"
+    if [[ $(cat "$T/runs/$m.rc") != 0 ]] || ! grep -q "Tests result: SUCCESS" "$T/runs/$m.out"; then
+      bad+=("$m")
+      echo "# under $m:" >&3
+      tail -n 15 "$T/runs/$m.out" | sed 's/^/#   /' >&3
+    fi
+  done
+  ((${#bad[@]} == 0)) || fail "CPython's tests fail under: ${bad[*]}"
+}

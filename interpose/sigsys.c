@@ -81,8 +81,10 @@ long rtl_sigsys_call(long nr, long a0, long a1, long a2, long a3, long a4,
  * place is taken. */
 static void *place_trampoline(size_t len)
 {
-	void *p = mmap((void *)TRAMPOLINE, 4096, PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	void *p = !RTL_HOME ? MAP_FAILED
+	                    : mmap((void *)TRAMPOLINE, 4096, PROT_READ | PROT_WRITE,
+	                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+	                           -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;

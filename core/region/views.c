@@ -79,9 +79,11 @@ int rtl_views_init(void)
 		goto fail_fd;
 	/* One reservation for all three, so the views are adjacent; at rtl's
 	 * home if it is free (docs/internals.md, "Views"), else anywhere. */
-	res = mmap((void *)RTL_HOME, RTL_NVIEWS * size, PROT_NONE,
-	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
-	           -1, 0);
+	res = !RTL_HOME ? MAP_FAILED
+	                : mmap((void *)RTL_HOME, RTL_NVIEWS * size, PROT_NONE,
+	                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+	                               MAP_FIXED_NOREPLACE,
+	                       -1, 0);
 	if (res == MAP_FAILED || res != (void *)RTL_HOME) {
 		if (res != MAP_FAILED)
 			munmap(res, RTL_NVIEWS * size); /* an old kernel's hint */

@@ -33,7 +33,16 @@ enum rtl_view {
  * inherited across exec (interpose/sigsys.c) means the same range in the
  * new program. The preload's aliases and slots follow the views at the
  * next 1 TiB boundary. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RTL_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(RTL_TSAN)
+#define RTL_HOME ((uintptr_t)0) /* ThreadSanitizer's layout: none there */
+#else
 #define RTL_HOME ((uintptr_t)0x300000000000)
+#endif
 #define RTL_HOME_ALIGN ((uintptr_t)1 << 40)
 
 struct rtl_views {

@@ -362,9 +362,12 @@ int rtl_alias_init(int with_slots)
 	 * process when the views are at rtl's home (views.h). */
 	hint = (rtl_views.base + RTL_NVIEWS * rtl_views.size + RTL_HOME_ALIGN - 1) &
 	       ~(RTL_HOME_ALIGN - 1);
-	res = mmap((void *)hint, span, PROT_NONE,
-	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
-	           -1, 0);
+	res = rtl_views.base != RTL_HOME
+	              ? MAP_FAILED
+	              : mmap((void *)hint, span, PROT_NONE,
+	                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+	                             MAP_FIXED_NOREPLACE,
+	                     -1, 0);
 	if (res == MAP_FAILED || res != (void *)hint) {
 		if (res != MAP_FAILED)
 			munmap(res, span);

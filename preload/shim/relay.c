@@ -40,7 +40,7 @@ struct action {
 		void (*plain)(int);
 	} fn;      /* a handler: NULL for SIG_DFL and SIG_IGN */
 	int flags; /* the program's sa_flags */
-	int segv;  /* its sa_mask blocks SIGSEGV */
+	int hide;  /* the kept-out signals its sa_mask blocks (sigmask.h) */
 	int set;   /* set through here */
 };
 
@@ -58,7 +58,7 @@ static void relay(int sig, siginfo_t *si, void *uc)
 	a = actions[sig][atomic_load_explicit(&cur[sig], memory_order_acquire)];
 	if (!a.fn.plain)
 		return; /* changed to SIG_DFL or SIG_IGN while it came */
-	token = rtl_sigmask_enter(uc, (uintptr_t)__builtin_frame_address(0), a.segv);
+	token = rtl_sigmask_enter(uc, (uintptr_t)__builtin_frame_address(0), a.hide);
 	if (a.flags & SA_SIGINFO)
 		a.fn.info(sig, si, uc);
 	else
@@ -78,8 +78,10 @@ static void read_back(struct sigaction *old, const struct action *a)
 	else if ((old->sa_flags & ~ours) != (a->flags & ~ours))
 		return; /* set by someone else since (a raw system call) */
 	old->sa_flags = (old->sa_flags & ~SA_SIGINFO) | (a->flags & SA_SIGINFO);
-	if (a->segv)
+	if (a->hide & RTL_HIDE_SEGV)
 		sigaddset(&old->sa_mask, SIGSEGV);
+	if (a->hide & RTL_HIDE_SYS)
+		sigaddset(&old->sa_mask, SIGSYS);
 }
 
 static int set_action(int sig, const struct sigaction *act, struct sigaction *old)
@@ -95,7 +97,8 @@ static int set_action(int sig, const struct sigaction *act, struct sigaction *ol
 	memset(&a, 0, sizeof(a));
 	if (act) {
 		k = *act;
-		a.segv = sigismember(&k.sa_mask, SIGSEGV) == 1;
+		a.hide = (sigismember(&k.sa_mask, SIGSEGV) == 1 ? RTL_HIDE_SEGV : 0) |
+		         (sigismember(&k.sa_mask, SIGSYS) == 1 ? RTL_HIDE_SYS : 0);
 		a.flags = k.sa_flags;
 		a.set = 1;
 		sigdelset(&k.sa_mask, SIGSEGV);
@@ -143,13 +146,15 @@ static void run_segv_handler(const struct sigaction *act, int sig, siginfo_t *si
 {
 	const struct rtl_next *n = rtl_next();
 	int segv = !(act->sa_flags & SA_NODEFER) || sigismember(&act->sa_mask, sig) == 1;
+	int hide = (segv ? RTL_HIDE_SEGV : 0) |
+	           (sigismember(&act->sa_mask, SIGSYS) == 1 ? RTL_HIDE_SYS : 0);
 	sigset_t mask = act->sa_mask, old;
 	int token;
 
 	sigdelset(&mask, SIGSEGV);
 	sigdelset(&mask, SIGSYS);
 	n->pthread_sigmask(SIG_BLOCK, &mask, &old);
-	token = rtl_sigmask_enter(uc, (uintptr_t)__builtin_frame_address(0), segv);
+	token = rtl_sigmask_enter(uc, (uintptr_t)__builtin_frame_address(0), hide);
 	if (act->sa_flags & SA_SIGINFO)
 		act->sa_sigaction(sig, si, uc);
 	else

@@ -21,8 +21,9 @@
  *
  * SIGSYS is kept out of the kernel's mask the same way (the seccomp
  * filter's traps are synchronous too, interpose/sigsys.c), with only the
- * program's bit kept: a SIGSYS sent while the program blocks it is not
- * held (docs/preload.md, "Signal masks").
+ * program's bit kept, through handlers, threads and exec as SIGSEGV's: a
+ * SIGSYS sent while the program blocks it is not held (docs/preload.md,
+ * "Signal masks").
  *
  * Everything here may run in a signal handler (the trap path's hook, a
  * mask call in the program's handler): no malloc, no locks. */
@@ -53,11 +54,11 @@ static _Atomic int on;
 struct frame {
 	uintptr_t sp;             /* in the relaying function's own frame */
 	uintptr_t alt_lo, alt_hi; /* the alternate stack it ran on, or 0 */
-	int saved;                /* the bit when the handler began */
+	int saved;                /* the bits when the handler began */
 };
 
+/* The program's bits for the signals kept out of the kernel's mask. */
 static RTL_TLS int blocked;
-static RTL_TLS int sys_blocked; /* the program's SIGSYS bit */
 static RTL_TLS struct frame frames[MAX_FRAMES];
 static RTL_TLS int nframes;
 static RTL_TLS uintptr_t alt_lo, alt_hi;     /* the thread's alternate stack */
@@ -66,6 +67,27 @@ static RTL_TLS unsigned long handled, holds; /* for sigsuspend */
 int rtl_sigmask_on(void)
 {
 	return atomic_load_explicit(&on, memory_order_relaxed);
+}
+
+/* The kept-out signals a set holds, as bits. */
+static int bits_of(const sigset_t *set)
+{
+	return (sigismember(set, SIGSEGV) == 1 ? RTL_HIDE_SEGV : 0) |
+	       (sigismember(set, SIGSYS) == 1 ? RTL_HIDE_SYS : 0);
+}
+
+static void add_bits(sigset_t *set, int bits)
+{
+	if (bits & RTL_HIDE_SEGV)
+		sigaddset(set, SIGSEGV);
+	if (bits & RTL_HIDE_SYS)
+		sigaddset(set, SIGSYS);
+}
+
+static void del_hidden(sigset_t *set)
+{
+	sigdelset(set, SIGSEGV);
+	sigdelset(set, SIGSYS);
 }
 
 static uintptr_t uc_sp(const ucontext_t *uc)
@@ -103,7 +125,7 @@ static int left(const struct frame *f, uintptr_t cur)
 	return cur > f->sp;
 }
 
-/* Drop the handlers left by a jump; the bit is what it was when the
+/* Drop the handlers left by a jump; the bits are what they were when the
  * outermost of them began (siglongjmp restores the mask of sigsetjmp,
  * which is that one as a rule). */
 static void drop_left(uintptr_t cur)
@@ -186,7 +208,7 @@ static int blocked_hook(const siginfo_t *si, void *ucv)
 
 	note_altstack(uc);
 	drop_left(uc_sp(uc));
-	if (!blocked)
+	if (!(blocked & RTL_HIDE_SEGV))
 		return 0;
 	if (si->si_code <= 0)
 		hold(si);
@@ -195,7 +217,7 @@ static int blocked_hook(const siginfo_t *si, void *ucv)
 
 /* ---- handlers ---- */
 
-int rtl_sigmask_enter(void *ucv, uintptr_t sp, int segv)
+int rtl_sigmask_enter(void *ucv, uintptr_t sp, int bits)
 {
 	ucontext_t *uc = ucv;
 	int token;
@@ -214,9 +236,8 @@ int rtl_sigmask_enter(void *ucv, uintptr_t sp, int segv)
 	}
 	/* The mask sigreturn restores is the program's: it may read it in
 	 * the frame, or change it there. */
-	if (blocked)
-		sigaddset(&uc->uc_sigmask, SIGSEGV);
-	blocked = blocked || segv;
+	add_bits(&uc->uc_sigmask, blocked);
+	blocked |= bits;
 	handled++;
 	return token;
 }
@@ -227,9 +248,9 @@ void rtl_sigmask_leave(void *ucv, int token)
 
 	if (token < nframes)
 		nframes = token;
-	blocked = sigismember(&uc->uc_sigmask, SIGSEGV) == 1;
-	sigdelset(&uc->uc_sigmask, SIGSEGV);
-	if (!blocked)
+	blocked = bits_of(&uc->uc_sigmask);
+	del_hidden(&uc->uc_sigmask);
+	if (!(blocked & RTL_HIDE_SEGV))
 		release();
 }
 
@@ -248,35 +269,25 @@ static int change(int how, const sigset_t *set, sigset_t *old, mask_fn real)
 		return real(how, set, old);
 	drop_left((uintptr_t)__builtin_frame_address(0));
 	was = want = blocked;
-	int sys_was = sys_blocked, sys_want = sys_blocked;
 	if (set) {
-		int segv = sigismember(set, SIGSEGV) == 1;
-		int sys = sigismember(set, SIGSYS) == 1;
+		int bits = bits_of(set);
 
 		s = *set; /* old may be set */
-		if (how == SIG_BLOCK) {
-			want = was || segv;
-			sys_want = sys_was || sys;
-		} else if (how == SIG_UNBLOCK) {
-			want = was && !segv;
-			sys_want = sys_was && !sys;
-		} else if (how == SIG_SETMASK) {
-			want = segv;
-			sys_want = sys;
-		}
-		sigdelset(&s, SIGSEGV);
-		sigdelset(&s, SIGSYS);
+		if (how == SIG_BLOCK)
+			want = was | bits;
+		else if (how == SIG_UNBLOCK)
+			want = was & ~bits;
+		else if (how == SIG_SETMASK)
+			want = bits;
+		del_hidden(&s);
 	}
 	r = real(how, set ? &s : NULL, old);
 	if (r != 0)
 		return r;
-	if (old && was)
-		sigaddset(old, SIGSEGV);
-	if (old && sys_was)
-		sigaddset(old, SIGSYS);
+	if (old)
+		add_bits(old, was);
 	blocked = want;
-	sys_blocked = sys_want;
-	if (was && !want)
+	if ((was & RTL_HIDE_SEGV) && !(want & RTL_HIDE_SEGV))
 		release();
 	return 0;
 }
@@ -331,15 +342,14 @@ API int sigsuspend(const sigset_t *mask)
 		return n ? n->sigsuspend(mask) : (int)syscall(SYS_rt_sigsuspend, mask, _NSIG / 8);
 	drop_left((uintptr_t)__builtin_frame_address(0));
 	s = *mask;
-	want = sigismember(&s, SIGSEGV) == 1;
-	sigdelset(&s, SIGSEGV);
-	sigdelset(&s, SIGSYS);
+	want = bits_of(&s);
+	del_hidden(&s);
 	was = blocked;
-	if (!want && any_held()) {
+	if (!(want & RTL_HIDE_SEGV) && any_held()) {
 		sigset_t saved;
 
 		n->pthread_sigmask(SIG_SETMASK, &s, &saved);
-		blocked = 0;
+		blocked = want;
 		release();
 		blocked = was;
 		n->pthread_sigmask(SIG_SETMASK, &saved, NULL);
@@ -355,7 +365,7 @@ API int sigsuspend(const sigset_t *mask)
 		if (handled != h || holds == k)
 			break;
 	}
-	if (!was)
+	if (!(was & RTL_HIDE_SEGV))
 		release();
 	return r;
 }
@@ -367,19 +377,19 @@ API int sigsuspend(const sigset_t *mask)
 struct start {
 	void *(*fn)(void *);
 	void *arg;
+	int bits; /* the program's bits in the new thread */
 };
 
 static void *start_blocked(void *p)
 {
 	struct start st = *(struct start *)p;
-	sigset_t segv;
+	sigset_t hidden;
 
 	rtl_next()->free(p);
-	sigemptyset(&segv);
-	sigaddset(&segv, SIGSEGV);
-	sigaddset(&segv, SIGSYS);
-	rtl_next()->pthread_sigmask(SIG_UNBLOCK, &segv, NULL);
-	blocked = 1;
+	sigemptyset(&hidden);
+	add_bits(&hidden, RTL_HIDE_SEGV | RTL_HIDE_SYS);
+	rtl_next()->pthread_sigmask(SIG_UNBLOCK, &hidden, NULL);
+	blocked = st.bits;
 	return st.fn(st.arg);
 }
 
@@ -391,7 +401,7 @@ API int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 	void *sym = atomic_load(&next_create);
 	struct start *st;
 	sigset_t am;
-	int segv, r;
+	int bits, r;
 
 	if (!sym) {
 		sym = dlsym(RTLD_NEXT, "pthread_create");
@@ -404,16 +414,17 @@ API int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 		return real(t, attr, fn, arg);
 	drop_left((uintptr_t)__builtin_frame_address(0));
 	if (attr && pthread_attr_getsigmask_np(attr, &am) == 0)
-		segv = sigismember(&am, SIGSEGV) == 1 || sigismember(&am, SIGSYS) == 1;
+		bits = bits_of(&am);
 	else
-		segv = blocked || sys_blocked;
-	if (!segv)
+		bits = blocked;
+	if (!bits)
 		return real(t, attr, fn, arg);
 	st = rtl_next()->malloc(sizeof(*st));
 	if (!st)
 		return EAGAIN;
 	st->fn = fn;
 	st->arg = arg;
+	st->bits = bits;
 	r = real(t, attr, start_blocked, st);
 	if (r)
 		rtl_next()->free(st);
@@ -424,29 +435,29 @@ API int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 
 int rtl_sigmask_exec_begin(void)
 {
-	sigset_t segv;
+	sigset_t set;
 
 	if (!atomic_load_explicit(&on, memory_order_relaxed))
 		return 0;
 	drop_left((uintptr_t)__builtin_frame_address(0));
 	if (!blocked)
 		return 0;
-	sigemptyset(&segv);
-	sigaddset(&segv, SIGSEGV);
-	rtl_next()->pthread_sigmask(SIG_BLOCK, &segv, NULL);
-	return 1;
+	sigemptyset(&set);
+	add_bits(&set, blocked);
+	rtl_next()->pthread_sigmask(SIG_BLOCK, &set, NULL);
+	return blocked;
 }
 
 void rtl_sigmask_exec_end(int begun)
 {
-	sigset_t segv;
+	sigset_t set;
 	int e = errno;
 
 	if (!begun)
 		return;
-	sigemptyset(&segv);
-	sigaddset(&segv, SIGSEGV);
-	rtl_next()->pthread_sigmask(SIG_UNBLOCK, &segv, NULL);
+	sigemptyset(&set);
+	add_bits(&set, begun);
+	rtl_next()->pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	errno = e;
 }
 
@@ -461,16 +472,14 @@ static void forget_held(void)
 void rtl_sigmask_start(void)
 {
 	const struct rtl_next *n = rtl_next();
-	sigset_t cur, segv;
+	sigset_t cur, hidden;
 
-	/* An exec'd program may start with SIGSEGV blocked. */
+	/* An exec'd program may start with SIGSEGV or SIGSYS blocked. */
 	n->pthread_sigmask(SIG_BLOCK, NULL, &cur);
-	blocked = sigismember(&cur, SIGSEGV) == 1;
-	sys_blocked = sigismember(&cur, SIGSYS) == 1;
-	sigemptyset(&segv);
-	sigaddset(&segv, SIGSEGV);
-	sigaddset(&segv, SIGSYS);
-	n->pthread_sigmask(SIG_UNBLOCK, &segv, NULL);
+	blocked = bits_of(&cur);
+	sigemptyset(&hidden);
+	add_bits(&hidden, RTL_HIDE_SEGV | RTL_HIDE_SYS);
+	n->pthread_sigmask(SIG_UNBLOCK, &hidden, NULL);
 	pthread_atfork(NULL, NULL, forget_held);
 	rtl_hook_blocked(blocked_hook);
 	atomic_store(&on, 1);

@@ -15,12 +15,16 @@ void rtl_sigmask_start(void);
 /* Whether rtl_sigmask_start has run. */
 int rtl_sigmask_on(void);
 
+/* The signals kept out of the kernel's mask, as bits. */
+#define RTL_HIDE_SEGV 1
+#define RTL_HIDE_SYS 2
+
 /* Around a program's signal handler (relay.c), in that handler's context:
  * uc is the frame the kernel made, sp an address in the caller's own
- * stack frame, segv whether the handler runs with SIGSEGV blocked (its
- * sa_mask; for SIGSEGV itself, unless SA_NODEFER). Enter returns what
+ * stack frame, bits the kept-out signals the handler runs with blocked
+ * (its sa_mask; for SIGSEGV itself, unless SA_NODEFER). Enter returns what
  * leave needs. Async-signal-safe. */
-int rtl_sigmask_enter(void *uc, uintptr_t sp, int segv);
+int rtl_sigmask_enter(void *uc, uintptr_t sp, int bits);
 void rtl_sigmask_leave(void *uc, int token);
 
 /* Around an exec, a spawn, system() or popen(): the new program inherits

@@ -96,14 +96,19 @@ def program_figures(cfgs, reps, rows, cwd):
     return out
 
 
-# Time per write trap, each block written once under protect = read: small
-# swizzle blocks (registers moved), blocks of whole pages (protected in
-# place, one mprotect per grant) and the same blocks under alias.
+# Time per write trap, each block written once under protect = read, by
+# mechanism: small blocks (auto: a slot of their own, one mprotect of one
+# page; swizzle: registers moved; alias: an mmap'd alias each) and blocks
+# of whole pages (auto and swizzle protect them in place; alias).
 GRANTS = {
-    "swizzle_small": (64, "size = 48..64\n"),
-    "swizzle_in_place": (65536, "size = 32K..128K\n"),
+    "auto_small": (64, "size = 48..64\nmechanism = auto\n"),
+    "swizzle_small": (64, "size = 48..64\nmechanism = swizzle\n"),
+    "alias_small": (64, "size = 48..64\nmechanism = alias\n"),
+    "auto_in_place": (65536, "size = 32K..128K\nmechanism = auto\n"),
+    "swizzle_in_place": (65536, "size = 32K..128K\nmechanism = swizzle\n"),
     "alias": (65536, "size = 32K..128K\nmechanism = alias\n"),
 }
+IN_PLACE = ("auto_in_place", "swizzle_in_place")
 
 
 def grant_figures(build, lib, reps, blocks, cwd):
@@ -124,7 +129,7 @@ def grant_figures(build, lib, reps, blocks, cwd):
             if t["write_traps"] != 2 * blocks:
                 raise RuntimeError("%s: %d write traps, want %d" % (
                     name, t["write_traps"], 2 * blocks))
-            if (t["in_place_protects"] > 0) != (name == "swizzle_in_place"):
+            if (t["in_place_protects"] > 0) != (name in IN_PLACE):
                 raise RuntimeError("%s: %d in-place protection changes" % (
                     name, t["in_place_protects"]))
             ns = t["trap_ns"] / t["traps"]
@@ -134,6 +139,70 @@ def grant_figures(build, lib, reps, blocks, cwd):
         out["alias"]["ns_per_trap"]
     out["in_place_over_small"] = out["swizzle_in_place"]["ns_per_trap"] / \
         out["swizzle_small"]["ns_per_trap"]
+    out["auto_small_over_swizzle"] = out["auto_small"]["ns_per_trap"] / \
+        out["swizzle_small"]["ns_per_trap"]
+    out["auto_small_over_alias"] = out["auto_small"]["ns_per_trap"] / \
+        out["alias_small"]["ns_per_trap"]
+    return out
+
+
+def policy_file(cwd, name, text):
+    path = os.path.join(cwd, name + ".ini")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+# malloc+free with every block routed under protect = read and written
+# once by rtl-malloc-bench (16 B to 4 KiB): allocation, free and one write
+# trap per pair, by mechanism.
+def mechanism_malloc(build, lib, reps, ops, cwd):
+    prog = os.path.join(build, "bench", "rtl-malloc-bench")
+    out = {}
+    for mech in ("auto", "swizzle", "alias"):
+        pol = policy_file(cwd, "malloc-" + mech,
+                          "[rtl]\nreport = \"\"\n[rule r]\nsize = 0..\n"
+                          "protect = read\nmechanism = %s\n" % mech)
+        best = None
+        for _ in range(reps):
+            _, so = run([prog, "1", str(ops)],
+                        {"LD_PRELOAD": lib, "RTL_CONFIG": pol}, cwd)
+            ns = float(so.split()[1])
+            best = ns if best is None else min(best, ns)
+        out[mech] = {"ns_per_op": best}
+    return out
+
+
+def parse_wrap(text):
+    """rtl-syscall-wrap's second line: wrapped X libc Y syscall Z ..."""
+    words = text.decode().split("\n")[1].split()
+    return {words[i]: float(words[i + 1]) for i in (0, 2, 4)}
+
+
+# The seccomp mechanism (docs/syscalls.md, "Every call"): what its filter
+# adds to a call on other memory (a stack buffer), and a trapped call's
+# round trip (a 64-byte block of rtl's memory: SIGSYS, the buffer
+# resolved, the call made from rtl's trampoline), against the wrappers'
+# way. The rule that can trap (a size nothing here allocates) is what
+# makes the preload install the filter.
+def syscall_figures(build, lib, n, cwd):
+    prog = os.path.join(build, "bench", "rtl-syscall-wrap")
+    trap_rule = "[rule filter-on]\nsize = 77777\nprotect = read\n"
+    heap_rule = "[rule buf]\nsize = 64\nprotect = rw\n"
+    out = {"plain_stack": parse_wrap(run([prog, str(n)], {}, cwd)[1])}
+    for mode in ("seccomp", "wrappers"):
+        for where in ("stack", "heap"):
+            pol = policy_file(cwd, "sys-%s-%s" % (mode, where),
+                              "[rtl]\nreport = \"\"\nsyscalls = %s\n%s%s" %
+                              (mode, trap_rule, heap_rule))
+            cmd = [prog, str(n)] + (["heap"] if where == "heap" else [])
+            out["%s_%s" % (mode, where)] = parse_wrap(
+                run(cmd, {"LD_PRELOAD": lib, "RTL_CONFIG": pol}, cwd)[1])
+    out["filter_ns"] = out["seccomp_stack"]["syscall"] - \
+        out["wrappers_stack"]["syscall"]
+    out["sigsys_round_trip_ns"] = out["seccomp_heap"]["syscall"]
+    out["sigsys_over_syscall"] = out["seccomp_heap"]["syscall"] / \
+        out["wrappers_stack"]["syscall"]
     return out
 
 
@@ -164,6 +233,10 @@ def main():
                                    reps, 1000 if quick else ROWS, cwd)
             grants = grant_figures(build, lib, reps if quick else 3,
                                    1000 if quick else 20000, cwd)
+            mech = mechanism_malloc(build, lib, reps if quick else 3,
+                                    2000 if quick else 200000, cwd)
+            sysc = syscall_figures(build, lib, 30000 if quick else 600000,
+                                   cwd)
     except (RuntimeError, OSError) as e:
         print("\nPreload: FAILED, its keys in summary.json are null:\n%s" % e)
         with open(dest, "w") as f:
@@ -176,6 +249,8 @@ def main():
         "malloc_free": mal,
         "sqlite3_insert": dict(prog, rows=1000 if quick else ROWS),
         "write_trap_grants": grants,
+        "malloc_free_protect_read": mech,
+        "syscalls": sysc,
         "summary": {"none_over_plain": prog["preload_none"]["over_plain"],
                     "all_over_plain": prog["preload_all"]["over_plain"]},
     }
@@ -195,11 +270,25 @@ def main():
               res["sqlite3_insert"]["rows"], prog["plain"]["seconds"],
               prog["preload_none"]["over_plain"],
               prog["preload_all"]["over_plain"]))
-    print("write trap, granted, ns:    small swizzle %.0f   in place (64 KiB) "
-          "%.0f   alias (64 KiB) %.0f   in place / alias %.2f x" % (
-              grants["swizzle_small"]["ns_per_trap"],
-              grants["swizzle_in_place"]["ns_per_trap"],
-              grants["alias"]["ns_per_trap"], grants["in_place_over_alias"]))
+    print("write trap, granted, ns:    %8s %8s %8s" %
+          ("auto", "swizzle", "alias"))
+    print("  64 B blocks               %8.0f %8.0f %8.0f" % (
+        grants["auto_small"]["ns_per_trap"],
+        grants["swizzle_small"]["ns_per_trap"],
+        grants["alias_small"]["ns_per_trap"]))
+    print("  64 KiB blocks             %8.0f %8.0f %8.0f   (auto, swizzle: "
+          "in place)" % (grants["auto_in_place"]["ns_per_trap"],
+                         grants["swizzle_in_place"]["ns_per_trap"],
+                         grants["alias"]["ns_per_trap"]))
+    print("malloc+free, protect = read,%8.0f %8.0f %8.0f   ns per pair, "
+          "one write trap each (glibc %.0f)" % (
+              mech["auto"]["ns_per_op"], mech["swizzle"]["ns_per_op"],
+              mech["alias"]["ns_per_op"],
+              mal["1_thread"]["plain"]["ns_per_op"]))
+    print("system calls, read 64 B, ns: raw %.0f without rtl; seccomp filter "
+          "+%.0f per call; trapped call (SIGSYS) %.0f = %.1f x a call" % (
+              sysc["plain_stack"]["syscall"], sysc["filter_ns"],
+              sysc["sigsys_round_trip_ns"], sysc["sigsys_over_syscall"]))
 
 
 if __name__ == "__main__":

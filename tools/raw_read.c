@@ -550,6 +550,11 @@ static void limit_notes(struct run *r)
 	if (r->status == RTL_TRACK_STATUS_UNKNOWN)
 		note(r, "exit status unknown (the program did not start through "
 		        "__libc_start_main)");
+	if ((v = limit(r, RTL_TRACK_LIMIT_SECCOMP_REFUSED)))
+		note(r, "the kernel refused rtl's seccomp filter (%s): only the calls "
+		        "rtl wraps were resolved; others on protected memory got EFAULT "
+		        "(docs/syscalls.md, \"Every call\")",
+		     strerror((int)v));
 	if (limit(r, RTL_TRACK_LIMIT_EPOCH_OPEN))
 		note(r, "the last epoch was not closed: the process died of a signal");
 }

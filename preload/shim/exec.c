@@ -4,8 +4,9 @@
  * every signal handler first: a trap there would kill it). So the strings
  * and their vectors that lie in selected memory are granted for reading,
  * and pinned against epochs, before the call; released if it returns.
- * The new program inherits the mask the program believes in: SIGSEGV goes
- * into the kernel's for the call if the program blocks it (sigmask.c).
+ * The new program inherits the mask the program believes in: SIGSEGV and
+ * SIGSYS go into the kernel's for the call if the program blocks them
+ * (sigmask.c).
  * Everything else passes to the next definition unchanged. */
 #include <dlfcn.h>
 #include <errno.h>

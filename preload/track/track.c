@@ -31,6 +31,7 @@
 #include "report_file.h"
 #include "report_path.h"
 #include "rtl/region.h"
+#include "sigsys.h"
 #include "site.h"
 #include "trace.h"
 #include "track_format.h"
@@ -100,15 +101,18 @@ static void write_totals(void)
 	struct region_stats st;
 	uint64_t rd = load(&rtl_totals.read_traps), wr = load(&rtl_totals.write_traps);
 	uint64_t stale, fb = 0;
+	struct rtl_sigsys_stats sys = { 0 };
 
 	memset(&st, 0, sizeof(st));
+	if (rtl_sigsys_on())
+		rtl_sigsys_stats(&sys);
 	if (rtl_started())
 		region_stats(&st);
 	stale = st.stale_traps + load(&rtl_totals.alias_stale);
 	for (int i = 0; i < 3; i++)
 		fb += load(&rtl_totals.fallbacks[i]);
 	rtl_raw_start(RTL_TRACK_TOTALS);
-	rtl_raw_u32(17);
+	rtl_raw_u32(19);
 	kv("allocations", rtl_allocations());
 	kv("selected", load(&rtl_heap_stats.selected));
 	kv("regions_peak", load(&rtl_totals.peak));
@@ -119,6 +123,8 @@ static void write_totals(void)
 	kv("trap_ns", st.trap_ns + load(&rtl_totals.alias_ns));
 	kv("mprotect_calls", load(&rtl_totals.mprotect_calls));
 	kv("syscall_buffers", st.syscall_buffers + load(&rtl_totals.alias_syscalls));
+	kv("syscalls_trapped", sys.calls);
+	kv("syscalls_refused", sys.refused);
 	kv("in_place_protects", st.in_place_protects);
 	kv("live", load(&rtl_heap_stats.live));
 	kv("bytes", load(&rtl_heap_stats.bytes));
@@ -242,7 +248,7 @@ static void write_limits(int epoch_open)
 	rtl_epoch_list(&e, &epochs_dropped);
 	rtl_maps_state(&m);
 	rtl_raw_start(RTL_TRACK_LIMITS);
-	rtl_raw_u32(14);
+	rtl_raw_u32(15);
 	kv(RTL_TRACK_LIMIT_MAX_REGIONS, rtl_engine.policy.max_regions);
 	kv(RTL_TRACK_LIMIT_FALLBACK_MAX,
 	   load(&rtl_totals.fallbacks[RTL_FALLBACK_MAX_REGIONS]));
@@ -258,6 +264,7 @@ static void write_limits(int epoch_open)
 	kv(RTL_TRACK_LIMIT_EVENTS, events + events_dropped);
 	kv(RTL_TRACK_LIMIT_STACKS_DROPPED, rtl_trace_stacks_dropped());
 	kv(RTL_TRACK_LIMIT_EPOCH_OPEN, (uint64_t)epoch_open);
+	kv(RTL_TRACK_LIMIT_SECCOMP_REFUSED, (uint64_t)rtl_engine.sigsys_failed);
 	rtl_raw_end();
 }
 

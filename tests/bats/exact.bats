@@ -40,6 +40,8 @@ every_policy() {
   assert_output "child exited 42, rusage filled"
   # The call was trapped and made by rtl, its buffer resolved.
   [[ $(report_sum none-grant syscall_buffers) -gt 0 ]]
+  [[ $(report_sum none-grant syscalls_trapped) -gt 0 ]]
+  [[ $(report_sum none-grant syscalls_refused) -eq 0 ]]
 }
 
 @test "path names and results in malloc'd memory: open, stat, readlink, rename (git, tar)" {

@@ -106,7 +106,7 @@ size_t rtl_extent_block(size_t size)
 	return order_size(order);
 }
 
-int64_t rtl_extent_alloc(size_t size)
+static int64_t extent_alloc(size_t size, int top)
 {
 	int want = order_for(size), order;
 	struct free_block *b;
@@ -122,8 +122,15 @@ int64_t rtl_extent_alloc(size_t size)
 	off = b->off;
 	remove_free(b);
 	while (order > want) {
+		uint64_t keep;
+
 		order--;
-		if (add_free(off + order_size(order), order) < 0) {
+		keep = top ? off : off + order_size(order);
+		if (top)
+			off += order_size(order);
+		if (add_free(keep, order) < 0) {
+			if (top)
+				off -= order_size(order);
 			/* Out of metadata: give back what is still split off. */
 			in_use += order_size(order + 1);
 			rtl_extent_free(off, order_size(order + 1));
@@ -133,6 +140,16 @@ int64_t rtl_extent_alloc(size_t size)
 	}
 	in_use += order_size(want);
 	return (int64_t)off;
+}
+
+int64_t rtl_extent_alloc(size_t size)
+{
+	return extent_alloc(size, 0);
+}
+
+int64_t rtl_extent_alloc_top(size_t size)
+{
+	return extent_alloc(size, 1);
 }
 
 void rtl_extent_free(uint64_t off, size_t size)

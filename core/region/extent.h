@@ -20,8 +20,11 @@ int rtl_extent_init(size_t arena_size);
 /* Smallest block size that holds size bytes (0 if size is too large). */
 size_t rtl_extent_block(size_t size);
 
-/* Allocate a block of at least size bytes: its offset, or -1 (ENOMEM). */
+/* Allocate a block of at least size bytes: its offset, or -1 (ENOMEM).
+ * top: split off the upper half at each step, so that the first such
+ * block of a fresh allocator ends at the top of the offset space. */
 int64_t rtl_extent_alloc(size_t size);
+int64_t rtl_extent_alloc_top(size_t size);
 
 /* Return a block: size is the value rtl_extent_block gave for it. */
 void rtl_extent_free(uint64_t off, size_t size);

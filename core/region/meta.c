@@ -20,10 +20,13 @@ void *rtl_pages_alloc(size_t size)
 	return p;
 }
 
-/* A pool chunk: 2 MiB aligned and backed by a huge page where the kernel
- * allows, so that looking up among a million region records does not miss
- * the TLB at every step. */
-static void *chunk_alloc(void)
+/* A pool chunk: 2 MiB aligned and, from a pool's second chunk on, backed
+ * by a huge page where the kernel allows, so that looking up among a
+ * million region records does not miss the TLB at every step. Not the
+ * first: a huge page is populated whole, and every process under the
+ * preload (a make runs dozens) would pay 2 MiB per pool for a few
+ * objects. */
+static void *chunk_alloc(int huge)
 {
 	char *p = rtl_pages_alloc(2 * CHUNK_SIZE), *aligned;
 	uintptr_t a;
@@ -35,7 +38,8 @@ static void *chunk_alloc(void)
 	if (aligned > p)
 		munmap(p, (size_t)(aligned - p));
 	munmap(aligned + CHUNK_SIZE, (size_t)(p + CHUNK_SIZE - aligned));
-	madvise(aligned, CHUNK_SIZE, MADV_HUGEPAGE);
+	if (huge)
+		madvise(aligned, CHUNK_SIZE, MADV_HUGEPAGE);
 	return aligned;
 }
 
@@ -52,7 +56,7 @@ void *rtl_pool_get(struct rtl_pool *p)
 		size_t align = p->objsize >= 64 ? 64 : 16;
 		size_t sz = (p->objsize + align - 1) & ~(align - 1);
 		if (p->left < sz) {
-			p->chunk = chunk_alloc();
+			p->chunk = chunk_alloc(p->chunks++ > 0);
 			if (!p->chunk) {
 				p->left = 0;
 				pthread_mutex_unlock(&p->mu);

@@ -15,6 +15,7 @@ struct rtl_pool {
 	void *free;  /* intrusive free list */
 	char *chunk; /* current chunk being carved */
 	size_t left; /* bytes left in it */
+	unsigned chunks; /* taken so far */
 	pthread_mutex_t mu;
 };
 

@@ -23,7 +23,7 @@ size_t rtl_extent_bytes_in_use(void)
 	return n;
 }
 
-void *rtl_reserve(size_t size, size_t *got)
+static void *reserve(size_t size, size_t *got, int pool)
 {
 	size_t block;
 	int64_t off;
@@ -36,13 +36,28 @@ void *rtl_reserve(size_t size, size_t *got)
 		return NULL;
 	}
 	pthread_mutex_lock(&rtl_define_lock);
-	off = rtl_extent_alloc(block);
+	off = pool ? rtl_extent_alloc_top(block) : rtl_extent_alloc(block);
+	if (off >= 0 && !pool && rtl_views_commit((uint64_t)off + block) < 0) {
+		rtl_extent_free((uint64_t)off, block);
+		off = -1;
+		errno = ENOMEM;
+	}
 	pthread_mutex_unlock(&rtl_define_lock);
 	if (off < 0)
 		return NULL;
 	if (got)
 		*got = block;
 	return (void *)rtl_view_addr(RTL_VIEW_RW, (uint64_t)off);
+}
+
+void *rtl_reserve(size_t size, size_t *got)
+{
+	return reserve(size, got, 0);
+}
+
+void *rtl_reserve_pool(size_t size, size_t *got)
+{
+	return reserve(size, got, 1);
 }
 
 int rtl_unreserve(void *addr, size_t size)

@@ -14,6 +14,12 @@
  * size). region_define on memory inside the views is valid only within
  * such an extent. Give it back with rtl_unreserve (same size). */
 RTL_PRIVATE_API void *rtl_reserve(size_t size, size_t *got);
+
+/* The same for a pool its owner hands out bit by bit from the bottom: at
+ * the top of the offset space, and not committed (views.h): the owner
+ * calls rtl_views_commit for what it hands out, so that running off the
+ * end of that ends in SIGBUS. */
+RTL_PRIVATE_API void *rtl_reserve_pool(size_t size, size_t *got);
 RTL_PRIVATE_API int rtl_unreserve(void *addr, size_t size);
 
 /* Give the physical memory of [addr, addr + len) back: afterwards it reads

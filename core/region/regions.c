@@ -175,6 +175,11 @@ static struct rtl_region *alloc_owned(size_t size)
 	}
 	pthread_mutex_lock(&rtl_define_lock);
 	off = rtl_extent_alloc(block);
+	if (off >= 0 && rtl_views_commit((uint64_t)off + block) < 0) {
+		rtl_extent_free((uint64_t)off, block);
+		off = -1;
+		errno = ENOMEM;
+	}
 	if (off >= 0) {
 		r = rtl_region_create((uint64_t)off, size, block, RTL_REGION_OWNED,
 		                      RTL_VIEW_RW);

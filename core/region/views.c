@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,8 +13,47 @@
 
 #define DEFAULT_SIZE ((size_t)64 << 30)
 #define PAGE rtl_page_size()
+#define COMMIT_STEP ((uint64_t)8 << 20) /* the file grows 8 MiB at a time */
 
 struct rtl_views rtl_views = { .fd = -1 };
+
+/* The file's size. Growers take the mutex so that no ftruncate ever
+ * shrinks it under another's; readers need only the atomic. A fork child
+ * starts a file of its own with a fresh mutex (rtl_views_fork_child). */
+static _Atomic uint64_t committed;
+static pthread_mutex_t commit_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int rtl_views_commit(uint64_t end)
+{
+	uint64_t want;
+	int r = 0;
+
+	if (end <= atomic_load_explicit(&committed, memory_order_acquire))
+		return 0;
+	if (end > rtl_views.size) {
+		errno = ENOMEM;
+		return -1;
+	}
+	want = (end + COMMIT_STEP - 1) & ~(COMMIT_STEP - 1);
+	if (want > rtl_views.size)
+		want = rtl_views.size;
+	pthread_mutex_lock(&commit_lock);
+	if (want > atomic_load(&committed)) {
+		if (ftruncate(rtl_views.fd, (off_t)want) == 0)
+			atomic_store_explicit(&committed, want, memory_order_release);
+		else
+			r = -1;
+	}
+	pthread_mutex_unlock(&commit_lock);
+	if (r < 0)
+		errno = ENOMEM;
+	return r;
+}
+
+uint64_t rtl_views_committed(void)
+{
+	return atomic_load_explicit(&committed, memory_order_acquire);
+}
 
 int rtl_parse_size(const char *s, size_t *out)
 {
@@ -72,11 +113,10 @@ int rtl_views_init(void)
 	}
 	size = (size + (1u << 21) - 1) & ~(size_t)((1u << 21) - 1);
 
+	/* Empty: rtl_views_commit grows it as extents are handed out. */
 	fd = memfd_create("rtl-views", MFD_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (ftruncate(fd, (off_t)size) < 0)
-		goto fail_fd;
 	/* One reservation for all three, so the views are adjacent; at rtl's
 	 * home if it is free (docs/internals.md, "Views"), else anywhere. */
 	res = !RTL_HOME ? MAP_FAILED
@@ -163,9 +203,11 @@ static int copy_range(int fd, off_t off, off_t len)
 int rtl_views_fork_child(void)
 {
 	int fd = memfd_create("rtl-views", MFD_CLOEXEC);
-	off_t end = (off_t)rtl_views.size, data = 0, hole;
+	off_t end = (off_t)atomic_load(&committed), data = 0, hole;
 	void *ro, *rw;
 
+	/* A thread of the parent's may have held the mutex: it is not here. */
+	pthread_mutex_init(&commit_lock, NULL);
 	if (fd < 0 || ftruncate(fd, end) < 0)
 		goto fail;
 	/* Only the populated extents: the file is sparse. */

@@ -105,6 +105,15 @@ static inline int rtl_views_overlap(uintptr_t a, size_t len)
 	               (a < rtl_views.base && a + len > rtl_views.base));
 }
 
+/* The memfd covers offsets [0, committed) only: past what rtl has handed
+ * out there is no file, so a program that runs off the end of its memory
+ * gets SIGBUS there instead of populating the views' shared memory
+ * (docs/internals.md, "Views"). rtl_views_commit grows the file to cover
+ * [0, end) (never shrinks it); 0, or -1 with errno. Not for signal
+ * handlers (a mutex). */
+RTL_PRIVATE_API int rtl_views_commit(uint64_t end);
+RTL_PRIVATE_API uint64_t rtl_views_committed(void);
+
 /* Parse a size with an optional K/M/G/T suffix; -1 on bad input. */
 int rtl_parse_size(const char *s, size_t *out);
 

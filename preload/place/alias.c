@@ -33,6 +33,7 @@
 #include "actions.h"
 #include "clock.h"
 #include "engine.h"
+#include "fmt.h"
 #include "hooks.h"
 #include "lock.h"
 #include "maps.h"
@@ -241,6 +242,26 @@ static int access_locked(struct rtl_rec *rec, uintptr_t a, int write)
 	return allows(atomic_load(&rec->prot), write);
 }
 
+/* A fault in the reservation outside every live block: the program ran off
+ * the end of its block (or used a freed one). Its crash goes on as it
+ * would; rtl says once where it was. Signal handler: write(2) only. */
+static void ran_off(uintptr_t a)
+{
+	static _Atomic int said;
+	static const char head[] = "rtl: access at ",
+	                  tail[] = ", in rtl's memory but outside every live block: "
+	                           "the program ran off the end of its block or "
+	                           "used a freed one\n";
+	char buf[RTL_FMT_MAX], *hex = rtl_fmt_hex(a, buf);
+
+	if (atomic_exchange(&said, 1))
+		return;
+	if (write(STDERR_FILENO, head, sizeof(head) - 1) < 0 ||
+	    write(STDERR_FILENO, hex, strlen(hex)) < 0 ||
+	    write(STDERR_FILENO, tail, sizeof(tail) - 1) < 0)
+		return; /* nowhere to say it */
+}
+
 /* The core's foreign hook. Signal handler. */
 static int alias_fault(void *addr, int write, void *uc)
 {
@@ -250,8 +271,11 @@ static int alias_fault(void *addr, int write, void *uc)
 	int ok;
 
 	(void)uc;
-	if (!(rec = rtl_alias_find(addr)))
+	if (!(rec = rtl_alias_find(addr))) {
+		if (rtl_alias_owns(addr))
+			ran_off(a);
 		return 0; /* not an alias, or a freed one: the program's */
+	}
 	t0 = rtl_now_ns();
 	rtl_rec_lock(rec);
 	if (!atomic_load(&rec->live)) {

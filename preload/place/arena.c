@@ -68,6 +68,10 @@ static void *ext_alloc(extent_hooks_t *h, void *new_addr, size_t size,
 		if (start < at || start > pool_hi || size > pool_hi - start)
 			return NULL;
 	} while (!atomic_compare_exchange_weak(&pool_next, &at, start + size));
+	/* The file behind the views grows with the pool (views.h); the
+	 * address range is lost if it cannot, as on any ENOMEM here. */
+	if (rtl_views_commit(rtl_view_offset(start + size, RTL_VIEW_RW)) < 0)
+		return NULL;
 	atomic_fetch_add_explicit(&rtl_arena_extents, 1, memory_order_relaxed);
 	*zero = true; /* reserved view memory reads as zero */
 	*commit = true;
@@ -172,7 +176,7 @@ int rtl_arena_init(void)
 
 	rtl_je_malloc_message = quiet;
 	/* Half the views' offset space; the rest stays for region_alloc. */
-	pool = rtl_reserve(rtl_views.size / 2, &got);
+	pool = rtl_reserve_pool(rtl_views.size / 2, &got);
 	if (!pool)
 		return -1;
 	atomic_store(&pool_next, (uintptr_t)pool);

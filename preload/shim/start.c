@@ -65,7 +65,7 @@ static void start(void)
 		return;
 	/* Before rtl starts: its handler then keeps ours as the action for
 	 * SIGSEGVs that are not its own. */
-	if (rtl_engine.report[0] && rtl_fatal_init() < 0)
+	if (rtl_fatal_init() < 0)
 		perror("rtl: preload: no report on fatal signals");
 	/* rtl first, jemalloc second (jemalloc starts on its first mallctl):
 	 * at fork, jemalloc's prepare then runs before rtl's. Not required (the

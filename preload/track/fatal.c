@@ -3,6 +3,10 @@
  * make the report out of it (analyse.c); then the signal takes the
  * process as it would have without rtl.
  *
+ * A SIGBUS in rtl's memory is a program that ran off the end of the memory
+ * rtl has handed out (views.h: no file there): it gets a line that says so
+ * and dies of SIGSEGV, the signal such an access gets without rtl.
+ *
  * The handlers go only on signals whose action is the default, and stay
  * invisible: sigaction and signal() report SIG_DFL for them (signals.c),
  * and a program that sets its own action replaces ours. */
@@ -12,9 +16,14 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "alias.h"
+#include "engine.h"
+#include "fmt.h"
 #include "next.h"
 #include "track.h"
+#include "views.h"
 
 static const int sigs[] = { SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV,
 	                    SIGTERM, SIGINT, SIGQUIT, SIGHUP };
@@ -32,18 +41,52 @@ static int is_fault(int sig, const siginfo_t *si)
 	                           sig == SIGFPE || sig == SIGILL);
 }
 
+static void say(const char *s)
+{
+	if (write(STDERR_FILENO, s, strlen(s)) < 0)
+		return; /* nowhere to say it */
+}
+
+/* Whether a is in rtl's memory: the views, or the aliases and slots. */
+static int in_rtl_memory(uintptr_t a)
+{
+	return rtl_view_of(a) >= 0 || rtl_alias_owns((const void *)a);
+}
+
+/* Signal-safe: write(2) and formatting into a stack buffer only. */
+static int overrun(int sig, const siginfo_t *si)
+{
+	char a[RTL_FMT_MAX];
+
+	if (sig != SIGBUS || si->si_code != BUS_ADRERR ||
+	    !in_rtl_memory((uintptr_t)si->si_addr))
+		return 0;
+	say("rtl: access at ");
+	say(rtl_fmt_hex((uintptr_t)si->si_addr, a));
+	say(", past the end of the memory rtl has handed out: the program ran "
+	    "off the end of its blocks (SIGSEGV, as without rtl)\n");
+	return 1;
+}
+
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction dfl;
 	sigset_t set;
 
+	int faulted = is_fault(sig, si);
+
 	(void)uc;
-	rtl_fatal_report(sig);
+	if (overrun(sig, si)) {
+		sig = SIGSEGV; /* sent below: the access would fault as SIGBUS */
+		faulted = 0;
+	}
+	if (rtl_engine.report[0])
+		rtl_fatal_report(sig);
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	rtl_next()->sigaction(sig, &dfl, NULL);
 	atomic_fetch_and(&owned, ~(1ull << sig));
-	if (is_fault(sig, si))
+	if (faulted)
 		return; /* the instruction faults again and the process dies */
 	sigemptyset(&set);
 	sigaddset(&set, sig);

@@ -34,8 +34,7 @@ test-aarch64:
 # with their runs without rtl (tests/programs/, docs/preload.md).
 .PHONY: test-programs
 test-programs: build
-	@RTL_EXTRA_PACKAGES="$$(cat tests/programs/deps.txt)" scripts/deps.sh
-	@RTL_BUILD=$(CURDIR)/$(BUILD) bats --tap tests/programs
+	@scripts/test-programs.sh $(BUILD)
 
 format: deps
 	@scripts/format.sh fix

@@ -90,6 +90,26 @@ int rtl_extent_init(size_t size)
 	return 0;
 }
 
+int rtl_extent_hold_first(void)
+{
+	uint64_t zero = 0;
+	struct free_block *b;
+	int order;
+
+	HASH_FIND(hh, free_by_off, &zero, sizeof(zero), b);
+	if (!b) {
+		errno = EBUSY;
+		return -1;
+	}
+	order = b->order;
+	remove_free(b);
+	/* The buddies along the path down to [0, granule). */
+	for (int o = 0; o < order; o++)
+		if (add_free(order_size(o), o) < 0)
+			return -1;
+	return 0;
+}
+
 static int order_for(size_t size)
 {
 	int order = 0;

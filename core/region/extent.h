@@ -17,6 +17,14 @@
 
 int rtl_extent_init(size_t arena_size);
 
+/* Keep [0, RTL_EXTENT_MIN) out of every block, for good (right after
+ * init): the RO view's last bytes sit just below the RW view's first, and
+ * past the committed part of the file (views.h) reading them is SIGBUS.
+ * With the first granule held, a read just before a block in the RW view
+ * (glibc's free of a pointer it never gave reads the chunk header there)
+ * reads zeros, as it did when the file was whole. 0, or -1 with errno. */
+int rtl_extent_hold_first(void);
+
 /* Smallest block size that holds size bytes (0 if size is too large). */
 size_t rtl_extent_block(size_t size);
 

@@ -27,7 +27,8 @@ static void start(void)
 	if (rtl_views_init() < 0)
 		goto fail;
 	step = "allocator";
-	if (rtl_extent_init(rtl_views.size) < 0 || rtl_rmap_init(rtl_views.size) < 0)
+	if (rtl_extent_init(rtl_views.size) < 0 || rtl_extent_hold_first() < 0 ||
+	    rtl_rmap_init(rtl_views.size) < 0)
 		goto fail;
 	step = "decoder";
 	if (rtl_decoder_init() < 0)

@@ -10,7 +10,7 @@ TOP = ["rtl_report", "run", "policy", "totals", "rules", "sites", "top_regions",
        "epochs", "events", "backtraces", "notes"]
 TOTALS = ["allocations", "selected", "regions_peak", "traps", "read_traps",
           "write_traps", "stale_traps", "trap_ns", "mprotect_calls",
-          "syscall_buffers", "in_place_protects", "live", "bytes", "fallbacks", "libc_skipped",
+          "syscall_buffers", "syscalls_trapped", "syscalls_refused", "in_place_protects", "live", "bytes", "fallbacks", "libc_skipped",
           "extents", "foreign"]
 LISTS = {
     "rules": {"name": str, "mechanism": str, "selected": INT, "bytes": INT,

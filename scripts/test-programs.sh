@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# make test-programs: install the real programs of tests/programs (deps.txt),
+# run the matrix (every program under every kind of policy, compared with
+# its run without rtl, docs/preload.md "Real programs") and CPython's own
+# tests, and end with "N passed, N failed" like make test.
+# scripts/test-programs.sh BUILD
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=$(cd "${1:-build}" && pwd)
+RTL_EXTRA_PACKAGES="$(cat tests/programs/deps.txt)" scripts/deps.sh || exit 1
+tap=$(mktemp)
+trap 'rm -f "$tap"' EXIT
+RTL_BUILD=$build bats --tap tests/programs | tee "$tap"
+passed=$(grep -c '^ok ' "$tap")
+failed=$(grep -c '^not ok ' "$tap")
+# bats prints nothing countable when it cannot start: that is a failure.
+grep -q '^1\.\.' "$tap" || failed=$((failed + 1))
+echo "$passed passed, $failed failed"
+((failed == 0))

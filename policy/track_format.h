@@ -74,7 +74,7 @@ enum rtl_track_tag {
 #define RTL_TRACK_LIMIT_EPOCHS_DROPPED "epochs_dropped"
 #define RTL_TRACK_LIMIT_EVENTS "events" /* traps the ring saw */
 #define RTL_TRACK_LIMIT_STACKS_DROPPED "stacks_dropped"
-#define RTL_TRACK_LIMIT_EPOCH_OPEN "last_epoch_open" /* died before closing it */
+#define RTL_TRACK_LIMIT_EPOCH_OPEN "last_epoch_open"      /* died before closing it */
 #define RTL_TRACK_LIMIT_SECCOMP_REFUSED "seccomp_refused" /* the errno, or 0 */
 
 #endif

@@ -12,9 +12,9 @@
 
 struct rtl_pool {
 	size_t objsize;
-	void *free;  /* intrusive free list */
-	char *chunk; /* current chunk being carved */
-	size_t left; /* bytes left in it */
+	void *free;      /* intrusive free list */
+	char *chunk;     /* current chunk being carved */
+	size_t left;     /* bytes left in it */
 	unsigned chunks; /* taken so far */
 	pthread_mutex_t mu;
 };

@@ -15,34 +15,21 @@
 #include <unistd.h>
 
 #include "policy.h"
+#include "preload_find.h"
 #include "report_path.h"
 #include "report_save.h"
 #include "rtlctl.h"
 
-#ifndef RTL_PRELOAD_INSTALLED
-#define RTL_PRELOAD_INSTALLED "/usr/local/lib/librtlpreload.so"
-#endif
-
-/* $RTL_PRELOAD, else beside rtlctl in a build tree, else installed. */
-static int find_preload(char *out, size_t len)
+/* A relative report name made absolute against the folder rtlctl started
+ * in: the program and its children write it wherever they have gone, and
+ * rtlctl looks for it here. "-" (stderr) and "" (none) stay. */
+static int absolute(const char *path, char *out, size_t len)
 {
-	const char *env = getenv("RTL_PRELOAD");
-	char self[PATH_MAX];
-	ssize_t n;
+	char cwd[PATH_MAX];
 
-	if (env && *env) {
-		snprintf(out, len, "%s", env);
-		return access(out, R_OK);
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		snprintf(out, len, "%s/../preload/librtlpreload.so", dirname(self));
-		if (access(out, R_OK) == 0)
-			return 0;
-	}
-	snprintf(out, len, "%s", RTL_PRELOAD_INSTALLED);
-	return access(out, R_OK);
+	if (!path[0] || path[0] == '/' || !strcmp(path, "-") || !getcwd(cwd, sizeof(cwd)))
+		return -1;
+	return snprintf(out, len, "%s/%s", cwd, path) < (int)len ? 0 : -1;
 }
 
 static void set_env(const char *preload, const char *config, const char *report)
@@ -175,6 +162,7 @@ int cmd_run(int argc, char **argv)
 	static struct rtl_policy policy;
 	struct rtl_policy_errors errs;
 	char preload[PATH_MAX], config[PATH_MAX], report[PATH_MAX], prog[PATH_MAX];
+	char report_abs[PATH_MAX], why[512];
 	const char *config_arg = NULL, *report_arg = NULL;
 	int opt, status;
 	time_t started;
@@ -207,11 +195,17 @@ int cmd_run(int argc, char **argv)
 	} else {
 		rtl_policy_load_builtin(&policy);
 	}
-	if (find_preload(preload, sizeof(preload)) < 0) {
+	if (preload_find(preload, sizeof(preload)) < 0) {
 		fprintf(stderr, "rtlctl run: cannot find librtlpreload.so (tried %s; set RTL_PRELOAD)\n",
 		        preload);
 		return 127;
 	}
+	if (preload_check(preload, why, sizeof(why)) < 0) {
+		fprintf(stderr, "rtlctl run: %s cannot be loaded: %s\n", preload, why);
+		return 127;
+	}
+	if (report_arg && absolute(report_arg, report_abs, sizeof(report_abs)) == 0)
+		report_arg = report_abs;
 	fflush(NULL);
 	started = time(NULL);
 	parent = getpid();

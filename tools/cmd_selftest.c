@@ -12,20 +12,20 @@
 
 #include "rtlctl.h"
 
-#ifndef RTL_SELFTEST_INSTALLED
-#define RTL_SELFTEST_INSTALLED "/usr/local/libexec/rtl/rtl-selftest"
+#ifndef RTL_BIN_TO_LIBEXEC
+#define RTL_BIN_TO_LIBEXEC "../libexec/rtl"
 #endif
 
 #define MAX_VARIANTS 8
 
 /* $RTL_SELFTEST, else beside rtlctl in a build tree, else installed
- * relative to rtlctl, else where meson installed it. */
+ * relative to rtlctl (a moved install still finds it). */
 static int find_selftest(char *out, size_t len)
 {
 	static const char *const rel[] = { "selftest/rtl-selftest",
-		                           "../libexec/rtl/rtl-selftest" };
+		                           RTL_BIN_TO_LIBEXEC "/rtl-selftest" };
 	const char *env = getenv("RTL_SELFTEST");
-	char self[PATH_MAX];
+	char self[PATH_MAX], *dir;
 	ssize_t n;
 
 	if (env && *env) {
@@ -33,17 +33,16 @@ static int find_selftest(char *out, size_t len)
 		return access(out, X_OK);
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-			snprintf(out, len, "%s/%s", dirname(self), rel[i]);
-			if (access(out, X_OK) == 0)
-				return 0;
-			self[n] = '\0'; /* dirname may have cut it */
-		}
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	dir = dirname(self); /* once: it cuts self */
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(out, len, "%s/%s", dir, rel[i]);
+		if (access(out, X_OK) == 0)
+			return 0;
 	}
-	snprintf(out, len, "%s", RTL_SELFTEST_INSTALLED);
-	return access(out, X_OK);
+	return -1;
 }
 
 struct variant {

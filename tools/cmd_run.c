@@ -17,7 +17,7 @@
 #include "policy.h"
 #include "preload_find.h"
 #include "report_path.h"
-#include "report_save.h"
+#include "run_reports.h"
 #include "rtlctl.h"
 
 /* A relative report name made absolute against the folder rtlctl started
@@ -35,7 +35,7 @@ static int absolute(const char *path, char *out, size_t len)
 static void set_env(const char *preload, const char *config, const char *report)
 {
 	const char *old = getenv("LD_PRELOAD");
-	char *both, self[PATH_MAX];
+	char *both, self[PATH_MAX], pid[24];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	if (old && *old && asprintf(&both, "%s:%s", preload, old) > 0)
@@ -48,14 +48,13 @@ static void set_env(const char *preload, const char *config, const char *report)
 		self[n] = '\0';
 		setenv("RTL_RTLCTL", self, 1);
 	}
-	if (report) {
-		char pid[24];
+	if (report)
 		setenv("RTL_REPORT", report, 1);
-		/* The program writes REPORT; a child of it (another pid) writes
-		 * REPORT.PID rather than overwrite it (unless REPORT has %p). */
-		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		setenv("RTL_REPORT_PID", pid, 1);
-	}
+	/* The program writes REPORT; a process it starts (another pid) writes
+	 * REPORT with its pid before the extension rather than overwrite it
+	 * (unless REPORT has %p), and names the program as its root. */
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	setenv("RTL_REPORT_PID", pid, 1);
 }
 
 /* ---- signals: the program is the one they are for ---- */
@@ -118,22 +117,6 @@ static void child_start(pid_t parent, const sigset_t *orig)
 	if (getppid() != parent)
 		raise(SIGKILL); /* rtlctl died before prctl: nobody to wait for us */
 	sigprocmask(SIG_SETMASK, orig, NULL);
-}
-
-/* The summary and the name of the program's report: the name asked for,
- * or the next free one if that was taken (report_file.h). */
-static void summary(const char *report, pid_t pid, time_t started)
-{
-	char found[PATH_MAX + 32];
-
-	if (report_find(report, (long)pid, started, found, sizeof(found)) < 0)
-		return; /* none written: whoever failed to has said why */
-	report_summary(found, stderr);
-	if (strcmp(found, report))
-		fprintf(stderr, "rtl: report: %s (%s was taken; see: rtlctl report %s)\n",
-		        found, report, found);
-	else
-		fprintf(stderr, "rtl: report: %s (see: rtlctl report %s)\n", found, found);
 }
 
 static int pass_status(int status)
@@ -230,6 +213,7 @@ int cmd_run(int argc, char **argv)
 	rtl_report_path(report_arg ? report_arg : policy.report, basename(prog),
 	                (long)pid, 0, report, sizeof(report));
 	if (report[0] && strcmp(report, "-"))
-		summary(report, pid, started);
+		run_reports_list(report_arg ? report_arg : policy.report, report, pid,
+		                 started, stderr);
 	return pass_status(status);
 }

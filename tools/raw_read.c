@@ -15,6 +15,9 @@
 #include "text.h"
 #include "track_format.h"
 
+#ifndef RTL_VERSION
+#define RTL_VERSION "unknown"
+#endif
 #define MAX_SITES 500
 #define MAX_STACKS 50
 #define MAX_TOP 20
@@ -147,13 +150,17 @@ static int read_run(struct run *r, struct cur *c)
 	char *prog, *argv;
 	size_t n = 0;
 
-	uint64_t pid, ns;
+	uint64_t pid, ns, ppid = 0, root = 0;
 
 	r->status = (int64_t)u64(c);
 	pid = u64(c);
 	ns = u64(c);
 	prog = str(c, NULL);
 	argv = str(c, &n);
+	if (c->p < c->end) { /* a record of 0.2.0 or later */
+		ppid = u64(c);
+		root = u64(c);
+	}
 	if (!c->bad) {
 		json_t *a = json_array();
 
@@ -167,6 +174,10 @@ static int read_run(struct run *r, struct cur *c)
 		else if (r->status != RTL_TRACK_STATUS_UNKNOWN)
 			set_int(r->run, "signal", (uint64_t)-r->status);
 		set_int(r->run, "duration_ns", ns);
+		if (ppid)
+			set_int(r->run, "ppid", ppid);
+		if (root)
+			set_int(r->run, "root_pid", root);
 		r->have_run = 1;
 	}
 	free(prog);
@@ -569,6 +580,7 @@ static json_t *build(struct run *r)
 	bts = backtraces(r);
 	limit_notes(r);
 	set_int(out, "rtl_report", 1);
+	json_object_set_new(out, "rtl_version", json_string(RTL_VERSION));
 	json_object_set(out, "run", r->run);
 	json_object_set(out, "policy", r->policy);
 	json_object_set(out, "totals", r->totals);

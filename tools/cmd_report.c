@@ -4,6 +4,7 @@
  * has rtlctl do when a traced program ends). A malformed report or record
  * is an error with the reason, never a crash. */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static char *slurp(const char *path, size_t *size)
 	size_t cap = 0, n = 0;
 
 	if (!f) {
-		fprintf(stderr, "rtlctl report: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "rtlctl report: %s: cannot open: %s\n", path, strerror(errno));
 		return NULL;
 	}
 	for (;;) {
@@ -83,30 +84,31 @@ int report_summary(const char *path, FILE *out)
 
 int cmd_report(int argc, char **argv)
 {
-	const char *file = NULL, *out = NULL;
-	int as_json = 0, rc = 0, is_raw;
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *file, *out = NULL;
+	int as_json = 0, rc = 0, is_raw, c;
 	json_t *r;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			as_json = 1;
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			out = argv[++i];
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage_of("report", stdout);
-			return 0;
-		} else if (argv[i][0] == '-' || file) {
-			fprintf(stderr, "rtlctl report: unexpected '%s'\n", argv[i]);
-			usage_of("report", stderr);
-			return EXIT_USAGE;
-		} else {
-			file = argv[i];
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': as_json = 1; break;
+		case 'o': out = optarg; break;
+		case 'h': help_of("report", stdout); return 0;
+		default: return option_error("report", c, argv);
 		}
 	}
-	if (!file) {
-		usage_of("report", stderr);
-		return EXIT_USAGE;
-	}
+	if (optind == argc)
+		return usage_error("report", "no report given");
+	if (argc - optind > 1)
+		return usage_error("report", "one report at a time ('%s' is one too many)",
+		                   argv[optind + 1]);
+	file = argv[optind];
 	r = load_report(file, &is_raw);
 	if (!r)
 		return EXIT_INVALID;

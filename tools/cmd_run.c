@@ -153,19 +153,16 @@ int cmd_run(int argc, char **argv)
 	pid_t pid, parent;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+c:o:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:c:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': config_arg = optarg; break;
 		case 'o': report_arg = optarg; break;
-		case 'h': usage_of("run", stdout); return 0;
-		default: usage_of("run", stderr); return EXIT_USAGE;
+		case 'h': help_of("run", stdout); return 0;
+		default: return option_error("run", opt, argv);
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "rtlctl run: no program given\n");
-		usage_of("run", stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return usage_error("run", "no program given");
 	if (config_arg) {
 		if (rtl_policy_load(config_arg, &policy, &errs) < 0) {
 			fputs(errs.text, stderr);

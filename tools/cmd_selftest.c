@@ -124,21 +124,11 @@ int cmd_selftest(int argc, char **argv)
 	int c, n, ran = 0, bad = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "v:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":v:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'v':
-			only = optarg;
-			break;
-		case 'h':
-			usage_of("selftest", stdout);
-			printf("Runs rtl's checks once per glibc string variant this CPU can run\n"
-			       "(GLIBC_TUNABLES picks each); CHECK names a check or a group\n"
-			       "(sweep, shape); rtl-selftest --list lists them. Environment:\n"
-			       "RTL_SELFTEST, the rtl-selftest program to run.\n");
-			return 0;
-		default:
-			usage_of("selftest", stderr);
-			return EXIT_USAGE;
+		case 'v': only = optarg; break;
+		case 'h': help_of("selftest", stdout); return 0;
+		default: return option_error("selftest", c, argv);
 		}
 	}
 	if (find_selftest(prog, sizeof(prog)) < 0) {

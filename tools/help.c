@@ -7,15 +7,15 @@
 #include "rtlctl.h"
 
 /* What the preload reads, for `run` (and so for `compare`-like commands). */
-#define PRELOAD_ENV                                                                            \
-	"  RTL_PRELOAD        the preload library (default: found relative to rtlctl)\n"       \
-	"  RTL_ARENA_SIZE     size of rtl's views, e.g. 16G (default 64G, sparse)\n"           \
-	"  RTL_MAX_MAP_COUNT  lower vm.max_map_count as the alias budget counts it\n"        \
-	"  RTL_RAW            keep the run's raw record in this file\n"                         \
-	"  TMPDIR             where the raw record of a report to stderr goes\n"                \
-	"  LD_PRELOAD         kept, after rtl's preload\n"                                      \
-	"Set by rtlctl run for the program: RTL_CONFIG (the policy), RTL_REPORT (-o),\n"       \
-	"RTL_REPORT_PID (the program's pid), RTL_RTLCTL (this rtlctl, which makes\n"          \
+#define PRELOAD_ENV                                                                      \
+	"  RTL_PRELOAD        the preload library (default: found relative to rtlctl)\n" \
+	"  RTL_ARENA_SIZE     size of rtl's views, e.g. 16G (default 64G, sparse)\n"     \
+	"  RTL_MAX_MAP_COUNT  lower vm.max_map_count as the alias budget counts it\n"    \
+	"  RTL_RAW            keep the run's raw record in this file\n"                  \
+	"  TMPDIR             where the raw record of a report to stderr goes\n"         \
+	"  LD_PRELOAD         kept, after rtl's preload\n"                               \
+	"Set by rtlctl run for the program: RTL_CONFIG (the policy), RTL_REPORT (-o),\n" \
+	"RTL_REPORT_PID (the program's pid), RTL_RTLCTL (this rtlctl, which makes\n"     \
 	"the report); set them yourself to use the preload without rtlctl run.\n"
 
 static const struct rtlctl_command commands[] = {

@@ -11,16 +11,16 @@ static const struct {
 	const char *want;
 } cases[] = {
 	{ "rtl-report.%e.%p.json", "ls", 42, 0, "rtl-report.ls.42.json" },
-	{ "c.json", "bash", 42, 42, "c.json" },            /* the owner itself */
-	{ "c.json", "true", 43, 42, "c.43.json" },         /* a child: before .json */
+	{ "c.json", "bash", 42, 42, "c.json" },    /* the owner itself */
+	{ "c.json", "true", 43, 42, "c.43.json" }, /* a child: before .json */
 	{ "/tmp/out/c.json", "true", 43, 42, "/tmp/out/c.43.json" },
-	{ "c", "true", 43, 42, "c.43" },                   /* no extension */
-	{ "a.d/c", "true", 43, 42, "a.d/c.43" },           /* a dot in a folder name */
-	{ ".rtl", "true", 43, 42, ".rtl.43" },             /* a leading dot */
+	{ "c", "true", 43, 42, "c.43" },         /* no extension */
+	{ "a.d/c", "true", 43, 42, "a.d/c.43" }, /* a dot in a folder name */
+	{ ".rtl", "true", 43, 42, ".rtl.43" },   /* a leading dot */
 	{ "dir/.rtl", "true", 43, 42, "dir/.rtl.43" },
-	{ "c.tar.gz", "true", 43, 42, "c.tar.43.gz" },     /* the last dot */
+	{ "c.tar.gz", "true", 43, 42, "c.tar.43.gz" },    /* the last dot */
 	{ "%e.%p.json", "true", 43, 42, "true.43.json" }, /* %p: nothing added */
-	{ "c.json", "true", 43, 0, "c.json" },             /* no owner */
+	{ "c.json", "true", 43, 0, "c.json" },            /* no owner */
 };
 
 TEST(names_from_the_table)

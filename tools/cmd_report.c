@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "raw_read.h"
+#include "report_export.h"
 #include "report_print.h"
 #include "report_read.h"
 #include "report_save.h"
@@ -86,11 +87,14 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "csv", required_argument, NULL, 'C' },
+		{ "folded", no_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *file, *out = NULL;
+	const char *file, *out = NULL, *csv = NULL;
+	int folded = 0;
 	int as_json = 0, rc = 0, is_raw, c;
 	json_t *r;
 
@@ -98,6 +102,8 @@ int cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': as_json = 1; break;
+		case 'C': csv = optarg; break;
+		case 'F': folded = 1; break;
 		case 'o': out = optarg; break;
 		case 'h': help_of("report", stdout); return 0;
 		default: return option_error("report", c, argv);
@@ -109,6 +115,10 @@ int cmd_report(int argc, char **argv)
 		return usage_error("report", "one report at a time ('%s' is one too many)",
 		                   argv[optind + 1]);
 	file = argv[optind];
+	if (csv && !report_csv_known(csv))
+		return usage_error("report", "--csv takes sites or rules, not '%s'", csv);
+	if (!!csv + folded + (as_json || out) > 1)
+		return usage_error("report", "one of --json, --csv and --folded at a time");
 	r = load_report(file, &is_raw);
 	if (!r)
 		return EXIT_INVALID;
@@ -121,6 +131,13 @@ int cmd_report(int argc, char **argv)
 	} else if (as_json) {
 		json_dumpf(r, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
+	} else if (csv) {
+		report_print_csv(r, csv, stdout);
+	} else if (folded) {
+		if (!report_print_folded(r, stdout))
+			fprintf(stderr, "rtlctl report: %s: no trap backtraces (the backtrace "
+			                "action of on_read/on_write records them)\n",
+			        file);
 	} else {
 		report_print_tables(r, stdout);
 	}

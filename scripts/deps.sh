@@ -11,6 +11,7 @@ packages=(
   openmpi-bin libopenmpi-dev iproute2
   bats bats-support bats-assert bats-file
   python3 sqlite3 gzip git perl coreutils mawk gawk xz-utils tar
+  groff-base man-db bsdextrautils # the man pages' test renders them
 )
 packages+=(${RTL_EXTRA_PACKAGES:-})
 

@@ -47,7 +47,7 @@ static const struct rtlctl_command commands[] = {
 	  "check rtl's trap path on this CPU, per glibc string variant",
 	  "  -v, --variant NAME  only this glibc string variant (sse2, avx2, evex ...)\n"
 	  "  -h, --help          this help\n"
-	  "CHECK names a check or a group (sweep, shape); rtl-selftest --list lists them.\n",
+	  "\nCHECK names a check or a group (sweep, shape); rtl-selftest --list lists them.\n",
 	  "  RTL_SELFTEST  the rtl-selftest program (default: found relative to rtlctl)\n" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -121,3 +121,69 @@ install_moved() {
   run ls "$tmp/reports"
   assert_output --regexp '^bash\.[0-9]+\.json$'
 }
+
+@test "install: the man pages, with the version, render without a warning and cover every option" {
+  install_moved
+  version=$("$build/tools/rtlctl" --version | cut -d' ' -f2)
+  for page in man1/rtlctl.1 man5/rtl-policy.5 man3/librtl.3 man7/rtl-preload.7; do
+    f=$tmp/moved/share/man/$page
+    assert_file_exist "$f"
+    grep -q "\"rtl $version\"" "$f" || fail "$page: no version $version"
+    run groff -man -ww -z -Tutf8 "$f"
+    assert_success
+    assert_output ""
+  done
+  text=$(groff -man -Tascii -rLL=200n "$tmp/moved/share/man/man1/rtlctl.1" | col -b)
+  for cmd in run check show report init selftest; do
+    grep -q "rtlctl $cmd" <<<"$text" || fail "rtlctl.1 has no rtlctl $cmd"
+    for o in $("$build/tools/rtlctl" help "$cmd" | sed -n '/^Options:/,/^$/p' | grep -oE -- '--[a-z-]+'); do
+      grep -qe "$o" <<<"$text" || fail "rtlctl.1 does not document $o of $cmd"
+    done
+    for v in $("$build/tools/rtlctl" help "$cmd" | grep -oE '\b(RTL_[A-Z_]+|TMPDIR)\b'); do
+      grep -qw "$v" <<<"$text" || fail "rtlctl.1 does not document $v"
+    done
+  done
+  # man finds them in the installed tree by name.
+  run env MANPATH="$tmp/moved/share/man" man -P cat rtl-policy
+  assert_success
+  assert_output --partial "max_regions"
+}
+
+# Complete the words of $1 (the last one being completed) with the
+# installed completion; the candidates, one a line.
+complete_words() {
+  bash -c '
+    source "$1"
+    read -ra COMP_WORDS <<<"$2"
+    [[ $2 == *" " ]] && COMP_WORDS+=("")
+    COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+    _rtlctl
+    printf "%s\n" "${COMPREPLY[@]}"
+  ' _ "$tmp/moved/share/bash-completion/completions/rtlctl" "$1"
+}
+
+@test "install: bash completion of commands, options, policies and the program" {
+  install_moved
+  assert_file_exist "$tmp/moved/share/bash-completion/completions/rtlctl"
+  run complete_words "rtlctl rep"
+  assert_output report
+  run complete_words "rtlctl report --"
+  assert_line --csv
+  assert_line --folded
+  assert_line --json
+  run complete_words "rtlctl report --csv "
+  assert_output $'sites\nrules'
+  mkdir "$tmp/w"
+  cd "$tmp/w"
+  touch a.ini b.txt r.json
+  run complete_words "rtlctl run -c "
+  assert_output a.ini
+  run complete_words "rtlctl check "
+  assert_output a.ini
+  run complete_words "rtlctl report "
+  assert_output r.json
+  run complete_words "rtlctl run -c a.ini -- ech"
+  assert_line echo
+  run complete_words "rtlctl help sel"
+  assert_output selftest
+}

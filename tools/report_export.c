@@ -117,7 +117,8 @@ static void add_frame(char *line, size_t *n, const char *f)
 	if (*n && *n + 1 < STACK_MAX)
 		line[(*n)++] = ';';
 	for (size_t i = 0; i < len && *n + 1 < STACK_MAX; i++)
-		line[(*n)++] = s[i] == ';' ? ':' : s[i] == ' ' ? '_' : s[i];
+		line[(*n)++] = s[i] == ';' ? ':' : s[i] == ' ' ? '_'
+		                                               : s[i];
 	line[*n] = '\0';
 }
 

@@ -91,6 +91,8 @@ struct site {
 struct top {
 	uint32_t slot;
 	uint64_t size, rd, wr;
+	uint64_t addr; /* 0: a record from before 0.2.0 */
+	int rule;      /* -1: likewise */
 };
 
 struct stack {
@@ -274,6 +276,12 @@ static int read_top(struct run *r, struct cur *c)
 	t.size = u64(c);
 	t.rd = u64(c);
 	t.wr = u64(c);
+	t.addr = 0;
+	t.rule = -1;
+	if (c->p < c->end) { /* a record of 0.2.0 or later */
+		t.addr = u64(c);
+		t.rule = (int)u32(c);
+	}
 	if (c->bad)
 		return -1;
 	r->tops = grow(r->tops, &r->captops, r->ntops, sizeof(t));
@@ -451,6 +459,14 @@ static json_t *top_regions(struct run *r)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "site", rtl_json_text(slot_name(r, r->tops[i].slot)));
+		if (r->tops[i].rule >= 0)
+			json_object_set_new(o, "rule",
+			                    rtl_json_text(rule_name(r, r->tops[i].rule)));
+		if (r->tops[i].addr) {
+			char hex[24];
+			snprintf(hex, sizeof(hex), "0x%" PRIx64, r->tops[i].addr);
+			json_object_set_new(o, "address", json_string(hex));
+		}
 		set_int(o, "size", r->tops[i].size);
 		set_int(o, "read_traps", r->tops[i].rd);
 		set_int(o, "write_traps", r->tops[i].wr);

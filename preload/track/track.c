@@ -183,6 +183,9 @@ static void write_top(void)
 		rtl_raw_u64(top[i].size);
 		rtl_raw_u64(top[i].read_traps);
 		rtl_raw_u64(top[i].write_traps);
+		/* Later fields: which region, and its rule. */
+		rtl_raw_u64((uint64_t)top[i].addr);
+		rtl_raw_u32(top[i].rule);
 		rtl_raw_end();
 	}
 }

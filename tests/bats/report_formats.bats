@@ -108,3 +108,25 @@ PY
   assert_equal "$status" 2
   assert_equal "${stderr_lines[0]}" "rtlctl report: one of --json, --csv and --folded at a time"
 }
+
+@test "report: the top regions are told apart by address, size, site and rule" {
+  traced_run
+  run python3 - "$tmp/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+top = r["top_regions"]
+assert len(top) == 20, len(top)
+addrs = [t["address"] for t in top]
+assert all(a.startswith("0x") and int(a, 16) > 0 for a in addrs), addrs
+assert len(set(addrs)) == len(addrs), addrs       # one row per region
+for t in top:                                     # access: 20 a's trap, 100 bytes
+    assert (t["site"], t["rule"], t["size"]) == ("access!alloc_a", "a", 100), t
+print("ok")
+PY
+  assert_output ok
+  run "$rtlctl" report "$tmp/r.json"
+  assert_success
+  assert_line --regexp '^ +1 +1 +0x[0-9a-f]+ +100  access!alloc_a \(a\)$'
+  n=$(grep -cE '^ +1 +1 +0x[0-9a-f]+ +100  access!alloc_a \(a\)$' <<<"$output")
+  assert_equal "$n" 20
+}

@@ -209,7 +209,7 @@ teardown() {
   assert_line 'note: café stays'
   # Sums saturate: the site with 2^63-1 read traps sorts first, and the
   # epochs' diff bytes add up to 2^63-1, not to a negative number.
-  [[ $(grep -A1 'site (rule)' <<<"$output" | tail -n 1) =~ ^9223372036854775807\ +1\ +1\ +1\ \ huge\\x1b\[31m\ \(r\)$ ]]
+  [[ $(grep -m1 -A1 'site (rule)' <<<"$output" | tail -n 1) =~ ^9223372036854775807\ +1\ +1\ +1\ \ huge\\x1b\[31m\ \(r\)$ ]]
   assert_output --partial "2 epochs, 9223372036854775807 bytes in diffs vs 9223372036854775807 bytes"
 }
 

@@ -37,6 +37,13 @@ test-programs: build
 	@RTL_EXTRA_PACKAGES="$$(cat tests/programs/deps.txt)" scripts/deps.sh
 	@RTL_BUILD=$(CURDIR)/$(BUILD) bats --tap tests/programs
 
+# Install under PREFIX without calling meson yourself (DESTDIR stages it):
+# the installed tree runs wherever it is (docs/install.md).
+PREFIX ?= /usr/local
+.PHONY: install
+install: build
+	@scripts/install.sh $(BUILD) $(PREFIX)
+
 format: deps
 	@scripts/format.sh fix
 

@@ -187,3 +187,22 @@ complete_words() {
   run complete_words "rtlctl help sel"
   assert_output selftest
 }
+
+@test "make install's script: PREFIX (and DESTDIR) without configuring meson, and the tree runs there" {
+  needs_preload
+  run "$top/scripts/install.sh" "$build" "$tmp/p"
+  assert_success
+  assert_output "rtl: installed under $tmp/p (try: $tmp/p/bin/rtlctl run -- /bin/true)"
+  run --separate-stderr env -u RTL_PRELOAD "$tmp/p/bin/rtlctl" run -c "$tmp/p.ini" -o "$tmp/r.json" -- /bin/true
+  assert_success
+  assert_file_exist "$tmp/r.json"
+  DESTDIR=$tmp/stage run "$top/scripts/install.sh" "$build" /opt/rtl
+  assert_success
+  assert_file_exist "$tmp/stage/opt/rtl/bin/rtlctl"
+  run "$top/scripts/install.sh" "$build" relative/dir
+  assert_equal "$status" 2
+  assert_output "install: PREFIX must be absolute: relative/dir"
+  # The Makefile's target is this script.
+  run make -s -n -C "$top" install PREFIX=/x BUILD=b
+  assert_line --partial "scripts/install.sh b /x"
+}

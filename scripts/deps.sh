@@ -15,7 +15,7 @@ declare -A group=(
   # make test: bats and what the tests run or read their output with.
   [test]="bats bats-support bats-assert bats-file
     python3 sqlite3 gzip git perl coreutils mawk gawk xz-utils tar
-    groff-base man-db bsdextrautils"
+    groff-base man-db bsdextrautils gnuplot-nox"
   # The DSM (dsm/, built only when meson finds MPI) and its tests.
   [mpi]="openmpi-bin libopenmpi-dev iproute2"
   # CI's second compiler.

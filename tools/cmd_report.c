@@ -12,6 +12,7 @@
 
 #include "raw_read.h"
 #include "report_export.h"
+#include "report_plot.h"
 #include "report_print.h"
 #include "report_read.h"
 #include "report_save.h"
@@ -89,11 +90,12 @@ int cmd_report(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", required_argument, NULL, 'C' },
 		{ "folded", no_argument, NULL, 'F' },
+		{ "plot", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *file, *out = NULL, *csv = NULL;
+	const char *file, *out = NULL, *csv = NULL, *plot = NULL;
 	int folded = 0;
 	int as_json = 0, rc = 0, is_raw, c;
 	json_t *r;
@@ -104,6 +106,7 @@ int cmd_report(int argc, char **argv)
 		case 'j': as_json = 1; break;
 		case 'C': csv = optarg; break;
 		case 'F': folded = 1; break;
+		case 'P': plot = optarg; break;
 		case 'o': out = optarg; break;
 		case 'h': help_of("report", stdout); return 0;
 		default: return option_error("report", c, argv);
@@ -117,8 +120,10 @@ int cmd_report(int argc, char **argv)
 	file = argv[optind];
 	if (csv && !report_csv_known(csv))
 		return usage_error("report", "--csv takes sites or rules, not '%s'", csv);
-	if (!!csv + folded + (as_json || out) > 1)
-		return usage_error("report", "one of --json, --csv and --folded at a time");
+	if (plot && !report_plot_kind_known(plot))
+		return usage_error("report", "--plot writes FILE.png or FILE.svg, not '%s'", plot);
+	if (!!csv + folded + !!plot + (as_json || out) > 1)
+		return usage_error("report", "one of --json, --csv, --folded and --plot at a time");
 	r = load_report(file, &is_raw);
 	if (!r)
 		return EXIT_INVALID;
@@ -133,6 +138,8 @@ int cmd_report(int argc, char **argv)
 		fputc('\n', stdout);
 	} else if (csv) {
 		report_print_csv(r, csv, stdout);
+	} else if (plot) {
+		rc = report_plot(r, plot) < 0 ? EXIT_INVALID : 0;
 	} else if (folded) {
 		if (!report_print_folded(r, stdout))
 			fprintf(stderr, "rtlctl report: %s: no trap backtraces (the backtrace "

@@ -31,12 +31,14 @@ static const struct rtlctl_command commands[] = {
 	  "  -h, --help  this help\n", NULL },
 	{ "show", cmd_show, "FILE", "print the effective policy, defaults filled in",
 	  "  -h, --help  this help\n", NULL },
-	{ "report", cmd_report, "[--json [-o OUT] | --csv TABLE | --folded] FILE",
+	{ "report", cmd_report, "[--json [-o OUT] | --csv TABLE | --folded | --plot OUT] FILE",
 	  "tables from a run's report or raw record; -o writes the JSON",
 	  "  --json               the report as indented JSON\n"
 	  "  --csv TABLE          one table as CSV: sites or rules\n"
 	  "  --folded             trap backtraces as collapsed stacks, weighted by\n"
 	  "                       traps (flamegraph.pl, speedscope, inferno)\n"
+	  "  --plot OUT           draw OUT.png or OUT.svg with gnuplot: traps over\n"
+	  "                       time by rule (with events = traps), by site\n"
 	  "  -o, --output OUT     write the JSON report to OUT (\"-\": stdout)\n"
 	  "  -h, --help           this help\n",
 	  NULL },

@@ -380,6 +380,15 @@ static const char *slot_name(struct run *r, uint32_t slot)
 	return "(other sites)";
 }
 
+/* The rule of a site slot, or -1. */
+static int slot_rule(struct run *r, uint32_t slot)
+{
+	for (size_t i = 0; i < r->nsites; i++)
+		if (r->sites[i].slot == slot)
+			return r->sites[i].rule;
+	return -1;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	const struct site *x = a, *y = b;
@@ -491,8 +500,10 @@ static void name_events(struct run *r)
 	json_array_foreach(r->events, i, e)
 	{
 		uint32_t slot = (uint32_t)json_integer_value(json_object_get(e, "site"));
+		int rule = slot_rule(r, slot);
 
 		json_object_set_new(e, "site", rtl_json_text(slot_name(r, slot)));
+		json_object_set_new(e, "rule", rtl_json_text(rule >= 0 ? rule_name(r, rule) : "?"));
 	}
 	n = json_array_size(r->events);
 	if (seen > n)

@@ -106,7 +106,7 @@ PY
   assert_equal "${stderr_lines[0]}" "rtlctl report: --csv takes sites or rules, not 'nope'"
   run --separate-stderr "$rtlctl" report --csv sites --folded "$top/tests/reports/sample.json"
   assert_equal "$status" 2
-  assert_equal "${stderr_lines[0]}" "rtlctl report: one of --json, --csv and --folded at a time"
+  assert_equal "${stderr_lines[0]}" "rtlctl report: one of --json, --csv, --folded and --plot at a time"
 }
 
 @test "report: the top regions are told apart by address, size, site and rule" {
@@ -129,4 +129,88 @@ PY
   assert_line --regexp '^ +1 +1 +0x[0-9a-f]+ +100  access!alloc_a \(a\)$'
   n=$(grep -cE '^ +1 +1 +0x[0-9a-f]+ +100  access!alloc_a \(a\)$' <<<"$output")
   assert_equal "$n" 20
+}
+
+# A run that records every trap (events = traps), its report $tmp/e.json.
+events_run() {
+  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
+  command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/deps.sh test installs it)"
+  printf '%s\n' '[rtl]' 'events = traps' '[rule a]' 'size = 100' 'protect = none' \
+    'on_read = count, grant-read' 'on_write = count, grant-rw' \
+    '[rule b]' 'size = 200' 'protect = read' >"$tmp/e.ini"
+  "$rtlctl" run -c "$tmp/e.ini" -o "$tmp/e.json" -- "$build/tests/progs/access" 20 5 rw \
+    >/dev/null 2>&1
+  assert_file_exist "$tmp/e.json"
+}
+
+@test "report --plot FILE.png: a whole PNG image of the size asked, not blank" {
+  events_run
+  run "$rtlctl" report --plot "$tmp/p.png" "$tmp/e.json"
+  assert_success
+  assert_output ""
+  run python3 - "$tmp/p.png" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+at, chunks, idat = 8, [], b""
+while at < len(data):
+    n, kind = struct.unpack(">I4s", data[at:at + 8])
+    body = data[at + 8:at + 8 + n]
+    crc, = struct.unpack(">I", data[at + 8 + n:at + 12 + n])
+    assert zlib.crc32(kind + body) == crc, f"bad CRC in {kind}"
+    chunks.append(kind)
+    if kind == b"IHDR":
+        w, h, depth, color = struct.unpack(">IIBB", body[:10])
+    if kind == b"IDAT":
+        idat += body
+    at += 12 + n
+assert chunks[0] == b"IHDR" and chunks[-1] == b"IEND", chunks
+assert (w, h) == (1000, 760), (w, h)
+channels = {2: 3, 6: 4, 0: 1, 4: 2}[color]
+raw = zlib.decompress(idat)
+assert len(raw) == h * (1 + w * channels * depth // 8), len(raw)
+assert len(set(raw)) > 8, "a blank image"
+print("ok")
+PY
+  assert_output ok
+}
+
+@test "report --plot FILE.svg: traps over time for each rule, and each site's bars" {
+  events_run
+  run "$rtlctl" report --plot "$tmp/p.svg" "$tmp/e.json"
+  assert_success
+  run python3 - "$tmp/p.svg" "$tmp/e.json" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+svg = ET.parse(sys.argv[1]).getroot()
+texts = {"".join(t.itertext()).strip() for t in svg.iter() if t.tag.endswith("text")}
+r = json.load(open(sys.argv[2]))
+assert "traps over time by rule" in texts, texts
+for rule in {e["rule"] for e in r["events"]}:
+    assert rule in texts, (rule, texts)       # a legend entry per rule with events
+for s in r["sites"]:
+    assert s["site"] in texts, (s["site"], texts)
+assert f'rtl: access (pid {r["run"]["pid"]})' in texts, texts
+print("ok")
+PY
+  assert_output ok
+}
+
+@test "report --plot: without events only the sites; nothing to draw, no gnuplot, a bad name: errors" {
+  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
+  traced_run
+  run "$rtlctl" report --plot "$tmp/s.svg" "$tmp/r.json"
+  assert_success
+  ! grep -q 'traps over time' "$tmp/s.svg"
+  grep -q 'traps and bytes by site' "$tmp/s.svg"
+  python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); r["sites"] = []; json.dump(r, open(sys.argv[2], "w"))' \
+    "$tmp/r.json" "$tmp/empty.json"
+  run "$rtlctl" report --plot "$tmp/n.png" "$tmp/empty.json"
+  assert_equal "$status" 1
+  assert_output "rtlctl report: --plot: nothing to draw (no sites, no events)"
+  PATH=/nonexistent run "$rtlctl" report --plot "$tmp/n.png" "$tmp/r.json"
+  assert_equal "$status" 1
+  assert_output --partial "rtlctl report: --plot needs gnuplot (Debian: gnuplot-nox)"
+  run --separate-stderr "$rtlctl" report --plot "$tmp/n.jpg" "$tmp/r.json"
+  assert_equal "$status" 2
+  assert_equal "${stderr_lines[0]}" "rtlctl report: --plot writes FILE.png or FILE.svg, not '$tmp/n.jpg'"
 }

@@ -21,7 +21,7 @@ LISTS = {
                     "read_traps": INT, "write_traps": INT},
     "epochs": {"t_ns": INT, "dirty_regions": INT, "diff_bytes": INT,
                "page_bytes": INT},
-    "events": {"t_ns": INT, "kind": str, "site": str, "offset": INT,
+    "events": {"t_ns": INT, "kind": str, "site": str, "rule": str, "offset": INT,
                "size": INT},
     "backtraces": {"rule": str, "kind": str, "count": INT, "frames": list},
 }

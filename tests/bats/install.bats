@@ -186,6 +186,13 @@ complete_words() {
   assert_line echo
   run complete_words "rtlctl help sel"
   assert_output selftest
+  # Every option of every command's help completes.
+  for cmd in run check show report init selftest; do
+    run complete_words "rtlctl $cmd --"
+    for o in $("$build/tools/rtlctl" help "$cmd" | sed -n '/^Options:/,/^$/p' | grep -oE -- '--[a-z-]+'); do
+      assert_line "$o"
+    done
+  done
 }
 
 @test "make install's script: PREFIX (and DESTDIR) without configuring meson, and the tree runs there" {

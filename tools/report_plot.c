@@ -67,7 +67,9 @@ static json_int_t traps_of(json_t *e)
 static int by_traps(const void *a, const void *b)
 {
 	json_int_t x = traps_of(*(json_t *const *)a), y = traps_of(*(json_t *const *)b);
-	return x < y ? 1 : x > y ? -1 : 0;
+	if (x == y)
+		return 0;
+	return x < y ? 1 : -1; /* most traps first */
 }
 
 /* The top sites as $sites: "label" traps bytes. Returns how many. */

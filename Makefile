@@ -10,15 +10,26 @@ deps:
 	@scripts/deps.sh
 
 $(BUILD)/build.ninja:
+	@scripts/deps.sh build
 	meson setup $(BUILD) $(MESON_FLAGS)
 
-build: deps $(BUILD)/build.ninja
+# The DSM is built when meson finds MPI: a build configured before the
+# targets that need it installed MPI is configured again.
+dsm_configured = [ ! -f $(BUILD)/build.ninja ] || grep -q dsm-sor $(BUILD)/build.ninja || \
+	meson setup --reconfigure $(BUILD) >/dev/null
+
+# Each target installs what it needs (scripts/deps.sh GROUP...); make deps
+# installs everything.
+build: $(BUILD)/build.ninja
+	@scripts/deps.sh build
 	@ninja -C $(BUILD)
 
 # The machine first, so that a failure in CI names it; then the build and
 # the formatting (a file that differs stops the run with its name: make
 # format fixes it).
 test:
+	@scripts/deps.sh build format test mpi
+	@$(dsm_configured)
 	@scripts/machine.sh
 	@$(MAKE) --no-print-directory build format-check
 	@RTL_MACHINE_SHOWN=1 tests/run.sh $(BUILD)
@@ -36,10 +47,19 @@ test-aarch64:
 test-programs: build
 	@scripts/test-programs.sh $(BUILD)
 
-format: deps
+# Install under PREFIX without calling meson yourself (DESTDIR stages it):
+# the installed tree runs wherever it is (docs/install.md).
+PREFIX ?= /usr/local
+.PHONY: install
+install: build
+	@scripts/install.sh $(BUILD) $(PREFIX)
+
+format:
+	@scripts/deps.sh format
 	@scripts/format.sh fix
 
-format-check: deps
+format-check:
+	@scripts/deps.sh format
 	@scripts/format.sh check
 
 demo: build
@@ -48,7 +68,7 @@ demo: build
 # The benchmark suite (bench/README.md); needs gnuplot for its plots, which
 # make test does not.
 bench: build
-	@RTL_EXTRA_PACKAGES="$$(cat bench/deps.txt)" scripts/deps.sh
+	@RTL_EXTRA_PACKAGES="$$(cat bench/deps.txt)" scripts/deps.sh build
 	@bench/run.sh $(BUILD)
 
 clean:
@@ -71,6 +91,8 @@ check-sanitize:
 # The DSM case study (docs/dsm.md): the paper's Tables 7 and 8 for this
 # machine (1 and 4 ranks; pages, regions, annotated regions; RT overhead),
 # miss latency, barriers, garbage collection; JSON and PNG in bench/out/.
-bench-dsm: build
-	@RTL_EXTRA_PACKAGES="gnuplot-nox" scripts/deps.sh
+bench-dsm:
+	@RTL_EXTRA_PACKAGES="gnuplot-nox" scripts/deps.sh build mpi
+	@$(dsm_configured)
+	@$(MAKE) --no-print-directory build
 	@python3 bench/dsm/run.py $(BUILD)

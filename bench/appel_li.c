@@ -287,10 +287,10 @@ int main(int argc, char **argv)
 	struct bench_opts o;
 	struct region_stats st;
 	json_t *root;
-	int cpu;
+	int cpu, rc;
 
-	if (bench_args(argc, argv, &o) < 0)
-		return 2;
+	if ((rc = bench_args(argc, argv, &o)) != 0)
+		return rc < 0 ? 2 : 0;
 	if (region_init() < 0) {
 		perror("rtl");
 		return 1;

@@ -3,6 +3,8 @@
 #include "bench.h"
 #include "arch.h"
 
+#include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <sched.h>
@@ -13,17 +15,59 @@
 #include <unistd.h>
 #include <time.h>
 
-static void usage(const char *prog)
+static void usage(const char *prog, FILE *out)
 {
-	fprintf(stderr,
+	fprintf(out,
 	        "usage: %s [--rounds N] [--sample-ms X] [--quick] "
 	        "[--burst-ms X] [--calls N] [--cpu N|none] [--json FILE] "
 	        "[--only PREFIX,...]\n",
 	        prog);
 }
 
+static int bad(const char *prog, const char *opt, const char *v)
+{
+	fprintf(stderr, "%s: %s: '%s' is not a number in range\n", prog, opt, v);
+	usage(prog, stderr);
+	return -1;
+}
+
+/* v as a whole number or a positive-or-zero real: all of it, or -1. */
+static int to_long(const char *v, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(v, &end, 10);
+	return *v && !*end && !errno ? 0 : -1;
+}
+
+static int to_double(const char *v, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	return *v && !*end && !errno ? 0 : -1;
+}
+
 int bench_args(int argc, char **argv, struct bench_opts *o)
 {
+	static const struct option opts[] = {
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "sample-ms", required_argument, NULL, 's' },
+		{ "burst-ms", required_argument, NULL, 'b' },
+		{ "calls", required_argument, NULL, 'n' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *prog = argv[0];
+	long v;
+	int c;
+
 	o->rounds = 31;
 	o->sample_ms = 10;
 	o->quick = 0;
@@ -32,43 +76,58 @@ int bench_args(int argc, char **argv, struct bench_opts *o)
 	o->only = NULL;
 	o->burst_ms = 0.2;
 	o->calls = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--quick")) {
-			o->quick = 1;
-			continue;
-		}
-		if (!v) {
-			usage(argv[0]);
+	opterr = 0; /* our message, then the usage line */
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (to_long(optarg, &v) < 0 || v < 1 || v > 100000)
+				return bad(prog, "--rounds", optarg);
+			o->rounds = (int)v;
+			break;
+		case 's':
+			if (to_double(optarg, &o->sample_ms) < 0 || !(o->sample_ms > 0))
+				return bad(prog, "--sample-ms", optarg);
+			break;
+		case 'b':
+			if (to_double(optarg, &o->burst_ms) < 0 || !(o->burst_ms > 0))
+				return bad(prog, "--burst-ms", optarg);
+			break;
+		case 'n':
+			if (to_long(optarg, &o->calls) < 0 || o->calls < 0)
+				return bad(prog, "--calls", optarg);
+			break;
+		case 'q': o->quick = 1; break;
+		case 'c':
+			if (!strcmp(optarg, "none"))
+				o->cpu = -2;
+			else if (to_long(optarg, &v) < 0 || v < 0 || v > 4095)
+				return bad(prog, "--cpu", optarg);
+			else
+				o->cpu = (int)v;
+			break;
+		case 'j': o->json = optarg; break;
+		case 'o': o->only = optarg; break;
+		case 'h': usage(prog, stdout); return 1;
+		case ':':
+			fprintf(stderr, "%s: option '%s' needs an argument\n", prog,
+			        argv[optind - 1]);
+			usage(prog, stderr);
+			return -1;
+		default:
+			fprintf(stderr, "%s: unknown option '%s'\n", prog, argv[optind - 1]);
+			usage(prog, stderr);
 			return -1;
 		}
-		i++;
-		if (!strcmp(a, "--rounds"))
-			o->rounds = atoi(v);
-		else if (!strcmp(a, "--sample-ms"))
-			o->sample_ms = atof(v);
-		else if (!strcmp(a, "--cpu"))
-			o->cpu = strcmp(v, "none") ? atoi(v) : -2;
-		else if (!strcmp(a, "--json"))
-			o->json = v;
-		else if (!strcmp(a, "--only"))
-			o->only = v;
-		else if (!strcmp(a, "--burst-ms"))
-			o->burst_ms = atof(v);
-		else if (!strcmp(a, "--calls"))
-			o->calls = atol(v);
-		else {
-			usage(argv[0]);
-			return -1;
-		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected '%s'\n", prog, argv[optind]);
+		usage(prog, stderr);
+		return -1;
 	}
 	if (o->quick) {
 		o->rounds = 3;
 		o->sample_ms = 0.05;
-	}
-	if (o->rounds < 1 || !(o->sample_ms > 0) || !(o->burst_ms > 0)) {
-		usage(argv[0]);
-		return -1;
 	}
 	return 0;
 }

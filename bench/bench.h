@@ -23,8 +23,10 @@ struct bench_opts {
 };
 
 /* Parse --rounds N, --sample-ms X, --burst-ms X (default 0.2), --calls N,
- * --quick, --cpu N|none, --json FILE, --only PREFIX[,PREFIX...].
- * Prints usage and returns -1 on bad arguments. */
+ * --quick, --cpu N|none, --json FILE, --only PREFIX[,PREFIX...], --help
+ * (getopt_long: --opt=value too). 0 to run; 1 after --help printed the
+ * usage (exit 0); -1 after a message and the usage on stderr (exit 2):
+ * an unknown option, a missing value, a number that is not one. */
 int bench_args(int argc, char **argv, struct bench_opts *o);
 
 /* Pin the process to one CPU (see opts.cpu); returns the CPU or -1. */

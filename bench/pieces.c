@@ -243,10 +243,10 @@ int main(int argc, char **argv)
 	json_t *root, *j;
 	long nreg;
 	char name[64];
-	int cpu;
+	int cpu, rc;
 
-	if (bench_args(argc, argv, &o) < 0)
-		return 2;
+	if ((rc = bench_args(argc, argv, &o)) != 0)
+		return rc < 0 ? 2 : 0;
 	/* Whole samples, not short bursts: a lookup burst that followed a
 	 * 128 MiB chase would spend itself refilling the caches. */
 	o.burst_ms = o.sample_ms;

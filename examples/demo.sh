@@ -47,14 +47,16 @@ say "A generational write barrier (DIRTY)" \
 # ---- PRELOAD DEMO ----
 # An unmodified program (examples/objects.c, built without rtl) under
 # `rtlctl run` with the built-in policy, then its report. The report goes to
-# a temporary directory, never the source tree.
+# the build folder, never the source tree, and stays there: the last line
+# rtlctl prints names it for the reader to open.
 say "An unmodified program under rtlctl run, with the built-in policy" \
     "objects allocates 4000 records of 56 bytes, fills them, updates 200 through" \
     "its table. The built-in policy makes every 48..64-byte block a read-only" \
     "region: each fill traps once (counted, then granted); each update goes" \
     "through a pointer kept from before the grant: a stale trap."
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+out=$(cd "$build" && pwd)/demo
+mkdir -p "$out"
+rm -f "$out/objects.json" # rtlctl never overwrites a report
 "$build/tools/rtlctl" init | sed -n '/^\[rule/,$p'
 echo
 "$build/tools/rtlctl" run -o "$out/objects.json" -- "$ex/objects" 4000 200

@@ -24,6 +24,34 @@ static void put_pid(char *out, size_t len, size_t *n, long pid)
 	put(out, len, n, p);
 }
 
+/* Insert ".PID" before the extension of out's last path component
+ * ("c.json" -> "c.4242.json"), or at the end if it has none (a leading dot
+ * is no extension: ".rtl" -> ".rtl.4242"). out holds n bytes; returns the
+ * new length, the tail cut if the buffer is short. */
+static size_t put_pid_before_ext(char *out, size_t len, size_t n, long pid)
+{
+	char num[32];
+	size_t k = 0, at = n, base = 0;
+
+	num[k++] = '.';
+	put_pid(num, sizeof(num), &k, pid);
+	for (size_t i = 0; i < n; i++)
+		if (out[i] == '/')
+			base = i + 1;
+	for (size_t i = n; i-- > base + 1;) /* base + 0 would be a leading dot */
+		if (out[i] == '.') {
+			at = i;
+			break;
+		}
+	if (at + k >= len)
+		return n; /* no room for the pid: the name as it is */
+	if (n + k >= len)
+		n = len - 1 - k; /* the extension's end is cut */
+	memmove(out + at + k, out + at, n - at);
+	memcpy(out + at, num, k);
+	return n + k;
+}
+
 size_t rtl_report_path(const char *tmpl, const char *prog, long pid,
                        long owner, char *out, size_t len)
 {
@@ -42,10 +70,8 @@ size_t rtl_report_path(const char *tmpl, const char *prog, long pid,
 			out[n++] = *s;
 		}
 	}
-	if (owner && owner != pid && !strstr(tmpl, "%p")) {
-		put(out, len, &n, ".");
-		put_pid(out, len, &n, pid);
-	}
+	if (owner && owner != pid && !strstr(tmpl, "%p"))
+		n = put_pid_before_ext(out, len, n, pid);
 	out[n] = '\0';
 	return n;
 }

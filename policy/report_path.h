@@ -8,8 +8,9 @@
 
 /* Expand tmpl for program prog (its base name) and process pid into out
  * (len bytes, always terminated; cut if too long). owner is the pid the
- * report belongs to (rtlctl run -o: RTL_REPORT_PID), 0 for none: another
- * process writes PATH.PID instead, unless tmpl has a %p. Returns the
+ * report belongs to (rtlctl run: RTL_REPORT_PID), 0 for none: another
+ * process writes its pid before the extension instead (c.json ->
+ * c.PID.json; c -> c.PID), unless tmpl has a %p. Returns the
  * length written. No stdio, no malloc: async-signal-safe. */
 size_t rtl_report_path(const char *tmpl, const char *prog, long pid,
                        long owner, char *out, size_t len);

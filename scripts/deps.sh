@@ -1,18 +1,47 @@
 #!/usr/bin/env bash
-# Install the Debian packages rtl needs, only those missing. Used by make and
-# by .ci/run; a no-op on a machine that has them all.
+# Install the Debian packages rtl needs, only those missing: for the groups
+# named (what a make target needs), or every group without an argument
+# (CI, make deps). A no-op on a machine that has them all.
+# Usage: scripts/deps.sh [--list] [GROUP...]   GROUP: build format test mpi clang
+#   --list  print the packages of the groups, one a line, and install nothing
 set -euo pipefail
 
-packages=(
-  gcc g++ make pkg-config meson ninja-build
-  libcapstone-dev libunwind-dev libjemalloc-dev uthash-dev libinih-dev
-  libjansson-dev libelf-dev
-  clang clang-format
-  openmpi-bin libopenmpi-dev iproute2
-  bats bats-support bats-assert bats-file
-  python3 sqlite3 gzip git perl coreutils mawk gawk xz-utils tar
+declare -A group=(
+  # make build, make demo, make install: the compilers and the libraries.
+  [build]="gcc g++ make pkg-config meson ninja-build python3
+    libcapstone-dev libunwind-dev libjemalloc-dev uthash-dev libinih-dev
+    libjansson-dev libelf-dev"
+  [format]="clang-format"
+  # make test: bats and what the tests run or read their output with.
+  [test]="bats bats-support bats-assert bats-file
+    python3 sqlite3 gzip git perl coreutils mawk gawk xz-utils tar
+    groff-base man-db bsdextrautils gnuplot-nox"
+  # The DSM (dsm/, built only when meson finds MPI) and its tests.
+  [mpi]="openmpi-bin libopenmpi-dev iproute2"
+  # CI's second compiler.
+  [clang]="clang"
 )
+order=(build format test mpi clang)
+
+list=0
+if [[ ${1:-} == --list ]]; then
+  list=1
+  shift
+fi
+(($#)) || set -- "${order[@]}"
+packages=()
+for g in "$@"; do
+  if [[ -z ${group[$g]+set} ]]; then
+    echo "deps.sh: no group '$g' (groups: ${order[*]})" >&2
+    exit 2
+  fi
+  packages+=(${group[$g]})
+done
 packages+=(${RTL_EXTRA_PACKAGES:-})
+if ((list)); then
+  printf '%s\n' "${packages[@]}" | awk '!seen[$0]++'
+  exit 0
+fi
 
 missing=()
 # This machine's architecture's package (or an Architecture: all one): with

@@ -7,7 +7,10 @@ set -euo pipefail
 seconds=${1:-60}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-RTL_EXTRA_PACKAGES="clang libclang-rt-14-dev" scripts/deps.sh
+RTL_EXTRA_PACKAGES="clang" scripts/deps.sh
+# libFuzzer and the sanitizers' runtimes: the package of the clang that is
+# installed (Debian names it for clang's major version).
+RTL_EXTRA_PACKAGES="$(scripts/clang-rt-package.sh)" scripts/deps.sh
 build=build-fuzz
 if [[ ! -f $build/build.ninja ]]; then
   CC=clang meson setup "$build" -Dfuzz=true -Db_sanitize=address,undefined \

@@ -7,7 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=$(cd "${1:-build}" && pwd)
-RTL_EXTRA_PACKAGES="$(cat tests/programs/deps.txt)" scripts/deps.sh || exit 1
+RTL_EXTRA_PACKAGES="$(cat tests/programs/deps.txt)" scripts/deps.sh test || exit 1
 tap=$(mktemp)
 trap 'rm -f "$tap"' EXIT
 RTL_BUILD=$build bats --tap tests/programs | tee "$tap"

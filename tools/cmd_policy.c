@@ -1,38 +1,59 @@
 /* rtlctl check, show and init: policy files in, messages or policies out. */
 #include <errno.h>
+#include <getopt.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "policy.h"
 #include "rtlctl.h"
 
-/* The one-argument commands: FILE and --help, nothing else. */
+/* The policy commands' options: --help alone. Returns -1 to go on, the
+ * operands from argv[optind]; else the exit status. */
+static int parse(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (c != 'h')
+			return option_error(argv[0], c, argv);
+		help_of(argv[0], stdout);
+		return 0;
+	}
+	return -1;
+}
+
+/* check and show: one FILE. */
 static int file_arg(int argc, char **argv, const char **file, int *rc)
 {
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage_of(argv[0], stdout);
-		*rc = 0;
+	*rc = parse(argc, argv);
+	if (*rc >= 0)
+		return -1;
+	if (optind == argc) {
+		*rc = usage_error(argv[0], "no policy file given");
 		return -1;
 	}
-	if (argc != 2 || (argv[1][0] == '-' && argv[1][1])) {
-		if (argc == 2)
-			fprintf(stderr, "rtlctl %s: unknown option '%s'\n", argv[0], argv[1]);
-		usage_of(argv[0], stderr);
-		*rc = EXIT_USAGE;
+	if (argc - optind > 1) {
+		*rc = usage_error(argv[0], "one policy file at a time ('%s' is one too many)",
+		                  argv[optind + 1]);
 		return -1;
 	}
-	*file = argv[1];
+	*file = argv[optind];
 	return 0;
 }
 
-static int load(const char *file, struct rtl_policy *p)
+static int load(const char *cmd, const char *file, struct rtl_policy *p)
 {
 	struct rtl_policy_errors errs;
 
 	if (rtl_policy_load(file, p, &errs) == 0)
 		return 0;
 	fputs(errs.text, stderr);
-	fprintf(stderr, "rtlctl: %s: %d error%s\n", file, errs.count,
+	fprintf(stderr, "rtlctl %s: %s: %d error%s\n", cmd, file, errs.count,
 	        errs.count == 1 ? "" : "s");
 	return -1;
 }
@@ -65,7 +86,7 @@ int cmd_check(int argc, char **argv)
 
 	if (file_arg(argc, argv, &file, &rc) < 0)
 		return rc;
-	if (load(file, &p) < 0)
+	if (load(argv[0], file, &p) < 0)
 		return EXIT_INVALID;
 	printf("%s: ok, %d rule%s\n", file, p.nrules, p.nrules == 1 ? "" : "s");
 	warn_swizzle(file, &p);
@@ -80,7 +101,7 @@ int cmd_show(int argc, char **argv)
 
 	if (file_arg(argc, argv, &file, &rc) < 0)
 		return rc;
-	if (load(file, &p) < 0)
+	if (load(argv[0], file, &p) < 0)
 		return EXIT_INVALID;
 	rtl_policy_write(&p, stdout);
 	return 0;
@@ -109,30 +130,28 @@ static const char template[] =
 int cmd_init(int argc, char **argv)
 {
 	FILE *out = stdout;
+	const char *file;
+	int rc = parse(argc, argv);
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage_of("init", stdout);
-		return 0;
-	}
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		if (argc == 2)
-			fprintf(stderr, "rtlctl init: unknown option '%s'\n", argv[1]);
-		usage_of("init", stderr);
-		return EXIT_USAGE;
-	}
-	if (argc == 2) {
+	if (rc >= 0)
+		return rc;
+	if (argc - optind > 1)
+		return usage_error("init", "one file at a time ('%s' is one too many)",
+		                   argv[optind + 1]);
+	file = optind < argc ? argv[optind] : NULL;
+	if (file) {
 		/* Never overwrite: the user's policy is worth more than ours. */
-		out = fopen(argv[1], "wx");
+		out = fopen(file, "wx");
 		if (!out) {
-			fprintf(stderr, "rtlctl init: %s: %s\n", argv[1], strerror(errno));
+			fprintf(stderr, "rtlctl init: %s: %s\n", file, strerror(errno));
 			return EXIT_INVALID;
 		}
 	}
 	fputs(template, out);
 	if (out != stdout) {
 		fclose(out);
-		fprintf(stderr, "rtlctl: wrote %s; next: rtlctl check %s\n", argv[1],
-		        argv[1]);
+		fprintf(stderr, "rtlctl init: wrote %s; next: rtlctl check %s\n", file,
+		        file);
 	}
 	return 0;
 }

@@ -4,12 +4,15 @@
  * has rtlctl do when a traced program ends). A malformed report or record
  * is an error with the reason, never a crash. */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "raw_read.h"
+#include "report_export.h"
+#include "report_plot.h"
 #include "report_print.h"
 #include "report_read.h"
 #include "report_save.h"
@@ -23,7 +26,7 @@ static char *slurp(const char *path, size_t *size)
 	size_t cap = 0, n = 0;
 
 	if (!f) {
-		fprintf(stderr, "rtlctl report: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "rtlctl report: %s: cannot open: %s\n", path, strerror(errno));
 		return NULL;
 	}
 	for (;;) {
@@ -83,30 +86,44 @@ int report_summary(const char *path, FILE *out)
 
 int cmd_report(int argc, char **argv)
 {
-	const char *file = NULL, *out = NULL;
-	int as_json = 0, rc = 0, is_raw;
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "csv", required_argument, NULL, 'C' },
+		{ "folded", no_argument, NULL, 'F' },
+		{ "plot", required_argument, NULL, 'P' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *file, *out = NULL, *csv = NULL, *plot = NULL;
+	int folded = 0;
+	int as_json = 0, rc = 0, is_raw, c;
 	json_t *r;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			as_json = 1;
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			out = argv[++i];
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage_of("report", stdout);
-			return 0;
-		} else if (argv[i][0] == '-' || file) {
-			fprintf(stderr, "rtlctl report: unexpected '%s'\n", argv[i]);
-			usage_of("report", stderr);
-			return EXIT_USAGE;
-		} else {
-			file = argv[i];
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': as_json = 1; break;
+		case 'C': csv = optarg; break;
+		case 'F': folded = 1; break;
+		case 'P': plot = optarg; break;
+		case 'o': out = optarg; break;
+		case 'h': help_of("report", stdout); return 0;
+		default: return option_error("report", c, argv);
 		}
 	}
-	if (!file) {
-		usage_of("report", stderr);
-		return EXIT_USAGE;
-	}
+	if (optind == argc)
+		return usage_error("report", "no report given");
+	if (argc - optind > 1)
+		return usage_error("report", "one report at a time ('%s' is one too many)",
+		                   argv[optind + 1]);
+	file = argv[optind];
+	if (csv && !report_csv_known(csv))
+		return usage_error("report", "--csv takes sites or rules, not '%s'", csv);
+	if (plot && !report_plot_kind_known(plot))
+		return usage_error("report", "--plot writes FILE.png or FILE.svg, not '%s'", plot);
+	if (!!csv + folded + !!plot + (as_json || out) > 1)
+		return usage_error("report", "one of --json, --csv, --folded and --plot at a time");
 	r = load_report(file, &is_raw);
 	if (!r)
 		return EXIT_INVALID;
@@ -119,6 +136,15 @@ int cmd_report(int argc, char **argv)
 	} else if (as_json) {
 		json_dumpf(r, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
+	} else if (csv) {
+		report_print_csv(r, csv, stdout);
+	} else if (plot) {
+		rc = report_plot(r, plot) < 0 ? EXIT_INVALID : 0;
+	} else if (folded) {
+		if (!report_print_folded(r, stdout))
+			fprintf(stderr, "rtlctl report: %s: no trap backtraces (the backtrace "
+			                "action of on_read/on_write records them)\n",
+			        file);
 	} else {
 		report_print_tables(r, stdout);
 	}

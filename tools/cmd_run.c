@@ -15,40 +15,27 @@
 #include <unistd.h>
 
 #include "policy.h"
+#include "preload_find.h"
 #include "report_path.h"
-#include "report_save.h"
+#include "run_reports.h"
 #include "rtlctl.h"
 
-#ifndef RTL_PRELOAD_INSTALLED
-#define RTL_PRELOAD_INSTALLED "/usr/local/lib/librtlpreload.so"
-#endif
-
-/* $RTL_PRELOAD, else beside rtlctl in a build tree, else installed. */
-static int find_preload(char *out, size_t len)
+/* A relative report name made absolute against the folder rtlctl started
+ * in: the program and its children write it wherever they have gone, and
+ * rtlctl looks for it here. "-" (stderr) and "" (none) stay. */
+static int absolute(const char *path, char *out, size_t len)
 {
-	const char *env = getenv("RTL_PRELOAD");
-	char self[PATH_MAX];
-	ssize_t n;
+	char cwd[PATH_MAX];
 
-	if (env && *env) {
-		snprintf(out, len, "%s", env);
-		return access(out, R_OK);
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		snprintf(out, len, "%s/../preload/librtlpreload.so", dirname(self));
-		if (access(out, R_OK) == 0)
-			return 0;
-	}
-	snprintf(out, len, "%s", RTL_PRELOAD_INSTALLED);
-	return access(out, R_OK);
+	if (!path[0] || path[0] == '/' || !strcmp(path, "-") || !getcwd(cwd, sizeof(cwd)))
+		return -1;
+	return snprintf(out, len, "%s/%s", cwd, path) < (int)len ? 0 : -1;
 }
 
 static void set_env(const char *preload, const char *config, const char *report)
 {
 	const char *old = getenv("LD_PRELOAD");
-	char *both, self[PATH_MAX];
+	char *both, self[PATH_MAX], pid[24];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	if (old && *old && asprintf(&both, "%s:%s", preload, old) > 0)
@@ -61,14 +48,13 @@ static void set_env(const char *preload, const char *config, const char *report)
 		self[n] = '\0';
 		setenv("RTL_RTLCTL", self, 1);
 	}
-	if (report) {
-		char pid[24];
+	if (report)
 		setenv("RTL_REPORT", report, 1);
-		/* The program writes REPORT; a child of it (another pid) writes
-		 * REPORT.PID rather than overwrite it (unless REPORT has %p). */
-		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		setenv("RTL_REPORT_PID", pid, 1);
-	}
+	/* The program writes REPORT; a process it starts (another pid) writes
+	 * REPORT with its pid before the extension rather than overwrite it
+	 * (unless REPORT has %p), and names the program as its root. */
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	setenv("RTL_REPORT_PID", pid, 1);
 }
 
 /* ---- signals: the program is the one they are for ---- */
@@ -133,22 +119,6 @@ static void child_start(pid_t parent, const sigset_t *orig)
 	sigprocmask(SIG_SETMASK, orig, NULL);
 }
 
-/* The summary and the name of the program's report: the name asked for,
- * or the next free one if that was taken (report_file.h). */
-static void summary(const char *report, pid_t pid, time_t started)
-{
-	char found[PATH_MAX + 32];
-
-	if (report_find(report, (long)pid, started, found, sizeof(found)) < 0)
-		return; /* none written: whoever failed to has said why */
-	report_summary(found, stderr);
-	if (strcmp(found, report))
-		fprintf(stderr, "rtl: report: %s (%s was taken; see: rtlctl report %s)\n",
-		        found, report, found);
-	else
-		fprintf(stderr, "rtl: report: %s (see: rtlctl report %s)\n", found, found);
-}
-
 static int pass_status(int status)
 {
 	if (WIFEXITED(status))
@@ -175,6 +145,7 @@ int cmd_run(int argc, char **argv)
 	static struct rtl_policy policy;
 	struct rtl_policy_errors errs;
 	char preload[PATH_MAX], config[PATH_MAX], report[PATH_MAX], prog[PATH_MAX];
+	char report_abs[PATH_MAX], why[512];
 	const char *config_arg = NULL, *report_arg = NULL;
 	int opt, status;
 	time_t started;
@@ -182,19 +153,16 @@ int cmd_run(int argc, char **argv)
 	pid_t pid, parent;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+c:o:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:c:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': config_arg = optarg; break;
 		case 'o': report_arg = optarg; break;
-		case 'h': usage_of("run", stdout); return 0;
-		default: usage_of("run", stderr); return EXIT_USAGE;
+		case 'h': help_of("run", stdout); return 0;
+		default: return option_error("run", opt, argv);
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "rtlctl run: no program given\n");
-		usage_of("run", stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return usage_error("run", "no program given");
 	if (config_arg) {
 		if (rtl_policy_load(config_arg, &policy, &errs) < 0) {
 			fputs(errs.text, stderr);
@@ -207,11 +175,17 @@ int cmd_run(int argc, char **argv)
 	} else {
 		rtl_policy_load_builtin(&policy);
 	}
-	if (find_preload(preload, sizeof(preload)) < 0) {
+	if (preload_find(preload, sizeof(preload)) < 0) {
 		fprintf(stderr, "rtlctl run: cannot find librtlpreload.so (tried %s; set RTL_PRELOAD)\n",
 		        preload);
 		return 127;
 	}
+	if (preload_check(preload, why, sizeof(why)) < 0) {
+		fprintf(stderr, "rtlctl run: %s cannot be loaded: %s\n", preload, why);
+		return 127;
+	}
+	if (report_arg && absolute(report_arg, report_abs, sizeof(report_abs)) == 0)
+		report_arg = report_abs;
 	fflush(NULL);
 	started = time(NULL);
 	parent = getpid();
@@ -236,6 +210,7 @@ int cmd_run(int argc, char **argv)
 	rtl_report_path(report_arg ? report_arg : policy.report, basename(prog),
 	                (long)pid, 0, report, sizeof(report));
 	if (report[0] && strcmp(report, "-"))
-		summary(report, pid, started);
+		run_reports_list(report_arg ? report_arg : policy.report, report, pid,
+		                 started, stderr);
 	return pass_status(status);
 }

@@ -12,20 +12,20 @@
 
 #include "rtlctl.h"
 
-#ifndef RTL_SELFTEST_INSTALLED
-#define RTL_SELFTEST_INSTALLED "/usr/local/libexec/rtl/rtl-selftest"
+#ifndef RTL_BIN_TO_LIBEXEC
+#define RTL_BIN_TO_LIBEXEC "../libexec/rtl"
 #endif
 
 #define MAX_VARIANTS 8
 
 /* $RTL_SELFTEST, else beside rtlctl in a build tree, else installed
- * relative to rtlctl, else where meson installed it. */
+ * relative to rtlctl (a moved install still finds it). */
 static int find_selftest(char *out, size_t len)
 {
 	static const char *const rel[] = { "selftest/rtl-selftest",
-		                           "../libexec/rtl/rtl-selftest" };
+		                           RTL_BIN_TO_LIBEXEC "/rtl-selftest" };
 	const char *env = getenv("RTL_SELFTEST");
-	char self[PATH_MAX];
+	char self[PATH_MAX], *dir;
 	ssize_t n;
 
 	if (env && *env) {
@@ -33,17 +33,16 @@ static int find_selftest(char *out, size_t len)
 		return access(out, X_OK);
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-			snprintf(out, len, "%s/%s", dirname(self), rel[i]);
-			if (access(out, X_OK) == 0)
-				return 0;
-			self[n] = '\0'; /* dirname may have cut it */
-		}
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	dir = dirname(self); /* once: it cuts self */
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(out, len, "%s/%s", dir, rel[i]);
+		if (access(out, X_OK) == 0)
+			return 0;
 	}
-	snprintf(out, len, "%s", RTL_SELFTEST_INSTALLED);
-	return access(out, X_OK);
+	return -1;
 }
 
 struct variant {
@@ -125,21 +124,11 @@ int cmd_selftest(int argc, char **argv)
 	int c, n, ran = 0, bad = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "v:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":v:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'v':
-			only = optarg;
-			break;
-		case 'h':
-			usage_of("selftest", stdout);
-			printf("Runs rtl's checks once per glibc string variant this CPU can run\n"
-			       "(GLIBC_TUNABLES picks each); CHECK names a check or a group\n"
-			       "(sweep, shape); rtl-selftest --list lists them. Environment:\n"
-			       "RTL_SELFTEST, the rtl-selftest program to run.\n");
-			return 0;
-		default:
-			usage_of("selftest", stderr);
-			return EXIT_USAGE;
+		case 'v': only = optarg; break;
+		case 'h': help_of("selftest", stdout); return 0;
+		default: return option_error("selftest", c, argv);
 		}
 	}
 	if (find_selftest(prog, sizeof(prog)) < 0) {

@@ -15,6 +15,9 @@
 #include "text.h"
 #include "track_format.h"
 
+#ifndef RTL_VERSION
+#define RTL_VERSION "unknown"
+#endif
 #define MAX_SITES 500
 #define MAX_STACKS 50
 #define MAX_TOP 20
@@ -88,6 +91,8 @@ struct site {
 struct top {
 	uint32_t slot;
 	uint64_t size, rd, wr;
+	uint64_t addr; /* 0: a record from before 0.2.0 */
+	int rule;      /* -1: likewise */
 };
 
 struct stack {
@@ -147,13 +152,17 @@ static int read_run(struct run *r, struct cur *c)
 	char *prog, *argv;
 	size_t n = 0;
 
-	uint64_t pid, ns;
+	uint64_t pid, ns, ppid = 0, root = 0;
 
 	r->status = (int64_t)u64(c);
 	pid = u64(c);
 	ns = u64(c);
 	prog = str(c, NULL);
 	argv = str(c, &n);
+	if (c->p < c->end) { /* a record of 0.2.0 or later */
+		ppid = u64(c);
+		root = u64(c);
+	}
 	if (!c->bad) {
 		json_t *a = json_array();
 
@@ -167,6 +176,10 @@ static int read_run(struct run *r, struct cur *c)
 		else if (r->status != RTL_TRACK_STATUS_UNKNOWN)
 			set_int(r->run, "signal", (uint64_t)-r->status);
 		set_int(r->run, "duration_ns", ns);
+		if (ppid)
+			set_int(r->run, "ppid", ppid);
+		if (root)
+			set_int(r->run, "root_pid", root);
 		r->have_run = 1;
 	}
 	free(prog);
@@ -263,6 +276,12 @@ static int read_top(struct run *r, struct cur *c)
 	t.size = u64(c);
 	t.rd = u64(c);
 	t.wr = u64(c);
+	t.addr = 0;
+	t.rule = -1;
+	if (c->p < c->end) { /* a record of 0.2.0 or later */
+		t.addr = u64(c);
+		t.rule = (int)u32(c);
+	}
 	if (c->bad)
 		return -1;
 	r->tops = grow(r->tops, &r->captops, r->ntops, sizeof(t));
@@ -361,6 +380,15 @@ static const char *slot_name(struct run *r, uint32_t slot)
 	return "(other sites)";
 }
 
+/* The rule of a site slot, or -1. */
+static int slot_rule(struct run *r, uint32_t slot)
+{
+	for (size_t i = 0; i < r->nsites; i++)
+		if (r->sites[i].slot == slot)
+			return r->sites[i].rule;
+	return -1;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	const struct site *x = a, *y = b;
@@ -440,6 +468,14 @@ static json_t *top_regions(struct run *r)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "site", rtl_json_text(slot_name(r, r->tops[i].slot)));
+		if (r->tops[i].rule >= 0)
+			json_object_set_new(o, "rule",
+			                    rtl_json_text(rule_name(r, r->tops[i].rule)));
+		if (r->tops[i].addr) {
+			char hex[24];
+			snprintf(hex, sizeof(hex), "0x%" PRIx64, r->tops[i].addr);
+			json_object_set_new(o, "address", json_string(hex));
+		}
 		set_int(o, "size", r->tops[i].size);
 		set_int(o, "read_traps", r->tops[i].rd);
 		set_int(o, "write_traps", r->tops[i].wr);
@@ -464,8 +500,10 @@ static void name_events(struct run *r)
 	json_array_foreach(r->events, i, e)
 	{
 		uint32_t slot = (uint32_t)json_integer_value(json_object_get(e, "site"));
+		int rule = slot_rule(r, slot);
 
 		json_object_set_new(e, "site", rtl_json_text(slot_name(r, slot)));
+		json_object_set_new(e, "rule", rtl_json_text(rule >= 0 ? rule_name(r, rule) : "?"));
 	}
 	n = json_array_size(r->events);
 	if (seen > n)
@@ -574,6 +612,7 @@ static json_t *build(struct run *r)
 	bts = backtraces(r);
 	limit_notes(r);
 	set_int(out, "rtl_report", 1);
+	json_object_set_new(out, "rtl_version", json_string(RTL_VERSION));
 	json_object_set(out, "run", r->run);
 	json_object_set(out, "policy", r->policy);
 	json_object_set(out, "totals", r->totals);

@@ -130,20 +130,23 @@ static void print_sites(json_t *r, FILE *out)
 	free(sorted);
 }
 
+/* Each region by its address (as the program had it), size, site and
+ * rule: rows that read alike are still told apart. */
 static void print_regions(json_t *r, FILE *out)
 {
 	json_t *regions = json_object_get(r, "top_regions"), *e;
-	char buf[SHOWN];
+	char addr[SHOWN], site[SHOWN], rule[SHOWN];
 	size_t i;
 
 	if (!json_array_size(regions))
 		return;
-	fprintf(out, "\ntop regions by traps\n%10s %10s %10s  %s\n", "read", "write",
-	        "size", "site");
+	fprintf(out, "\ntop regions by traps\n%10s %10s %18s %10s  %s\n", "read",
+	        "write", "address", "size", "site (rule)");
 	json_array_foreach(regions, i, e)
-	        fprintf(out, "%10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT "  %s\n",
-	                num(e, "read_traps"), num(e, "write_traps"), num(e, "size"),
-	                str(e, "site", "?", buf));
+	        fprintf(out, "%10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT " %18s %10" JSON_INTEGER_FORMAT "  %s (%s)\n",
+	                num(e, "read_traps"), num(e, "write_traps"),
+	                str(e, "address", "?", addr), num(e, "size"),
+	                str(e, "site", "?", site), str(e, "rule", "?", rule));
 }
 
 static void print_epochs(json_t *r, FILE *out)

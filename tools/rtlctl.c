@@ -1,56 +1,45 @@
-/* rtlctl's entry point: dispatch to a command, usage for everything else. */
+/* rtlctl's entry point: dispatch to a command; help, version and usage for
+ * everything else (help.c has what each command says). */
 #include <string.h>
 
 #include "rtlctl.h"
 
-static const struct {
-	const char *name;
-	int (*fn)(int, char **);
-	const char *args;
-	const char *what;
-} commands[] = {
-	{ "run", cmd_run, "[-c FILE] [-o REPORT] -- PROG ARGS...",
-	  "run PROG under rtl with a policy (the built-in one without -c)" },
-	{ "check", cmd_check, "FILE", "validate a policy file" },
-	{ "show", cmd_show, "FILE", "print the effective policy, defaults filled in" },
-	{ "report", cmd_report, "FILE [--json [-o OUT]]", "tables from a run's report or raw record; -o writes the JSON" },
-	{ "init", cmd_init, "[FILE]", "write a commented default policy (stdout without FILE)" },
-	{ "selftest", cmd_selftest, "[--variant NAME] [CHECK...]",
-	  "check rtl's trap path on this CPU, per glibc string variant" },
-};
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
-
-void usage_of(const char *cmd, FILE *out)
+static int is_help(const char *arg)
 {
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (!cmd || strcmp(cmd, commands[i].name) == 0)
-			fprintf(out, "usage: rtlctl %s %s\n", commands[i].name,
-			        commands[i].args);
-}
-
-static void help(FILE *out)
-{
-	fprintf(out, "rtlctl: region trapping for unmodified programs\n\n");
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  rtlctl %-8s %-40s %s\n", commands[i].name,
-		        commands[i].args, commands[i].what);
-	fprintf(out, "\nEach command takes --help. See docs/policy.md.\n");
+	return !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help");
 }
 
 int main(int argc, char **argv)
 {
+	const struct rtlctl_command *c;
+
 	if (argc < 2) {
 		usage_of(NULL, stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
-		help(stdout);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("rtlctl %s\n", RTL_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].fn(argc - 1, argv + 1);
+	if (is_help(argv[1]) && argc == 2) {
+		help_all(stdout);
+		return 0;
+	}
+	if (is_help(argv[1])) { /* rtlctl help CMD */
+		if (argc == 3 && help_of(argv[2], stdout) == 0)
+			return 0;
+		if (argc == 3)
+			fprintf(stderr, "rtlctl help: unknown command '%s'\n", argv[2]);
+		else
+			fprintf(stderr, "rtlctl help: one command at a time\n");
+		fprintf(stderr, "usage: rtlctl help [CMD]\n");
+		return EXIT_USAGE;
+	}
+	c = command_find(argv[1]);
+	if (c) {
+		opterr = 0; /* each command says what was wrong: option_error */
+		return c->fn(argc - 1, argv + 1);
+	}
 	fprintf(stderr, "rtlctl: unknown command '%s'\n", argv[1]);
 	usage_of(NULL, stderr);
 	return EXIT_USAGE;

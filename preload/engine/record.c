@@ -121,7 +121,8 @@ static void offer(const struct rtl_rec *rec)
 			at = -1;
 	}
 	if (at >= 0)
-		top[at] = (struct rtl_top){ rec->site, rec->size, r, w };
+		top[at] = (struct rtl_top){ rec->site, rec->size, r, w, rec->addr,
+			                    rec->rule };
 	rtl_lock_release(&top_lock);
 }
 
@@ -188,7 +189,8 @@ size_t rtl_rec_top(struct rtl_top *out, size_t max)
 			continue;
 		t = (struct rtl_top){ rec->site, rec->size,
 			              atomic_load(&rec->read_traps),
-			              atomic_load(&rec->write_traps) };
+			              atomic_load(&rec->write_traps), rec->addr,
+			              rec->rule };
 		if (t.read_traps || t.write_traps)
 			keep(out, &n, max, &t);
 	}

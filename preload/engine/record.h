@@ -19,6 +19,7 @@ struct rtl_rec {
 	uint32_t site;  /* stats slot (site.c) */
 	uint32_t pages; /* alias: pages of its mapping */
 	size_t size;
+	uintptr_t addr;  /* the address the program was given */
 	void *rw;        /* first byte in the RW view */
 	uintptr_t alias; /* alias: page-aligned start of the mapping */
 	_Atomic uint32_t read_traps, write_traps;
@@ -45,6 +46,8 @@ struct rtl_top {
 	uint32_t site;
 	size_t size;
 	uint32_t read_traps, write_traps;
+	uintptr_t addr; /* as the program was given it */
+	uint16_t rule;
 };
 size_t rtl_rec_top(struct rtl_top *out, size_t max);
 void rtl_rec_forked(void);

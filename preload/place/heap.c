@@ -262,6 +262,7 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 			goto fail_rec;
 		}
 	}
+	rec->addr = (uintptr_t)p;
 	atomic_store_explicit(&rec->live, 1, memory_order_release);
 	count_new(size, c, site);
 	if (rw_out)

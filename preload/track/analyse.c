@@ -20,8 +20,8 @@
 #include "next.h"
 #include "track_format.h"
 
-#ifndef RTL_RTLCTL_INSTALLED
-#define RTL_RTLCTL_INSTALLED "/usr/local/bin/rtlctl"
+#ifndef RTL_LIB_TO_BIN
+#define RTL_LIB_TO_BIN "../bin"
 #endif
 #define WAIT_MS 60000
 #define MAX_ENV 1024
@@ -35,30 +35,63 @@ static int usable(const char *path)
 	return path && *path && access(path, X_OK) == 0;
 }
 
+/* rtlctl at dir/rel into the buffer, if it is there. */
+static int try_beside(const char *dir, size_t dlen, const char *rel)
+{
+	size_t rlen = strlen(rel);
+
+	if (dlen + rlen + 1 > sizeof(rtlctl))
+		return 0;
+	memcpy(rtlctl, dir, dlen);
+	memcpy(rtlctl + dlen, rel, rlen + 1);
+	return usable(rtlctl);
+}
+
+/* The folder the preload was loaded from, absolute into dir (a relative
+ * LD_PRELOAD is relative to the folder the program started in, which it
+ * may leave before it ends). Its length, or 0. */
+static size_t own_folder(char *dir, size_t len)
+{
+	Dl_info di;
+	const char *slash;
+	size_t n = 0, k;
+
+	if (!dladdr(rtlctl, &di) || !di.dli_fname) /* any address of ours */
+		return 0;
+	if (di.dli_fname[0] != '/') {
+		if (!getcwd(dir, len))
+			return 0;
+		n = strlen(dir);
+		if (n + 1 < len)
+			dir[n++] = '/';
+	}
+	slash = strrchr(di.dli_fname, '/');
+	k = slash ? (size_t)(slash - di.dli_fname) : 0;
+	if (n + k + 1 > len)
+		return 0;
+	memcpy(dir + n, di.dli_fname, k);
+	n += k;
+	dir[n] = '\0';
+	return n;
+}
+
 void rtl_analyse_init(void)
 {
 	const char *env = secure_getenv("RTL_RTLCTL");
-	Dl_info di;
+	char dir[PATH_MAX];
+	size_t n;
 
 	if (usable(env)) {
 		strncpy(rtlctl, env, sizeof(rtlctl) - 1);
 		return;
 	}
-	/* A build tree: preload/librtlpreload.so beside tools/rtlctl. */
-	if (dladdr(rtlctl, &di) && di.dli_fname) { /* any address of ours */
-		const char *slash = strrchr(di.dli_fname, '/');
-		size_t dir = slash ? (size_t)(slash - di.dli_fname) : 0;
-
-		if (dir + sizeof("/../tools/rtlctl") < sizeof(rtlctl)) {
-			memcpy(rtlctl, di.dli_fname, dir);
-			strcpy(rtlctl + dir, dir ? "/../tools/rtlctl" : "../tools/rtlctl");
-			if (usable(rtlctl))
-				return;
-		}
-	}
-	strncpy(rtlctl, RTL_RTLCTL_INSTALLED, sizeof(rtlctl) - 1);
-	if (!usable(rtlctl))
-		rtlctl[0] = '\0';
+	/* A build tree (preload/ beside tools/), else an install (libdir to
+	 * bindir, as meson laid it out): wherever the tree was moved. */
+	n = own_folder(dir, sizeof(dir));
+	if (n && (try_beside(dir, n, "/../tools/rtlctl") ||
+	          try_beside(dir, n, "/" RTL_LIB_TO_BIN "/rtlctl")))
+		return;
+	rtlctl[0] = '\0';
 }
 
 static size_t put(char *out, size_t len, size_t n, const char *s)

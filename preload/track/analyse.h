@@ -6,8 +6,8 @@
 #include <stddef.h>
 
 /* Find rtlctl: $RTL_RTLCTL (rtlctl run sets it to itself), else beside
- * the preload in a build tree, else the installed one. Not from a signal
- * handler. */
+ * the preload in a build tree, else in the install's bindir relative to
+ * the preload's folder. Not from a signal handler. */
 void rtl_analyse_init(void);
 
 /* Where the raw record of the report at path goes: $RTL_RAW if set (and

@@ -73,6 +73,8 @@ static void kv(const char *name, uint64_t v)
 
 static void write_run(int status)
 {
+	const char *owner = secure_getenv("RTL_REPORT_PID");
+	long root = owner ? atol(owner) : 0;
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof(cmdline) - 1) : 0;
 
@@ -84,6 +86,10 @@ static void write_run(int status)
 	rtl_raw_u64(rtl_now_ns() - rtl_engine.start_ns);
 	rtl_raw_str(program_invocation_short_name);
 	rtl_raw_bytes(cmdline, n > 0 ? (size_t)n : 0);
+	/* Later fields: rtlctl run lists the reports of the program's
+	 * descendants by the program's pid they inherited (root). */
+	rtl_raw_u64((uint64_t)getppid());
+	rtl_raw_u64(root > 0 ? (uint64_t)root : 0);
 	rtl_raw_end();
 	rtl_raw_start(RTL_TRACK_POLICY);
 	rtl_raw_str(rtl_engine.policy.source);
@@ -183,6 +189,9 @@ static void write_top(void)
 		rtl_raw_u64(top[i].size);
 		rtl_raw_u64(top[i].read_traps);
 		rtl_raw_u64(top[i].write_traps);
+		/* Later fields: which region, and its rule. */
+		rtl_raw_u64((uint64_t)top[i].addr);
+		rtl_raw_u32(top[i].rule);
 		rtl_raw_end();
 	}
 }

@@ -88,3 +88,27 @@ assert s["preload_none_over_plain"] is None
 assert s["preload_all_over_plain"] is None
 PY
 }
+
+@test "bench programs: --help, and a bad option or number is a message, the usage line and exit 2" {
+  for p in rtl-appel-li rtl-pieces; do
+    prog=$build/bench/$p
+    run "$prog" --help
+    assert_success
+    assert_output --partial "usage: $prog [--rounds N]"
+    run "$prog" --rounds x
+    assert_equal "$status" 2
+    assert_line --index 0 "$prog: --rounds: 'x' is not a number in range"
+    run "$prog" --rounds=0
+    assert_equal "$status" 2
+    run "$prog" --cpu 2x
+    assert_equal "$status" 2
+    assert_line --index 0 "$prog: --cpu: '2x' is not a number in range"
+    run "$prog" --bogus
+    assert_equal "$status" 2
+    assert_line --index 0 "$prog: unknown option '--bogus'"
+    assert_line --index 1 --partial "usage: $prog"
+    run "$prog" --json
+    assert_equal "$status" 2
+    assert_line --index 0 "$prog: option '--json' needs an argument"
+  done
+}

@@ -118,4 +118,10 @@ setup() {
   assert_line --partial "traps in all: 4"
   assert_line --partial "identical to the image"
   assert_line --partial "every young pointer found: yes"
+  # Every report the demo points at is there to open once it has ended.
+  hints=$(grep -o 'see: rtlctl report [^)]*' <<<"$output" | sed 's/^see: rtlctl report //')
+  [[ -n $hints ]]
+  for f in $hints; do
+    assert_file_exist "$f"
+  done
 }

@@ -6,7 +6,7 @@ import json
 import sys
 
 INT = int
-TOP = ["rtl_report", "run", "policy", "totals", "rules", "sites", "top_regions",
+TOP = ["rtl_report", "rtl_version", "run", "policy", "totals", "rules", "sites", "top_regions",
        "epochs", "events", "backtraces", "notes"]
 TOTALS = ["allocations", "selected", "regions_peak", "traps", "read_traps",
           "write_traps", "stale_traps", "trap_ns", "mprotect_calls",
@@ -17,11 +17,11 @@ LISTS = {
               "read_traps": INT, "write_traps": INT},
     "sites": {"site": str, "rule": str, "regions": INT, "bytes": INT,
               "read_traps": INT, "write_traps": INT},
-    "top_regions": {"site": str, "size": INT, "read_traps": INT,
-                    "write_traps": INT},
+    "top_regions": {"site": str, "rule": str, "address": str, "size": INT,
+                    "read_traps": INT, "write_traps": INT},
     "epochs": {"t_ns": INT, "dirty_regions": INT, "diff_bytes": INT,
                "page_bytes": INT},
-    "events": {"t_ns": INT, "kind": str, "site": str, "offset": INT,
+    "events": {"t_ns": INT, "kind": str, "site": str, "rule": str, "offset": INT,
                "size": INT},
     "backtraces": {"rule": str, "kind": str, "count": INT, "frames": list},
 }
@@ -48,10 +48,14 @@ def check(path):
 
     want(list(r) == TOP, f"top-level keys {list(r)}, want {TOP}")
     want(r.get("rtl_report") == 1, "rtl_report is not 1")
+    want(isinstance(r.get("rtl_version"), str) and r.get("rtl_version", "")[:1].isdigit(),
+         "rtl_version is not a version string")
     run = r.get("run", {})
     ends = [k for k in ("exit_status", "signal") if k in run]
+    # ppid: 0 (none) is left out; root_pid only under rtlctl run.
+    optional = [k for k in ("ppid", "root_pid") if k in run]
     fields(run, {"program": str, "argv": list, "pid": INT, "duration_ns": INT,
-                 **{k: INT for k in ends}}, "run")
+                 **{k: INT for k in ends + optional}}, "run")
     want(len(ends) == 1 or any("exit status unknown" in n for n in r.get("notes", [])),
          "run has neither exit_status nor signal")
     want(all(isinstance(a, str) for a in run.get("argv", [])), "run.argv holds a non-string")

@@ -1,0 +1,75 @@
+#!/usr/bin/env bats
+# The reports one `rtlctl run` leaves: the program's under the name asked
+# for, each child's with its pid before the extension, all of them listed
+# when the program ends, none of another run's (docs/policy.md, "Report").
+
+bats_require_minimum_version 1.5.0
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load '/usr/lib/bats/bats-file/load'
+
+needs_preload() {
+  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
+}
+
+setup() {
+  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+  build=${RTL_BUILD:-$top/build}
+  rtlctl=$build/tools/rtlctl
+  tmp=$BATS_TEST_TMPDIR
+}
+
+# A policy in $tmp whose report goes to $tmp/reports.
+run_policy() {
+  mkdir -p "$tmp/reports"
+  {
+    printf '[rtl]\nreport = %s/reports/%%e.%%p.json\n' "$tmp"
+    printf '%s\n' "$@"
+  } >"$tmp/p.ini"
+}
+
+@test "run -o: children's reports keep the extension and are all listed" {
+  needs_preload
+  run_policy '[rule all]'
+  run --separate-stderr "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/c.json" -- \
+    bash -c "$build/examples/objects 50 5 >/dev/null; /bin/true; true"
+  assert_success
+  assert_file_exist "$tmp/c.json"
+  assert_equal "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["run"]["program"])' "$tmp/c.json")" bash
+  # bash's two children: c.PID.json each, PID the one inside.
+  children=$(cd "$tmp" && ls | grep -E '^c\.[0-9]+\.json$')
+  assert_equal "$(wc -l <<<"$children")" 2
+  for f in $children; do
+    pid=${f#c.}
+    pid=${pid%.json}
+    assert_equal "$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["run"]; print(r["pid"], r["root_pid"])' "$tmp/$f")" \
+      "$pid $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["run"]["pid"])' "$tmp/c.json")"
+    # The summary names each of them, with its program.
+    grep -qxE "rtl: report: $tmp/$f \((objects|true), pid $pid\)" <<<"$stderr" || fail "$f not listed in: $stderr"
+  done
+  assert_equal "$(grep -c '^rtl: report: ' <<<"$stderr")" 3
+  [[ ${stderr_lines[1]} == "rtl: report: $tmp/c.json (see: rtlctl report $tmp/c.json)" ]]
+  assert_equal "$(ls "$tmp/reports" 2>/dev/null | wc -l)" 0
+}
+
+@test "run: a relative -o is the folder rtlctl started in, wherever the program goes" {
+  needs_preload
+  run_policy '[rule all]'
+  cd "$tmp"
+  run --separate-stderr "$rtlctl" run -c "$tmp/p.ini" -o r -- bash -c 'cd /; /bin/true; true'
+  assert_success
+  assert_file_exist "$tmp/r"
+  run ls "$tmp"
+  assert_line --regexp '^r\.[0-9]+$'
+}
+
+@test "run: another run's reports in the same folder are not listed" {
+  needs_preload
+  run_policy '[rule all]'
+  "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/c.json" -- bash -c '/bin/true; true' 2>/dev/null
+  mv "$tmp/c.json" "$tmp/first.json"
+  run --separate-stderr "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/c.json" -- /bin/true
+  assert_success
+  assert_equal "$(grep -c '^rtl: report: ' <<<"$stderr")" 1
+}

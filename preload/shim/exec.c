@@ -72,14 +72,14 @@ static void release(struct pinned *h)
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 
-API int execve(const char *path, char *const argv[], char *const envp[])
+/* fn(path, argv, envp) with its strings granted and pinned, and the
+ * program's mask in the kernel's for the call. */
+static int held_exec(execve_fn fn, const char *path, char *const argv[],
+                     char *const envp[])
 {
 	struct pinned h = { .n = 0 };
 	int r, masked;
 
-	execve_fn fn;
-
-	NEXT_FN(fn, "execve");
 	hold(&h, path);
 	hold_vector(&h, argv);
 	hold_vector(&h, envp);
@@ -90,6 +90,14 @@ API int execve(const char *path, char *const argv[], char *const envp[])
 	return r;
 }
 
+API int execve(const char *path, char *const argv[], char *const envp[])
+{
+	execve_fn fn;
+
+	NEXT_FN(fn, "execve");
+	return held_exec(fn, path, argv, envp);
+}
+
 API int execv(const char *path, char *const argv[])
 {
 	return execve(path, argv, environ);
@@ -97,20 +105,10 @@ API int execv(const char *path, char *const argv[])
 
 API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	struct pinned h = { .n = 0 };
-	int r, masked;
-
 	execve_fn fn;
 
 	NEXT_FN(fn, "execvpe");
-	hold(&h, file);
-	hold_vector(&h, argv);
-	hold_vector(&h, envp);
-	masked = rtl_sigmask_exec_begin();
-	r = fn(file, argv, envp);
-	rtl_sigmask_exec_end(masked);
-	release(&h);
-	return r;
+	return held_exec(fn, file, argv, envp);
 }
 
 API int execvp(const char *file, char *const argv[])

@@ -278,8 +278,8 @@ static void rtl_key(struct parser *ps, const char *name, const char *v)
 			strip_quotes(v, p->report, sizeof(p->report));
 		break;
 	case R_MECHANISM:
-		if ((w = rtl_policy_parse_word(v, rtl_policy_mechanisms, 3)) < 0)
-			error_at(ps, ps->line, "mechanism: '%s' is not auto, swizzle or alias", v);
+		if ((w = rtl_policy_parse_word(v, rtl_policy_mechanisms, RTL_MECH_COUNT)) < 0)
+			error_at(ps, ps->line, "mechanism: '%s' is not auto, swizzle, alias or page", v);
 		else
 			p->mechanism = w;
 		break;
@@ -359,8 +359,8 @@ static void rule_key(struct parser *ps, const char *name, const char *v)
 		break;
 	}
 	case K_MECHANISM:
-		if ((w = rtl_policy_parse_word(v, rtl_policy_mechanisms, 3)) < 0)
-			error_at(ps, ps->line, "mechanism: '%s' is not auto, swizzle or alias", v);
+		if ((w = rtl_policy_parse_word(v, rtl_policy_mechanisms, RTL_MECH_COUNT)) < 0)
+			error_at(ps, ps->line, "mechanism: '%s' is not auto, swizzle, alias or page", v);
 		else
 			r->mechanism = w;
 		break;
@@ -425,7 +425,7 @@ static void check_rule(struct parser *ps, int i)
 	if (r->mechanism < 0)
 		r->mechanism = ps->p->mechanism;
 	if (r->epoch_ns && r->mechanism == RTL_MECH_SWIZZLE)
-		error_at(ps, lines[K_EPOCH], "epoch needs mechanism = auto or alias: swizzle cannot re-protect pointers it does not know (rule %s)",
+		error_at(ps, lines[K_EPOCH], "epoch needs mechanism = auto, alias or page: swizzle cannot re-protect pointers it does not know (rule %s)",
 		         r->name);
 	if (r->on_write & RTL_ACT_GRANT_READ)
 		error_at(ps, lines[K_ON_WRITE] ? lines[K_ON_WRITE] : r->line,

@@ -17,7 +17,10 @@ enum rtl_mechanism {
 	RTL_MECH_SWIZZLE,
 	RTL_MECH_ALIAS,
 	RTL_MECH_AUTO, /* the default: exact (docs/preload.md, "Mechanisms") */
+	RTL_MECH_PAGE, /* page protection on the same blocks: the baseline
+	                  that rtlctl compare sets regions beside */
 };
+#define RTL_MECH_COUNT 4
 
 /* How the kernel's accesses to selected memory are resolved
  * (docs/syscalls.md): every call through a seccomp filter, or the libc

@@ -27,8 +27,9 @@ enum rtl_track_tag {
 	 * totals, in the report's order. */
 	RTL_TRACK_TOTALS = 3,
 	/* name (string), mechanism (string), selected, bytes, read_traps,
-	 * write_traps. One per rule, in the policy's order: a rule's index
-	 * elsewhere is its position among these. */
+	 * write_traps; since 0.3.0 false_sharing, grants, granted_bytes,
+	 * touched_bytes, prot_changes. One per rule, in the policy's order: a
+	 * rule's index elsewhere is its position among these. */
 	RTL_TRACK_RULE = 4,
 	/* bias (load address), lo, hi (the module's text spans [lo, hi)), path
 	 * of its file (string), name to show (string: the program's for the
@@ -36,7 +37,8 @@ enum rtl_track_tag {
 	RTL_TRACK_MODULE = 5,
 	/* slot (u32), ip (the allocating call's return address; 0 for "(other
 	 * sites)"), rule (i32, -1 for any), regions, bytes, read_traps,
-	 * write_traps. */
+	 * write_traps; since 0.3.0 false_sharing, grants, granted_bytes,
+	 * touched_bytes. */
 	RTL_TRACK_SITE = 6,
 	/* slot (u32), size, read_traps, write_traps: a region among those with
 	 * the most traps, freed ones included. */

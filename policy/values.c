@@ -134,7 +134,8 @@ int rtl_policy_parse_word(const char *v, const char *const *words, int n)
 	return -1;
 }
 
-const char *const rtl_policy_mechanisms[] = { "swizzle", "alias", "auto" };
+const char *const rtl_policy_mechanisms[] = { "swizzle", "alias", "auto",
+	                                      "page" };
 const char *const rtl_policy_protects[] = { "none", "read", "rw" };
 const int rtl_policy_protect_values[] = { PROT_NONE, PROT_READ,
 	                                  PROT_READ | PROT_WRITE };

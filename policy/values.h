@@ -18,8 +18,8 @@ int rtl_policy_parse_actions(const char *v, unsigned *out, char *bad,
 /* Index of v in words[0..n), or -1. */
 int rtl_policy_parse_word(const char *v, const char *const *words, int n);
 
-extern const char *const rtl_policy_mechanisms[3]; /* swizzle, alias, auto */
-extern const char *const rtl_policy_protects[3];   /* none, read, rw */
+extern const char *const rtl_policy_mechanisms[RTL_MECH_COUNT]; /* enum order */
+extern const char *const rtl_policy_protects[3];                /* none, read, rw */
 extern const int rtl_policy_protect_values[3];
 
 #endif

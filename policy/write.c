@@ -10,6 +10,7 @@ const char *rtl_policy_mechanism_str(int mechanism)
 {
 	return mechanism == RTL_MECH_ALIAS  ? "alias"
 	       : mechanism == RTL_MECH_AUTO ? "auto"
+	       : mechanism == RTL_MECH_PAGE ? "page"
 	                                    : "swizzle";
 }
 

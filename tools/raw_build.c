@@ -107,6 +107,10 @@ static json_t *sites(struct run *r)
 				rows[w - 1].bytes += rows[i].bytes;
 				rows[w - 1].rd += rows[i].rd;
 				rows[w - 1].wr += rows[i].wr;
+				rows[w - 1].false_sharing += rows[i].false_sharing;
+				rows[w - 1].grants += rows[i].grants;
+				rows[w - 1].granted_bytes += rows[i].granted_bytes;
+				rows[w - 1].touched_bytes += rows[i].touched_bytes;
 			} else {
 				rows[w++] = rows[i];
 			}
@@ -123,6 +127,10 @@ static json_t *sites(struct run *r)
 		set_int(o, "bytes", rows[i].bytes);
 		set_int(o, "read_traps", rows[i].rd);
 		set_int(o, "write_traps", rows[i].wr);
+		set_int(o, "false_sharing_traps", rows[i].false_sharing);
+		set_int(o, "grants", rows[i].grants);
+		set_int(o, "granted_bytes", rows[i].granted_bytes);
+		set_int(o, "touched_bytes", rows[i].touched_bytes);
 		json_array_append_new(a, o);
 	}
 	if (m > MAX_SITES)

@@ -157,7 +157,11 @@ static int read_rule(struct run *r, struct cur *c)
 {
 	char *name = str(c, NULL), *mech = str(c, NULL);
 	uint64_t sel = u64(c), bytes = u64(c), rd = u64(c), wr = u64(c);
+	uint64_t later[5] = { 0 };
 
+	if (c->p < c->end) /* a record of 0.3.0 or later */
+		for (int i = 0; i < 5; i++)
+			later[i] = u64(c);
 	if (!c->bad) {
 		json_t *o = json_object();
 
@@ -167,6 +171,11 @@ static int read_rule(struct run *r, struct cur *c)
 		set_int(o, "bytes", bytes);
 		set_int(o, "read_traps", rd);
 		set_int(o, "write_traps", wr);
+		set_int(o, "false_sharing_traps", later[0]);
+		set_int(o, "grants", later[1]);
+		set_int(o, "granted_bytes", later[2]);
+		set_int(o, "touched_bytes", later[3]);
+		set_int(o, "prot_changes", later[4]);
 		json_array_append_new(r->rules, o);
 	}
 	free(name);
@@ -196,6 +205,12 @@ static int read_site(struct run *r, struct cur *c)
 	s.bytes = u64(c);
 	s.rd = u64(c);
 	s.wr = u64(c);
+	if (c->p < c->end) { /* a record of 0.3.0 or later */
+		s.false_sharing = u64(c);
+		s.grants = u64(c);
+		s.granted_bytes = u64(c);
+		s.touched_bytes = u64(c);
+	}
 	if (c->bad)
 		return -1;
 	r->sites = grow(r->sites, &r->capsites, r->nsites, sizeof(s));

@@ -16,6 +16,7 @@ struct site {
 	uint64_t ip;
 	int rule;
 	uint64_t regions, bytes, rd, wr;
+	uint64_t false_sharing, grants, granted_bytes, touched_bytes;
 	char *name;
 };
 

@@ -1,4 +1,4 @@
-/* What a trap on a selected region does, for both mechanisms: the actions
+/* What a trap on a selected region does, for every mechanism: the actions
  * of on_read / on_write (count, log, backtrace, dirty, abort, and which
  * protection to grant), and the swizzle mechanism's region handler.
  *
@@ -125,14 +125,23 @@ static void bump(_Atomic uint64_t *c)
 	atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
 }
 
-int rtl_act_trap(struct rtl_rec *rec, size_t offset, int write)
+/* What every trap does first: the counts, the event, the log line, the
+ * backtrace and the dirty mark, as the rule's actions say. */
+static void record(struct rtl_rec *rec, size_t offset, int write, unsigned act)
 {
 	struct rtl_rule_rt *rt = &rtl_engine.rules[rec->rule];
-	unsigned act = write ? rt->r->on_write : rt->r->on_read;
+	struct rtl_site_stats *s = rtl_site_stats(rec->site, NULL, NULL);
 
 	bump(write ? &rtl_totals.write_traps : &rtl_totals.read_traps);
+	if (!atomic_exchange_explicit(&rec->touched, 1, memory_order_relaxed)) {
+		atomic_fetch_add_explicit(&rtl_totals.touched_bytes, rec->size,
+		                          memory_order_relaxed);
+		atomic_fetch_add_explicit(&rt->touched_bytes, rec->size,
+		                          memory_order_relaxed);
+		atomic_fetch_add_explicit(&s->touched_bytes, rec->size,
+		                          memory_order_relaxed);
+	}
 	if (act & RTL_ACT_COUNT) {
-		struct rtl_site_stats *s = rtl_site_stats(rec->site, NULL, NULL);
 		bump(write ? &rt->write_traps : &rt->read_traps);
 		bump(write ? &s->write_traps : &s->read_traps);
 		atomic_fetch_add_explicit(write ? &rec->write_traps : &rec->read_traps,
@@ -146,14 +155,79 @@ int rtl_act_trap(struct rtl_rec *rec, size_t offset, int write)
 		rtl_trace_backtrace(rec->rule, write);
 	if (write && (act & RTL_ACT_DIRTY))
 		atomic_store_explicit(&rec->written, 1, memory_order_relaxed);
-	if (act & RTL_ACT_ABORT)
-		die(rec, offset, write);
-	/* dirty lets the write it tracks go on. */
+}
+
+/* The protection act grants to the access. dirty lets the write it
+ * tracks go on. */
+static int grant_of(unsigned act, int write)
+{
 	if ((act & RTL_ACT_GRANT_RW) || (write && (act & RTL_ACT_DIRTY)))
 		return PROT_READ | PROT_WRITE;
 	if ((act & RTL_ACT_GRANT_READ) && !write)
 		return PROT_READ;
 	return -1;
+}
+
+static unsigned actions_of(const struct rtl_rec *rec, int write)
+{
+	const struct rtl_rule *r = rtl_engine.rules[rec->rule].r;
+
+	return write ? r->on_write : r->on_read;
+}
+
+int rtl_act_trap(struct rtl_rec *rec, size_t offset, int write)
+{
+	unsigned act = actions_of(rec, write);
+
+	record(rec, offset, write, act);
+	if (act & RTL_ACT_ABORT)
+		die(rec, offset, write);
+	return grant_of(act, write);
+}
+
+int rtl_act_page_trap(struct rtl_rec *rec, size_t offset, int write,
+                      int false_sharing)
+{
+	unsigned act;
+
+	if (false_sharing)
+		bump(&rtl_totals.false_sharing);
+	if (!rec) {
+		bump(write ? &rtl_totals.write_traps : &rtl_totals.read_traps);
+		return -1;
+	}
+	act = actions_of(rec, write);
+	record(rec, offset, write, act);
+	if (false_sharing) {
+		bump(&rtl_engine.rules[rec->rule].false_sharing);
+		bump(&rtl_site_stats(rec->site, NULL, NULL)->false_sharing);
+	}
+	return grant_of(act, write);
+}
+
+void rtl_act_granted(struct rtl_rec *rec, size_t bytes)
+{
+	struct rtl_rule_rt *rt;
+	struct rtl_site_stats *s;
+
+	bump(&rtl_totals.grants);
+	atomic_fetch_add_explicit(&rtl_totals.granted_bytes, bytes,
+	                          memory_order_relaxed);
+	if (!rec)
+		return;
+	rt = &rtl_engine.rules[rec->rule];
+	s = rtl_site_stats(rec->site, NULL, NULL);
+	bump(&rt->grants);
+	bump(&s->grants);
+	atomic_fetch_add_explicit(&rt->granted_bytes, bytes, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->granted_bytes, bytes, memory_order_relaxed);
+}
+
+void rtl_act_prot_changed(int rule)
+{
+	bump(&rtl_totals.prot_changes);
+	if (rule >= 0)
+		bump(&rtl_engine.rules[rule].prot_changes);
 }
 
 void rtl_act_swizzle_trap(rtl_trap_t *t)
@@ -166,6 +240,9 @@ void rtl_act_swizzle_trap(rtl_trap_t *t)
 	prot = rtl_act_trap(rec, t->offset, t->write);
 	/* A grant that does not allow the access is no grant: rtl's core
 	 * then ends the process with its diagnostic. */
-	if (prot >= 0 && (!t->write || (prot & PROT_WRITE)))
-		region_protect(t->addr, prot);
+	if (prot >= 0 && (!t->write || (prot & PROT_WRITE)) &&
+	    region_protect(t->addr, prot) == 0) {
+		rtl_act_granted(rec, rec->size);
+		rtl_act_prot_changed(rec->rule);
+	}
 }

@@ -87,13 +87,16 @@ static void choose(struct rtl_rule_rt *rt, int i)
 	                   rt->choice.track || r->epoch_ns;
 	/* auto's blocks of whole pages are regions protected in place, with
 	 * the handler; its smaller blocks, like alias objects, have pages of
-	 * their own (slots). */
-	if (r->mechanism != RTL_MECH_ALIAS)
+	 * their own (slots). page blocks are no regions: they live in the
+	 * alias reservation's page copy (pageprot.c). */
+	if (r->mechanism == RTL_MECH_SWIZZLE || r->mechanism == RTL_MECH_AUTO)
 		rt->choice.handler = rtl_act_swizzle_trap;
 	if (r->mechanism != RTL_MECH_SWIZZLE)
 		e->any_alias = 1;
 	if (r->mechanism == RTL_MECH_AUTO)
 		e->any_auto = 1;
+	if (r->mechanism == RTL_MECH_PAGE)
+		e->any_page = 1;
 	if (rt->choice.track)
 		e->any_dirty = 1;
 	if (r->epoch_ns)
@@ -149,7 +152,7 @@ int rtl_select_start(void)
 		cap = 1u << 22; /* 4M records; past that, selection stops */
 	if (rtl_site_init() < 0 || rtl_rec_init(cap) < 0 || rtl_trace_init() < 0)
 		return -1;
-	if (e->any_alias && rtl_alias_init(e->any_auto) < 0)
+	if (e->any_alias && rtl_alias_init(e->any_auto, e->any_page) < 0)
 		return -1;
 	/* Every system call on a region that can trap goes through rtl
 	 * (docs/syscalls.md, "Every call"): the ranges are all known now. */
@@ -245,6 +248,11 @@ void rtl_select_forked(void)
 		atomic_store(&rt->bytes, 0);
 		atomic_store(&rt->read_traps, 0);
 		atomic_store(&rt->write_traps, 0);
+		atomic_store(&rt->false_sharing, 0);
+		atomic_store(&rt->grants, 0);
+		atomic_store(&rt->granted_bytes, 0);
+		atomic_store(&rt->touched_bytes, 0);
+		atomic_store(&rt->prot_changes, 0);
 	}
 	for (int i = 0; i < STRIPES; i++)
 		atomic_store(&seen[i].n, 0);

@@ -17,6 +17,13 @@ struct rtl_rule_rt {
 	_Atomic uint64_t matched; /* for sampling */
 	_Atomic uint64_t bytes;   /* asked for by its regions */
 	_Atomic uint64_t read_traps, write_traps;
+	/* What a trap and a protection change cost at this rule's
+	 * granularity (actions.c): traps the page mechanism took on a block
+	 * that allowed the access while a neighbour on its page did not;
+	 * grants and the bytes they made accessible; the bytes of the blocks
+	 * that trapped; protection changes rtl made. */
+	_Atomic uint64_t false_sharing, grants, granted_bytes, touched_bytes;
+	_Atomic uint64_t prot_changes;
 };
 
 struct rtl_engine {
@@ -25,7 +32,7 @@ struct rtl_engine {
 	char report[RTL_POLICY_PATH_MAX]; /* template, after RTL_REPORT */
 	int needs_site;                   /* a rule has a site glob */
 	int names_early;                  /* resolve site names at allocation (log, abort) */
-	int any_alias, any_auto, any_dirty, any_epoch, any_traps;
+	int any_alias, any_auto, any_page, any_dirty, any_epoch, any_traps;
 	int sigsys_failed; /* errno of a filter the kernel refused, or 0 */
 	uint64_t start_ns;
 };
@@ -41,6 +48,10 @@ struct rtl_totals {
 	_Atomic uint64_t fallbacks[3];            /* RTL_FALLBACK_* */
 	_Atomic uint64_t libc_skipped;            /* callers inside libc or ld.so */
 	_Atomic uint64_t alias_syscalls;          /* alias buffers resolved for a call */
+	/* the rules' sums (engine.h's rtl_rule_rt); false sharing also counts
+	 * page traps on bytes of no live block */
+	_Atomic uint64_t false_sharing, grants, granted_bytes, touched_bytes;
+	_Atomic uint64_t prot_changes;
 };
 extern struct rtl_totals rtl_totals;
 

@@ -24,11 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "actions.h"
 #include "alias.h"
 #include "clock.h"
 #include "engine.h"
 #include "lock.h"
 #include "next.h"
+#include "pageprot.h"
 #include "policy.h"
 #include "record.h"
 #include "rtl/region.h"
@@ -128,10 +130,11 @@ static void diff_region(const struct rtl_rec *rec)
 		free(runs);
 }
 
-/* rec was written since its twin was taken: account its diff. */
+/* rec was written since its twin was taken: account its diff. A page
+ * block's writes are the page's (rtl_epoch_page_written). */
 static void account(struct rtl_rec *rec)
 {
-	if (!atomic_exchange(&rec->written, 0))
+	if (!atomic_exchange(&rec->written, 0) || rec->mech == RTL_MECH_PAGE)
 		return;
 	rtl_lock_acquire(&acc_lock);
 	acc_regions++;
@@ -140,6 +143,27 @@ static void account(struct rtl_rec *rec)
 			diff_twin(rec);
 	} else {
 		diff_region(rec);
+	}
+	rtl_lock_release(&acc_lock);
+}
+
+void rtl_epoch_page_written(const unsigned char *now,
+                            const unsigned char *was, size_t len)
+{
+	size_t i = 0;
+
+	rtl_lock_acquire(&acc_lock);
+	acc_regions++;
+	add_page((uintptr_t)now / PAGE); /* written: a page tracker saves it */
+	while (i < len) {
+		size_t start;
+
+		while (i < len && now[i] == was[i])
+			i++;
+		start = i;
+		while (i < len && now[i] != was[i])
+			i++;
+		acc_diff += i - start;
 	}
 	rtl_lock_release(&acc_lock);
 }
@@ -188,6 +212,8 @@ void rtl_epoch_final(void)
 			account(rec);
 		}
 	}
+	if (rtl_engine.any_page)
+		rtl_pageprot_diff(0);
 	push();
 }
 
@@ -199,6 +225,18 @@ size_t rtl_epoch_list(const struct rtl_epoch **out, uint64_t *drop)
 }
 
 /* ---- the epoch thread ---- */
+
+/* An auto block protected in place gets prot again: a change when its
+ * home view's pages allow more (a grant since the last epoch). */
+static void reprotect_in_place(struct rtl_rec *rec, int prot)
+{
+	struct region_info r;
+	void *home = (void *)rec->addr;
+
+	if (region_find(home, &r) == 0 && r.prot != prot &&
+	    region_protect(rec->rw, prot) == 0)
+		rtl_act_prot_changed(rec->rule);
+}
 
 static void tick(uint64_t due_mask)
 {
@@ -224,7 +262,7 @@ static void tick(uint64_t due_mask)
 			 * lock, which a system call takes to pin it). */
 			rtl_rec_lock(rec);
 			if (atomic_load(&rec->in_place) && !atomic_load(&rec->pins))
-				region_protect(rec->rw, c->prot);
+				reprotect_in_place(rec, c->prot);
 			rtl_rec_unlock(rec);
 			if (c->track)
 				account(rec);
@@ -233,14 +271,21 @@ static void tick(uint64_t due_mask)
 		rtl_rec_lock(rec);
 		if (atomic_load(&rec->live) && !atomic_load(&rec->pins)) {
 			/* Protect first: a write after this traps (and waits for
-			 * the lock), so none slips between diff and twin. */
-			if (atomic_load(&rec->prot) != c->prot)
+			 * the lock), so none slips between diff and twin. A page
+			 * block's pages may have been granted for a neighbour:
+			 * they are set again whatever its own protection. */
+			if (rec->mech == RTL_MECH_PAGE)
 				rtl_alias_protect(rec, c->prot);
+			else if (atomic_load(&rec->prot) != c->prot &&
+			         rtl_alias_protect(rec, c->prot) == 0)
+				rtl_act_prot_changed(rec->rule);
 			if (c->track)
 				account(rec);
 		}
 		rtl_rec_unlock(rec);
 	}
+	if (dirty && rtl_engine.any_page)
+		rtl_pageprot_diff(1);
 	if (dirty)
 		push();
 }

@@ -9,6 +9,10 @@
 #include "record.h"
 
 int rtl_epoch_start(void);
+/* The page mechanism diffed a page written since its twin (len bytes at
+ * now, in the RW view): one written page of the epoch. */
+void rtl_epoch_page_written(const unsigned char *now,
+                            const unsigned char *was, size_t len);
 /* A tracked region is freed: account its diff first. */
 void rtl_epoch_freeing(struct rtl_rec *rec);
 /* At exit: close the last epoch. */

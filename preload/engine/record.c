@@ -88,6 +88,7 @@ struct rtl_rec *rtl_rec_new(void)
 	atomic_store_explicit(&rec->read_traps, 0, memory_order_relaxed);
 	atomic_store_explicit(&rec->write_traps, 0, memory_order_relaxed);
 	atomic_store_explicit(&rec->written, 0, memory_order_relaxed);
+	atomic_store_explicit(&rec->touched, 0, memory_order_relaxed);
 	rtl_lock_reset(&rec->lock);
 	rec->alias = 0;
 	rec->pages = 0;

@@ -344,6 +344,10 @@ static void zero(struct rtl_site_stats *s)
 	atomic_store(&s->bytes, 0);
 	atomic_store(&s->read_traps, 0);
 	atomic_store(&s->write_traps, 0);
+	atomic_store(&s->false_sharing, 0);
+	atomic_store(&s->grants, 0);
+	atomic_store(&s->granted_bytes, 0);
+	atomic_store(&s->touched_bytes, 0);
 }
 
 void rtl_site_forked(void)

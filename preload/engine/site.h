@@ -34,6 +34,8 @@ void rtl_site_symbolise(uintptr_t ip, int with_offset, char *out, size_t len);
 struct rtl_site_stats {
 	_Atomic uint64_t key; /* callsite << 8 | rule + 1; 0 free */
 	_Atomic uint64_t regions, bytes, read_traps, write_traps;
+	/* what rtlctl compare sets side by side (actions.c) */
+	_Atomic uint64_t false_sharing, grants, granted_bytes, touched_bytes;
 };
 uint32_t rtl_site_slot(uint32_t cs, int rule);
 struct rtl_site_stats *rtl_site_stats(uint32_t slot, uint32_t *cs, int *rule);

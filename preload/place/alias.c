@@ -14,7 +14,10 @@
  * The auto mechanism's blocks under a page are aliases too, but their
  * pages come from a slot (slots.c: copies of the arena's pool mapped after
  * the alias space in the same reservation), not from an mmap each: the
- * fault handler, the system calls, the epochs and fork treat both alike. */
+ * fault handler, the system calls, the epochs and fork treat both alike.
+ * The page mechanism's blocks share one more copy after the slots
+ * (pageprot.c), where protection is per page: this file hands its faults,
+ * calls and blocks over to it. */
 #include "alias.h"
 
 #include <errno.h>
@@ -37,6 +40,7 @@
 #include "hooks.h"
 #include "lock.h"
 #include "maps.h"
+#include "pageprot.h"
 #include "policy.h"
 #include "record.h"
 #include "slots.h"
@@ -51,6 +55,7 @@ static size_t span;               /* the whole reservation */
 static size_t alias_span;         /* its first part: per-object aliases;
                                          then the slots (slots.c) */
 static int slots;                 /* the slots are mapped */
+static int pages_mapped;          /* the page mechanism's copy is */
 static _Atomic uint32_t *pagemap; /* per alias page: record index + 1 */
 static uintptr_t rw_base;         /* the RW view; file offset 0 */
 
@@ -127,6 +132,8 @@ struct rtl_rec *rtl_alias_find(const void *p)
 
 	if (!rtl_alias_owns(p))
 		return NULL;
+	if (rtl_pageprot_owns(a))
+		return rtl_pageprot_find(a);
 	idx = atomic_load_explicit(&pagemap[(a - base) / PAGE], memory_order_acquire);
 	if (!idx || !(rec = rtl_rec_at(idx - 1)))
 		return NULL;
@@ -143,6 +150,8 @@ static int raw_mprotect(uintptr_t va, size_t len, int prot)
 
 int rtl_alias_protect(struct rtl_rec *rec, int prot)
 {
+	if (rec->mech == RTL_MECH_PAGE)
+		return rtl_pageprot_protect(rec, prot);
 	if (raw_mprotect(rec->alias, (size_t)rec->pages * PAGE, prot) < 0)
 		return -1;
 	if (rec->mech == RTL_MECH_AUTO)
@@ -152,10 +161,11 @@ int rtl_alias_protect(struct rtl_rec *rec, int prot)
 }
 
 /* Whether rec's mapping may add to the process's mappings: an alias object
- * always (its own mmap); a slot only if its pages may change protection. */
+ * always (its own mmap); a slot or a page block only if its pages may
+ * change protection. */
 static int splits(const struct rtl_rec *rec)
 {
-	return rec->mech != RTL_MECH_AUTO || rtl_engine.rules[rec->rule].choice.traps;
+	return rec->mech == RTL_MECH_ALIAS || rtl_engine.rules[rec->rule].choice.traps;
 }
 
 void *rtl_alias_map(struct rtl_rec *rec, int prot)
@@ -166,6 +176,17 @@ void *rtl_alias_map(struct rtl_rec *rec, int prot)
 	uint32_t idx = rtl_rec_index(rec) + 1;
 	uintptr_t va;
 
+	if (rec->mech == RTL_MECH_PAGE) {
+		/* The page copy, shared with every page block: no mmap. */
+		if (!(va = rtl_pageprot_take(rec, prot))) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		if (splits(rec))
+			atomic_fetch_add_explicit(&rtl_alias_live, 1,
+			                          memory_order_relaxed);
+		return (void *)va;
+	}
 	if (rec->mech == RTL_MECH_AUTO) {
 		/* A copy of the pool of its own on these pages: no mmap. */
 		va = rtl_slot_take((uintptr_t)rec->rw, rec->size ? rec->size : 1,
@@ -203,12 +224,16 @@ void rtl_alias_unmap(struct rtl_rec *rec)
 {
 	uintptr_t va = rec->alias;
 
-	for (uint32_t k = 0; k < rec->pages; k++)
+	if (rec->mech == RTL_MECH_PAGE)
+		rtl_pageprot_give(rec);
+	for (uint32_t k = 0; rec->mech != RTL_MECH_PAGE && k < rec->pages; k++)
 		atomic_store_explicit(&pagemap[(va - base) / PAGE + k], 0,
 		                      memory_order_release);
 	rtl_rec_lock(rec);
 	rtl_rec_unlock(rec);
-	if (rec->mech == RTL_MECH_AUTO)
+	if (rec->mech == RTL_MECH_PAGE)
+		; /* its pages stay as they are, in the shared copy */
+	else if (rec->mech == RTL_MECH_AUTO)
 		rtl_slot_give(va, (size_t)rec->pages * PAGE);
 	else
 		va_free(va, rec->pages);
@@ -237,8 +262,10 @@ static int access_locked(struct rtl_rec *rec, uintptr_t a, int write)
 	    !atomic_load_explicit(&rec->written, memory_order_relaxed) && rec->twin)
 		memcpy(rec->twin, rec->rw, rec->size); /* before the write */
 	prot = rtl_act_trap(rec, offset, write);
-	if (prot >= 0 && allows(prot, write))
-		rtl_alias_protect(rec, prot);
+	if (prot >= 0 && allows(prot, write) && rtl_alias_protect(rec, prot) == 0) {
+		rtl_act_granted(rec, rec->size);
+		rtl_act_prot_changed(rec->rule);
+	}
 	return allows(atomic_load(&rec->prot), write);
 }
 
@@ -271,6 +298,13 @@ static int alias_fault(void *addr, int write, void *uc)
 	int ok;
 
 	(void)uc;
+	if (rtl_pageprot_owns(a)) {
+		t0 = rtl_now_ns();
+		ok = rtl_pageprot_fault(a, write);
+		atomic_fetch_add_explicit(&rtl_totals.alias_ns, rtl_now_ns() - t0,
+		                          memory_order_relaxed);
+		return ok;
+	}
 	if (!(rec = rtl_alias_find(addr))) {
 		if (rtl_alias_owns(addr))
 			ran_off(a);
@@ -296,10 +330,18 @@ static int alias_fault(void *addr, int write, void *uc)
 /* The system-call wrappers' resolver: p is the buffer, in an alias. */
 static void *alias_access(const void *p, size_t len, int write)
 {
-	struct rtl_rec *rec = rtl_alias_find(p);
+	struct rtl_rec *rec;
 	int ok;
 
-	(void)len;
+	if (rtl_pageprot_owns((uintptr_t)p)) {
+		atomic_fetch_add_explicit(&rtl_totals.alias_syscalls, 1,
+		                          memory_order_relaxed);
+		if (rtl_pageprot_access((uintptr_t)p, len, write))
+			return (void *)p;
+		errno = EFAULT;
+		return NULL;
+	}
+	rec = rtl_alias_find(p);
 	if (!rec) {
 		errno = EFAULT;
 		return NULL;
@@ -338,6 +380,8 @@ static void fork_child(void)
 
 	if (slots)
 		rtl_slots_forked();
+	if (pages_mapped)
+		rtl_pageprot_forked();
 	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
 		struct rtl_rec *rec = rtl_rec_at(i);
 		uintptr_t first;
@@ -374,14 +418,15 @@ static void *map_anon(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-int rtl_alias_init(int with_slots)
+int rtl_alias_init(int with_slots, int with_pages)
 {
 	uintptr_t hint;
 	void *res;
 
 	rw_base = rtl_view_base(RTL_VIEW_RW);
 	alias_span = rtl_views.size;
-	span = alias_span + (with_slots ? rtl_slots_span() : 0);
+	span = alias_span + (with_slots ? rtl_slots_span() : 0) +
+	       (with_pages ? rtl_pageprot_span() : 0);
 	/* Right after the views, at the next 1 TiB: the same place in every
 	 * process when the views are at rtl's home (views.h). */
 	hint = (rtl_views.base + RTL_NVIEWS * rtl_views.size + RTL_HOME_ALIGN - 1) &
@@ -402,7 +447,12 @@ int rtl_alias_init(int with_slots)
 		return -1;
 	if (with_slots && rtl_slots_init((uintptr_t)res + alias_span) < 0)
 		return -1;
+	if (with_pages &&
+	    rtl_pageprot_init((uintptr_t)res + alias_span +
+	                      (with_slots ? rtl_slots_span() : 0)) < 0)
+		return -1;
 	slots = with_slots;
+	pages_mapped = with_pages;
 	pagemap = map_anon(span / PAGE * sizeof(*pagemap));
 	small_cap = (uint32_t)(rtl_maps_budget() + 1024);
 	big_free = map_anon(small_cap * sizeof(*big_free));

@@ -5,8 +5,9 @@
 
 #include "record.h"
 
-/* with_slots: map the slots too (an auto rule exists). */
-int rtl_alias_init(int with_slots);
+/* with_slots: map the slots too (an auto rule exists); with_pages: the
+ * page mechanism's copy (a page rule exists). */
+int rtl_alias_init(int with_slots, int with_pages);
 int rtl_alias_owns(const void *p);
 /* Map rec (rw, size, rule set) at its own pages; the address to hand out,
  * or NULL with errno. */

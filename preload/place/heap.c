@@ -5,7 +5,8 @@
  *
  * auto: blocks of whole pages are swizzle regions protected in place,
  * smaller ones get a slot of their own (alias.c, slots.c); either way the
- * program's address never changes.
+ * program's address never changes. page: laid out as auto's, reached
+ * through the page mechanism's shared copy (pageprot.c).
  *
  * A swizzle region of size bytes gets round_up(size + 1, 64) bytes at a
  * 64-byte boundary: its span (what rtl looks up and swizzles) lies inside
@@ -20,6 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "actions.h"
 #include "alias.h"
 #include "arena.h"
 #include "engine.h"
@@ -192,13 +194,28 @@ static int small_auto(size_t size, size_t align, const struct rtl_choice *c)
 	return c->mechanism == RTL_MECH_AUTO && block_of(size, align, &a) < PAGE;
 }
 
+/* What an alias object, a slot or a page block takes from the arena: its
+ * size in jemalloc's classes; a page block of whole pages is laid out as
+ * auto lays out its blocks protected in place, so that rtlctl compare
+ * sets side by side mechanisms that differ in granularity only. */
+static size_t arena_bytes(size_t size, size_t *align, const struct rtl_choice *c)
+{
+	size_t a;
+
+	if (c->mechanism == RTL_MECH_PAGE && block_of(size, *align, &a) >= PAGE)
+		return block_of(size, *align, align);
+	if (*align < 16)
+		*align = 16;
+	return (size + 15) & ~(size_t)15;
+}
+
 static void *alloc_alias(struct rtl_rec *rec, size_t size, size_t align,
                          int zero, const struct rtl_choice *c, void **rw_out)
 {
+	size_t bytes = arena_bytes(size, &align, c);
 	void *rw, *p;
 
-	rw = rtl_arena_alloc((size + 15) & ~(size_t)15, align < 16 ? 16 : align,
-	                     zero);
+	rw = rtl_arena_alloc(bytes, align, zero);
 	if (!rw)
 		return NULL;
 	rec->rw = rw;
@@ -242,9 +259,10 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 	rec->size = size;
 	rec->mech = (uint8_t)c->mechanism;
 	atomic_store(&rec->in_place, 0);
-	if (c->mechanism == RTL_MECH_ALIAS || small_auto(size, align, c)) {
+	if (c->mechanism == RTL_MECH_ALIAS || c->mechanism == RTL_MECH_PAGE ||
+	    small_auto(size, align, c)) {
 		why = RTL_FALLBACK_MAPS;
-		if ((c->mechanism == RTL_MECH_AUTO && c->traps && !rtl_alias_room()) ||
+		if ((c->mechanism != RTL_MECH_ALIAS && c->traps && !rtl_alias_room()) ||
 		    !(p = alloc_alias(rec, size, align, zero, c, &rw)))
 			goto fail_rec;
 	} else {
@@ -263,6 +281,9 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 		}
 	}
 	rec->addr = (uintptr_t)p;
+	/* The page mechanism counts its own mprotect calls (pageprot.c). */
+	if (c->prot != (PROT_READ | PROT_WRITE) && c->mechanism != RTL_MECH_PAGE)
+		rtl_act_prot_changed(c->rule);
 	atomic_store_explicit(&rec->live, 1, memory_order_release);
 	count_new(size, c, site);
 	if (rw_out)

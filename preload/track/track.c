@@ -118,7 +118,7 @@ static void write_totals(void)
 	for (int i = 0; i < 3; i++)
 		fb += load(&rtl_totals.fallbacks[i]);
 	rtl_raw_start(RTL_TRACK_TOTALS);
-	rtl_raw_u32(19);
+	rtl_raw_u32(24);
 	kv("allocations", rtl_allocations());
 	kv("selected", load(&rtl_heap_stats.selected));
 	kv("regions_peak", load(&rtl_totals.peak));
@@ -138,6 +138,11 @@ static void write_totals(void)
 	kv("libc_skipped", load(&rtl_totals.libc_skipped));
 	kv("extents", load(&rtl_arena_extents));
 	kv("foreign", st.foreign);
+	kv("false_sharing_traps", load(&rtl_totals.false_sharing));
+	kv("grants", load(&rtl_totals.grants));
+	kv("granted_bytes", load(&rtl_totals.granted_bytes));
+	kv("touched_bytes", load(&rtl_totals.touched_bytes));
+	kv("prot_changes", load(&rtl_totals.prot_changes));
 	rtl_raw_end();
 }
 
@@ -153,6 +158,12 @@ static void write_rules(void)
 		rtl_raw_u64(load(&rt->bytes));
 		rtl_raw_u64(load(&rt->read_traps));
 		rtl_raw_u64(load(&rt->write_traps));
+		/* Later fields: what rtlctl compare sets side by side. */
+		rtl_raw_u64(load(&rt->false_sharing));
+		rtl_raw_u64(load(&rt->grants));
+		rtl_raw_u64(load(&rt->granted_bytes));
+		rtl_raw_u64(load(&rt->touched_bytes));
+		rtl_raw_u64(load(&rt->prot_changes));
 		rtl_raw_end();
 	}
 }
@@ -174,6 +185,11 @@ static void write_sites(void)
 		rtl_raw_u64(load(&s->bytes));
 		rtl_raw_u64(load(&s->read_traps));
 		rtl_raw_u64(load(&s->write_traps));
+		/* Later fields: what rtlctl compare sets side by side. */
+		rtl_raw_u64(load(&s->false_sharing));
+		rtl_raw_u64(load(&s->grants));
+		rtl_raw_u64(load(&s->granted_bytes));
+		rtl_raw_u64(load(&s->touched_bytes));
 		rtl_raw_end();
 	}
 }

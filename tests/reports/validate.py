@@ -11,12 +11,16 @@ TOP = ["rtl_report", "rtl_version", "run", "policy", "totals", "rules", "sites",
 TOTALS = ["allocations", "selected", "regions_peak", "traps", "read_traps",
           "write_traps", "stale_traps", "trap_ns", "mprotect_calls",
           "syscall_buffers", "syscalls_trapped", "syscalls_refused", "in_place_protects", "live", "bytes", "fallbacks", "libc_skipped",
-          "extents", "foreign"]
+          "extents", "foreign", "false_sharing_traps", "grants", "granted_bytes",
+          "touched_bytes", "prot_changes"]
 LISTS = {
     "rules": {"name": str, "mechanism": str, "selected": INT, "bytes": INT,
-              "read_traps": INT, "write_traps": INT},
+              "read_traps": INT, "write_traps": INT, "false_sharing_traps": INT,
+              "grants": INT, "granted_bytes": INT, "touched_bytes": INT,
+              "prot_changes": INT},
     "sites": {"site": str, "rule": str, "regions": INT, "bytes": INT,
-              "read_traps": INT, "write_traps": INT},
+              "read_traps": INT, "write_traps": INT, "false_sharing_traps": INT,
+              "grants": INT, "granted_bytes": INT, "touched_bytes": INT},
     "top_regions": {"site": str, "rule": str, "address": str, "size": INT,
                     "read_traps": INT, "write_traps": INT},
     "epochs": {"t_ns": INT, "dirty_regions": INT, "diff_bytes": INT,
@@ -67,6 +71,10 @@ def check(path):
              "totals.traps is not read + write + stale")
         want(t["selected"] <= t["allocations"], "totals.selected exceeds the allocations")
         want(t["regions_peak"] >= t["live"], "totals.regions_peak < live")
+        want(t["false_sharing_traps"] <= t["read_traps"] + t["write_traps"],
+             "totals.false_sharing_traps exceed the read and write traps")
+        want(t["touched_bytes"] <= t["bytes"],
+             "totals.touched_bytes exceed the bytes selected")
     for name, spec in LISTS.items():
         items = r.get(name)
         want(isinstance(items, list), f"{name} is not an array")
@@ -75,7 +83,7 @@ def check(path):
             if isinstance(e, dict) and "kind" in e:
                 want(e["kind"] in ("read", "write"), f"{name}[{i}].kind is {e['kind']}")
             if isinstance(e, dict) and "mechanism" in e:
-                want(e["mechanism"] in ("auto", "swizzle", "alias"), f"{name}[{i}].mechanism")
+                want(e["mechanism"] in ("auto", "swizzle", "alias", "page"), f"{name}[{i}].mechanism")
             if isinstance(e, dict) and isinstance(e.get("frames"), list):
                 want(all(isinstance(f, str) for f in e["frames"]), f"{name}[{i}].frames")
     want(all(isinstance(n, str) for n in r.get("notes", [])), "notes holds a non-string")

@@ -8,12 +8,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "launch.h"
 #include "policy.h"
 #include "preload_find.h"
 #include "report_path.h"
@@ -30,31 +30,6 @@ static int absolute(const char *path, char *out, size_t len)
 	if (!path[0] || path[0] == '/' || !strcmp(path, "-") || !getcwd(cwd, sizeof(cwd)))
 		return -1;
 	return snprintf(out, len, "%s/%s", cwd, path) < (int)len ? 0 : -1;
-}
-
-static void set_env(const char *preload, const char *config, const char *report)
-{
-	const char *old = getenv("LD_PRELOAD");
-	char *both, self[PATH_MAX], pid[24];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (old && *old && asprintf(&both, "%s:%s", preload, old) > 0)
-		setenv("LD_PRELOAD", both, 1);
-	else
-		setenv("LD_PRELOAD", preload, 1);
-	setenv("RTL_CONFIG", config ? config : RTL_CONFIG_BUILTIN, 1);
-	/* The preload has this rtlctl make the report of each process. */
-	if (n > 0) {
-		self[n] = '\0';
-		setenv("RTL_RTLCTL", self, 1);
-	}
-	if (report)
-		setenv("RTL_REPORT", report, 1);
-	/* The program writes REPORT; a process it starts (another pid) writes
-	 * REPORT with its pid before the extension rather than overwrite it
-	 * (unless REPORT has %p), and names the program as its root. */
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	setenv("RTL_REPORT_PID", pid, 1);
 }
 
 /* ---- signals: the program is the one they are for ---- */
@@ -113,9 +88,7 @@ static void child_start(pid_t parent, const sigset_t *orig)
 	for (size_t i = 0; i < NFORWARDED; i++)
 		if (!ignored[i])
 			signal(forwarded[i], SIG_DFL);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		raise(SIGKILL); /* rtlctl died before prctl: nobody to wait for us */
+	launch_tie(parent);
 	sigprocmask(SIG_SETMASK, orig, NULL);
 }
 
@@ -197,7 +170,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (pid == 0) {
 		child_start(parent, &orig_mask);
-		set_env(preload, config_arg ? config : NULL, report_arg);
+		launch_env(preload, config_arg ? config : NULL, report_arg);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "rtlctl run: %s: %s\n", argv[optind], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);

@@ -27,6 +27,23 @@ static const struct rtlctl_command commands[] = {
 	  "                       the extension (c.json: c.PID.json)\n"
 	  "  -h, --help           this help\n",
 	  PRELOAD_ENV },
+	{ "compare", cmd_compare,
+	  "[-c FILE] [-o DIR] [--with MECH,...] [--outputs FILE,...] -- PROG ARGS...",
+	  "run PROG without rtl, with page protection and with regions; compare",
+	  "  -c, --config FILE      the policy (the built-in one without -c); every run\n"
+	  "                         uses it with its rules' mechanism replaced\n"
+	  "  -o, --output DIR       where the runs and the comparison go (a new or empty\n"
+	  "                         folder; default rtl-compare.PROG.PID)\n"
+	  "  -w, --with MECH,...    the region runs beside page: auto, alias, swizzle,\n"
+	  "                         policy (default: the mechanism of the policy's rules)\n"
+	  "      --outputs FILE,... files PROG writes: compared too; each run starts\n"
+	  "                         with them as they were, and they are left as the\n"
+	  "                         run without rtl left them\n"
+	  "  -h, --help             this help\n"
+	  "Standard input, if not a terminal, is read once and given to every run.\n"
+	  "Exit status: 0 outputs identical, 3 they differ (the first difference is\n"
+	  "printed), 1 a bad policy or folder, 126/127 PROG could not be run.\n",
+	  PRELOAD_ENV },
 	{ "check", cmd_check, "FILE", "validate a policy file",
 	  "  -h, --help  this help\n", NULL },
 	{ "show", cmd_show, "FILE", "print the effective policy, defaults filled in",

@@ -4,53 +4,23 @@
  * nothing to gnuplot, and enhanced text is off. */
 #include "report_plot.h"
 
-#include <errno.h>
-#include <signal.h>
+#include "gnuplot.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define MAX_SITES 15 /* bars that stay readable */
-#define LABEL 64
-
-static const char *kind_of(const char *out)
-{
-	const char *dot = strrchr(out, '.');
-
-	if (!dot)
-		return NULL;
-	if (!strcmp(dot, ".png"))
-		return "pngcairo size 1000,760 font 'sans,10' noenhanced";
-	if (!strcmp(dot, ".svg"))
-		return "svg size 1000,760 font 'sans,10' noenhanced";
-	return NULL;
-}
 
 int report_plot_kind_known(const char *out)
 {
-	return kind_of(out) != NULL;
+	return gnuplot_terminal(out) != NULL;
 }
 
 static json_int_t num(json_t *obj, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
 	return json_is_integer(v) ? json_integer_value(v) : 0;
-}
-
-/* s with every character but letters, digits and !._+-:/ as '_', cut. */
-static const char *label(const char *s, char *buf)
-{
-	size_t n = 0;
-
-	for (; s && *s && n + 1 < LABEL; s++)
-		buf[n++] = (strchr("!._+-:/", *s) || (*s >= '0' && *s <= '9') ||
-		            (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))
-		                   ? *s
-		                   : '_';
-	buf[n] = '\0';
-	return buf;
 }
 
 static const char *str(json_t *obj, const char *key)
@@ -77,7 +47,7 @@ static size_t put_sites(json_t *r, FILE *gp)
 {
 	json_t *sites = json_object_get(r, "sites"), *e, **sorted;
 	size_t n = json_array_size(sites), i, k = 0;
-	char buf[LABEL];
+	char buf[GNUPLOT_LABEL];
 
 	sorted = calloc(n ? n : 1, sizeof(*sorted));
 	if (!sorted)
@@ -87,7 +57,7 @@ static size_t put_sites(json_t *r, FILE *gp)
 	qsort(sorted, n, sizeof(*sorted), by_traps);
 	fprintf(gp, "$sites << EOD\n");
 	for (i = 0; i < n && k < MAX_SITES; i++, k++)
-		fprintf(gp, "\"%s\" %lld %lld\n", label(str(sorted[i], "site"), buf),
+		fprintf(gp, "\"%s\" %lld %lld\n", gnuplot_label(str(sorted[i], "site"), buf),
 		        (long long)traps_of(sorted[i]), (long long)num(sorted[i], "bytes"));
 	fprintf(gp, "EOD\n");
 	free(sorted);
@@ -101,7 +71,7 @@ static int put_events(json_t *r, FILE *gp, char *plot, size_t len)
 	json_t *rules = json_object_get(r, "rules"), *rule, *e;
 	size_t i, k, used = 0;
 	int drawn = 0;
-	char buf[LABEL];
+	char buf[GNUPLOT_LABEL];
 
 	plot[0] = '\0';
 	json_array_foreach(rules, i, rule)
@@ -121,35 +91,23 @@ static int put_events(json_t *r, FILE *gp, char *plot, size_t len)
 			continue;
 		used += (size_t)snprintf(plot + used, used < len ? len - used : 0,
 		                         "%s$rule%zu using 1:2 with steps lw 2 title '%s'",
-		                         drawn ? ", " : "", i, label(name, buf));
+		                         drawn ? ", " : "", i, gnuplot_label(name, buf));
 		drawn++;
 	}
 	return used < len ? drawn : 0;
-}
-
-/* gnuplot's single-quoted string of s ('' for '). */
-static void quoted(const char *s, FILE *gp)
-{
-	fputc('\'', gp);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', gp);
-		fputc(*s, gp);
-	}
-	fputc('\'', gp);
 }
 
 static void script(json_t *r, const char *out, size_t nsites, int nrules,
                    const char *plot, FILE *gp)
 {
 	json_t *run = json_object_get(r, "run");
-	char buf[LABEL];
+	char buf[GNUPLOT_LABEL];
 
-	fprintf(gp, "set terminal %s\nset output ", kind_of(out));
-	quoted(out, gp);
+	fprintf(gp, "set terminal %s\nset output ", gnuplot_terminal(out));
+	gnuplot_quoted(out, gp);
 	/* Headroom above the highest line or bar. */
 	fprintf(gp, "\nset grid\nset offsets 0, 0, graph 0.08, 0\nset multiplot layout %d,1 title 'rtl: %s (pid %lld)'\n",
-	        (nrules > 0) + (nsites > 0), label(str(run, "program"), buf),
+	        (nrules > 0) + (nsites > 0), gnuplot_label(str(run, "program"), buf),
 	        (long long)num(run, "pid"));
 	if (nrules) {
 		fprintf(gp, "set title 'traps over time by rule'\n"
@@ -173,55 +131,27 @@ static void script(json_t *r, const char *out, size_t nsites, int nrules,
 
 int report_plot(json_t *r, const char *out)
 {
+	static const char who[] = "rtlctl report: --plot";
 	char plot[8192];
 	size_t nsites;
-	int nrules, status;
+	int nrules;
 	pid_t pid;
-	int fds[2];
 	FILE *gp;
 
 	if (strchr(out, '\n')) {
-		fprintf(stderr, "rtlctl report: --plot: a file name with a newline\n");
+		fprintf(stderr, "%s: a file name with a newline\n", who);
 		return -1;
 	}
-	if (pipe(fds) < 0 || (pid = fork()) < 0) {
-		fprintf(stderr, "rtlctl report: --plot: %s\n", strerror(errno));
+	if (!(gp = gnuplot_start(who, &pid)))
 		return -1;
-	}
-	if (pid == 0) {
-		dup2(fds[0], 0);
-		close(fds[0]);
-		close(fds[1]);
-		execlp("gnuplot", "gnuplot", (char *)NULL);
-		fprintf(stderr, "rtlctl report: --plot needs gnuplot (Debian: gnuplot-nox): %s\n",
-		        strerror(errno));
-		_exit(127);
-	}
-	close(fds[0]);
-	signal(SIGPIPE, SIG_IGN); /* gnuplot missing: its end is closed */
-	gp = fdopen(fds[1], "w");
-	if (gp) {
-		nsites = put_sites(r, gp);
-		nrules = put_events(r, gp, plot, sizeof(plot));
-		if (nsites || nrules)
-			script(r, out, nsites, nrules, plot, gp);
-		fclose(gp);
-	} else {
-		close(fds[1]);
-		nsites = 0;
-		nrules = 0;
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) == 127)
-		return -1; /* the child said why */
+	nsites = put_sites(r, gp);
+	nrules = put_events(r, gp, plot, sizeof(plot));
+	if (nsites || nrules)
+		script(r, out, nsites, nrules, plot, gp);
+	if (gnuplot_finish(gp, pid, who) < 0)
+		return -1;
 	if (!nsites && !nrules) {
-		fprintf(stderr, "rtlctl report: --plot: nothing to draw (no sites, no events)\n");
-		return -1;
-	}
-	if (WEXITSTATUS(status)) {
-		fprintf(stderr, "rtlctl report: --plot: gnuplot failed (exit %d)\n",
-		        WEXITSTATUS(status));
+		fprintf(stderr, "%s: nothing to draw (no sites, no events)\n", who);
 		return -1;
 	}
 	return 0;

@@ -11,13 +11,15 @@
 #endif
 
 /* Exit codes besides the program's own: 1 invalid input (policy, report),
- * 2 usage, 126/127 the program could not be run. */
+ * 2 usage, 3 compare's runs differ, 126/127 the program could not be run. */
 enum {
 	EXIT_INVALID = 1,
 	EXIT_USAGE = 2,
+	EXIT_DIFFER = 3,
 };
 
 int cmd_run(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_report(int argc, char **argv);

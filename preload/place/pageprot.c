@@ -144,9 +144,42 @@ static int set_run(size_t first, size_t last, int prot)
 	return 1;
 }
 
+/* Whether page p holds a live block other than rec for which test(block,
+ * write) holds: the block that runs into the page, then each that starts
+ * on it. */
+static int any_other(size_t p, const struct rtl_rec *rec, int write,
+                     int (*test)(const struct rtl_rec *, int))
+{
+	const struct rtl_rec *before = rtl_pageprot_find(copy_base + p * PAGE);
+	size_t g0 = p * PAGE / GRAIN;
+
+	if (before && before != rec && test(before, write))
+		return 1;
+	for (size_t g = g0; g < g0 + PAGE / GRAIN; g++) {
+		uint32_t idx = atomic_load_explicit(&starts[g], memory_order_acquire);
+		const struct rtl_rec *o = idx ? rtl_rec_at(idx - 1) : NULL;
+
+		if (o && o != rec && atomic_load(&o->live) && test(o, write))
+			return 1;
+	}
+	return 0;
+}
+
+static int forbids(const struct rtl_rec *o, int write)
+{
+	return !allows(atomic_load(&o->prot), write);
+}
+
+static int pinned(const struct rtl_rec *o, int write)
+{
+	(void)write;
+	return atomic_load_explicit(&o->pins, memory_order_acquire) != 0;
+}
+
 /* Every page of [first, last) gets prot: a block's own pages in one call,
- * shared ones each under its lock. The mprotect calls count as the rule's
- * protection changes. */
+ * shared ones each under its lock, but for a page that holds a block a
+ * system call is using (the kernel would find it protected: EFAULT). The
+ * mprotect calls count as the rule's protection changes. */
 static int set_pages(const struct rtl_rec *rec, size_t first, size_t last,
                      int prot)
 {
@@ -159,8 +192,9 @@ static int set_pages(const struct rtl_rec *rec, size_t first, size_t last,
 	}
 	for (size_t p = first; p < last && rc >= 0; p++) {
 		rtl_lock_acquire(lock_of(p));
-		if ((rc = set_run(p, p + 1, prot)) > 0)
-			rtl_act_prot_changed(rec->rule);
+		if (prot == RW || !any_other(p, rec, 0, pinned))
+			if ((rc = set_run(p, p + 1, prot)) > 0)
+				rtl_act_prot_changed(rec->rule);
 		rtl_lock_release(lock_of(p));
 	}
 	return rc < 0 ? -1 : 0;
@@ -221,7 +255,7 @@ struct rtl_rec *rtl_pageprot_find(uintptr_t a)
 		return NULL;
 	for (size_t k = 0; k <= PAGE / GRAIN && k <= g; k++) {
 		uint32_t idx = atomic_load_explicit(&starts[g - k],
-		                                     memory_order_acquire);
+		                                    memory_order_acquire);
 		struct rtl_rec *rec;
 
 		if (!idx)
@@ -245,36 +279,11 @@ int rtl_pageprot_protect(struct rtl_rec *rec, int prot)
 
 /* ---- traps ---- */
 
-/* Whether page p holds a live block other than rec whose own protection
- * does not allow the access: then the trap is false sharing. */
-static int others_forbid(size_t p, const struct rtl_rec *rec, int write)
-{
-	uintptr_t at = copy_base + p * PAGE;
-	const struct rtl_rec *before = rtl_pageprot_find(at);
-	size_t g0 = p * PAGE / GRAIN;
-
-	if (before && before != rec &&
-	    !allows(atomic_load(&before->prot), write))
-		return 1;
-	for (size_t g = g0; g < g0 + PAGE / GRAIN; g++) {
-		uint32_t idx = atomic_load_explicit(&starts[g], memory_order_acquire);
-		const struct rtl_rec *o = idx ? rtl_rec_at(idx - 1) : NULL;
-
-		if (o && o != rec && atomic_load(&o->live) &&
-		    !allows(atomic_load(&o->prot), write))
-			return 1;
-	}
-	return 0;
-}
-
-/* Page p is written for the first time since its last diff: its twin. */
-static void twin(size_t p)
+/* Page p (twinned) goes on the list the next diff takes. */
+static void requeue(size_t p)
 {
 	uint32_t n;
 
-	if (atomic_exchange(&twinned[p], 1))
-		return;
-	memcpy(twins + p * PAGE, (void *)(pool_lo + p * PAGE), PAGE);
 	rtl_lock_acquire(&twin_lock);
 	n = ntwin[twin_active];
 	if (n < TWINS_MAX) {
@@ -285,6 +294,15 @@ static void twin(size_t p)
 		atomic_fetch_add(&twins_lost, 1);
 	}
 	rtl_lock_release(&twin_lock);
+}
+
+/* Page p is written for the first time since its last diff: its twin. */
+static void twin(size_t p)
+{
+	if (atomic_exchange(&twinned[p], 1))
+		return;
+	memcpy(twins + p * PAGE, (void *)(pool_lo + p * PAGE), PAGE);
+	requeue(p);
 }
 
 /* A trap on page p at a by rec (NULL: bytes of no live block), page and
@@ -306,7 +324,7 @@ static int trap(struct rtl_rec *rec, size_t p, uintptr_t a, int write)
 	if (allows(atomic_load(&rec->prot), write)) {
 		/* The block allows it on its own: a trap only the page has. */
 		grant = rtl_act_page_trap(rec, offset, write,
-		                          others_forbid(p, rec, write));
+		                          any_other(p, rec, write, forbids));
 		return grant >= 0 && allows(grant, write) ? grant : need;
 	}
 	grant = rtl_act_trap(rec, offset, write);
@@ -390,6 +408,12 @@ void rtl_pageprot_diff(int relower)
 		unsigned char *t = twins + p * PAGE;
 
 		rtl_lock_acquire(lock_of(p));
+		if (relower && any_other(p, NULL, 0, pinned)) {
+			/* A system call is writing it: the next epoch diffs it. */
+			requeue(p);
+			rtl_lock_release(lock_of(p));
+			continue;
+		}
 		/* Protect first: a write from here on traps, waits for this
 		 * lock and takes a new twin after the diff. */
 		if (relower && (prot_of(p) & PROT_WRITE) &&

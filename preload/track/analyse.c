@@ -1,9 +1,10 @@
 /* rtlctl turns the raw record into the report, in a child process of the
  * dying or exiting program, which waits for it (heaptrack's split: the
- * program only records). The child gets the program's environment without
- * the preload (so that rtlctl is not traced in turn), its stderr, no other
- * descriptor, and every signal unblocked. Everything here may run in a
- * signal handler: _Fork, execve, waitpid, nanosleep and write only. */
+ * program only records). The child gets the environment the program
+ * started with, without the preload (so that rtlctl is not traced in
+ * turn), its stderr, no other descriptor, and every signal unblocked.
+ * Everything here may run in a signal handler: _Fork, execve, waitpid,
+ * nanosleep and write only. */
 #include "analyse.h"
 
 #include <dlfcn.h>
@@ -29,6 +30,13 @@
 extern char **environ;
 
 static char rtlctl[PATH_MAX];
+/* The environment at start, without LD_PRELOAD and RTL_CONFIG: strings on
+ * the initial stack. The program's own later ones may be blocks in rtl's
+ * memory: reading one, or handing it to execve (the seccomp filter traps
+ * that), would go through rtl's locks, and the _Fork child has none of
+ * the other threads that may hold one (an epoch's): it hung till the
+ * timeout. */
+static char *start_env[MAX_ENV];
 
 static int usable(const char *path)
 {
@@ -79,7 +87,12 @@ void rtl_analyse_init(void)
 {
 	const char *env = secure_getenv("RTL_RTLCTL");
 	char dir[PATH_MAX];
-	size_t n;
+	size_t n = 0;
+
+	for (char **e = environ; e && *e && n < MAX_ENV - 1; e++)
+		if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "RTL_CONFIG=", 11))
+			start_env[n++] = *e;
+	start_env[n] = NULL;
 
 	if (usable(env)) {
 		strncpy(rtlctl, env, sizeof(rtlctl) - 1);
@@ -140,19 +153,14 @@ static void say(const char *a, const char *b, const char *c)
 	write(2, c, strlen(c));
 }
 
-/* The child: the environment without the preload, stderr as stdout too
- * (a report to "-" goes to the program's stderr), then rtlctl. */
+/* The child: the environment at start, stderr as stdout too (a report to
+ * "-" goes to the program's stderr), then rtlctl. */
 static void child(const char *raw, const char *report)
 {
-	static char *envp[MAX_ENV];
 	char *argv[8];
-	int n = 0, a = 0;
+	int a = 0;
 	sigset_t none;
 
-	for (char **e = environ; e && *e && n < MAX_ENV - 1; e++)
-		if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "RTL_CONFIG=", 11))
-			envp[n++] = *e;
-	envp[n] = NULL;
 	argv[a++] = rtlctl;
 	argv[a++] = "report";
 	argv[a++] = "--json";
@@ -166,7 +174,7 @@ static void child(const char *raw, const char *report)
 	 * child, a SIGSEGV the program held (sigmask.c). */
 	sigemptyset(&none);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, _NSIG / 8);
-	execve(rtlctl, argv, envp);
+	execve(rtlctl, argv, start_env);
 	_exit(127);
 }
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define COMPARE_RUNS 8 /* none, page and up to six region runs */
+#define COMPARE_RUNS 8      /* none, page and up to six region runs */
 #define COMPARE_NONE (-1)   /* without rtl: the reference */
 #define COMPARE_POLICY (-2) /* the policy's own mechanisms */
 
@@ -49,9 +49,9 @@ int compare_run_all(struct compare *c, const char *preload);
  * (identical, difference). */
 void compare_outputs(struct compare *c);
 
-/* compare_table.c: read the reports (-1 after a line on stderr if one is
- * missing), the comparison as JSON (compare.json), and its table. */
-int compare_read_reports(struct compare *c);
+/* compare_table.c: read the reports (a line on stderr for each missing),
+ * the comparison as JSON (compare.json), and its table. */
+void compare_read_reports(struct compare *c);
 json_t *compare_build(const struct compare *c);
 void compare_print(json_t *cmp, FILE *out);
 

@@ -84,8 +84,7 @@ int compare_plot(json_t *cmp, const char *dir)
 	size_t i;
 	int rc = 0;
 
-	json_array_foreach(json_object_get(cmp, "runs"), i, run)
-	        if (i > 0) json_array_append(names, json_object_get(run, "name"));
+	json_array_foreach(json_object_get(cmp, "runs"), i, run) if (i > 0) json_array_append(names, json_object_get(run, "name"));
 	if (!json_array_size(json_object_get(cmp, "sites"))) {
 		fprintf(stderr, "%s: nothing to draw (no sites)\n", who);
 		json_decref(names);

@@ -134,6 +134,8 @@ static void diff_region(const struct rtl_rec *rec)
  * block's writes are the page's (rtl_epoch_page_written). */
 static void account(struct rtl_rec *rec)
 {
+	int region = 0;
+
 	if (!atomic_exchange(&rec->written, 0) || rec->mech == RTL_MECH_PAGE)
 		return;
 	rtl_lock_acquire(&acc_lock);
@@ -143,8 +145,14 @@ static void account(struct rtl_rec *rec)
 			diff_twin(rec);
 	} else {
 		diff_region(rec);
+		region = 1;
 	}
 	rtl_lock_release(&acc_lock);
+	/* rtl's twin becomes the contents now, as the preload's does at the
+	 * next first write: else every later epoch would count these changes
+	 * again. */
+	if (region && atomic_load(&rec->live))
+		region_checkpoint(rec->rw);
 }
 
 void rtl_epoch_page_written(const unsigned char *now,

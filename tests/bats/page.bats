@@ -133,3 +133,23 @@ print(len(json.dumps(d)))'
   run "$RTL_BUILD/tools/rtlctl" show "$BATS_TEST_TMPDIR/p.ini"
   assert_line 'mechanism = page'
 }
+
+@test "dirty epochs count a change once, in the epoch it was made, whatever the mechanism" {
+  # One 64 KiB block written, 5 ms epochs for 30 ms, one byte of it written
+  # again, 30 ms more: 65280 bytes changed, then 1. auto's blocks of whole
+  # pages are rtl regions, whose diffs once ran against the twin of the
+  # first write forever: the second write's epoch counted the first's
+  # changes again.
+  for m in page auto alias; do
+    policy "once-$m" "mechanism = $m" '[rule objs]' 'site = *new_block' 'protect = read' \
+      'on_write = count, dirty, grant-rw' 'epoch = 5ms'
+    run_mode "once-$m" "$GRAN" big 65536 30
+    run rep "once-$m" 'sum(e["diff_bytes"] for e in r["epochs"]), len(r["epochs"]) > 5'
+    # Of 65536 bytes, those where i * 7 mod 256 is 0 stay 0: 256 of them.
+    assert_output "(65281, True)"
+    # Whole pages: the block's 16, then its first again (a page written
+    # across an epoch's end is saved in both epochs by a page tracker).
+    run rep "once-$m" '(lambda p: p % 4096 == 0 and 65536 + 4096 <= p <= 2 * 65536 + 4096)(sum(e["page_bytes"] for e in r["epochs"]))'
+    assert_output True
+  done
+}

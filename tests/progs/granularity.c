@@ -9,7 +9,9 @@
  *                              tracker twice: the second write finds the
  *                              page protected for the neighbour (false
  *                              sharing) when the pair shares a page
- *   granularity big SIZE       one block, every byte written
+ *   granularity big SIZE [MS]  one block, every byte written; with MS,
+ *                              MS milliseconds of doing nothing (epochs
+ *                              go by), one byte written again, MS more
  *   granularity pointer        prints a block's address (it differs
  *                              between mechanisms: compare must say so)
  * Each prints a checksum of what it wrote. */
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 __attribute__((noinline)) static unsigned char *new_block(size_t size)
 {
@@ -55,12 +58,21 @@ static int shared(size_t n, size_t size)
 	return 0;
 }
 
-static int big(size_t size)
+static int big(size_t size, long ms)
 {
 	unsigned char *p = new_block(size);
+	struct timespec t = { ms / 1000, ms % 1000 * 1000000 };
 
 	for (size_t i = 0; i < size; i++)
 		p[i] = (unsigned char)(i * 7);
+	if (ms > 0) {
+		while (nanosleep(&t, &t))
+			;
+		p[0] = 255;
+		t = (struct timespec){ ms / 1000, ms % 1000 * 1000000 };
+		while (nanosleep(&t, &t))
+			;
+	}
 	printf("big %zu: %lu\n", size, sum(p, size));
 	return 0;
 }
@@ -69,8 +81,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "shared"))
 		return shared(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
-	if (argc == 3 && !strcmp(argv[1], "big"))
-		return big(strtoul(argv[2], NULL, 0));
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "big"))
+		return big(strtoul(argv[2], NULL, 0), argc == 4 ? atol(argv[3]) : 0);
 	if (argc == 2 && !strcmp(argv[1], "pointer")) {
 		unsigned char *p = new_block(64);
 
@@ -78,6 +90,6 @@ int main(int argc, char **argv)
 		printf("block at %p\n", (void *)p);
 		return 0;
 	}
-	fprintf(stderr, "usage: granularity shared N SIZE | big SIZE | pointer\n");
+	fprintf(stderr, "usage: granularity shared N SIZE | big SIZE [MS] | pointer\n");
 	return 2;
 }

@@ -6,7 +6,7 @@ everything routed, as ratios to no preload. Writes OUT/preload.json.
 
 Skipped, with a message, when BUILD/preload/librtlpreload.so does not exist
 (RTL_BENCH_PRELOAD may name another library to try the driver). Uses the
-preload only through LD_PRELOAD and RTL_CONFIG (issue 5), the policies in
+preload only through LD_PRELOAD and RTL_CONFIG, the policies in
 bench/preload/."""
 import json
 import os

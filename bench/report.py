@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make bench, last step: read the suite's JSON under OUT (appel_li.json,
 pieces.json, preload.json if the preload ran), write OUT/summary.json with the
-keys issue 7 lists, print the targets, and draw the plots with gnuplot.
+keys bench/README.md lists, print the targets, and draw the plots with gnuplot.
 Reads and writes files only; measures nothing."""
 import json
 import math
@@ -22,7 +22,8 @@ KEYS = [
     "preload_all_over_plain",
 ]
 
-# (key, limit, what): the issue's targets; ratios are of medians, same run.
+# (key, limit, what): the targets (bench/README.md); ratios are of medians,
+# same run.
 TARGETS = [
     ("rt_basic_trap_over_floor", 1.10, "RT-basic trap / floor"),
     ("rt_basic_prot1_over_vm", 0.40, "RT-basic prot1 / VM prot1"),

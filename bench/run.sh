@@ -21,4 +21,7 @@ echo "rtl bench: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)," \
 quick=()
 [[ " $* " == *" --quick "* ]] && quick=(--quick)
 python3 "$top/bench/preload.py" "$build" "$out" "${quick[@]}"
+# rtlctl compare on the DSM applications run alone, beside the DSM's own
+# page and region traps (docs/compare.md); not with --quick.
+((${#quick[@]})) || python3 "$top/bench/compare_dsm.py" "$build" "$out"
 python3 "$top/bench/report.py" "$out"

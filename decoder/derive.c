@@ -402,32 +402,90 @@ int rtl_derive_fix(const struct rtl_insn *in, const struct rtl_mem_op *must,
 	return 0;
 }
 
-int rtl_derive_inside(const struct rtl_insn *in, const struct rtl_move *mv,
-                      const uint64_t gpr[RTL_NGPR])
+/* Form (base, index, scale, ext, disp) reaches, after the default move,
+ * where it must if nothing breaks: the first loop of rtl_derive_fix. */
+static int default_reaches(const struct rtl_move *mv, const uint64_t old[RTL_NGPR],
+                           rtl_regset_t moved, int base, int index,
+                           unsigned scale, unsigned ext, uint64_t disp)
 {
-	struct form f;
+	struct form f = { (int8_t)base, (int8_t)index, (uint8_t)scale, (uint8_t)ext,
+		          0, 0, disp };
+	int64_t shift = 0;
 
-	for (int i = 0; i < in->nmem; i++) {
-		const struct rtl_mem_op *m = &in->mem[i];
-		if (!own_form(m))
-			continue;
-		f.base = m->base;
-		f.index = m->index;
-		f.scale = m->scale;
-		f.ext = m->ext;
-		f.disp = (uint64_t)m->disp;
-		if (in_span(mv, form_ea(&f, gpr)))
+	if (base >= 0 && (moved >> base & 1))
+		shift += mv->delta;
+	if (index >= 0 && (moved >> index & 1))
+		shift += mv->delta * (int64_t)scale;
+	return shift == (in_span(mv, form_ea(&f, old)) ? mv->delta : 0);
+}
+
+int rtl_derive_needed(const struct rtl_insn *in, const struct rtl_move *mv,
+                      const uint64_t old[RTL_NGPR], rtl_regset_t moved)
+{
+	for (int k = 0; k < in->nmem; k++) {
+		const struct rtl_mem_op *m = &in->mem[k];
+		if (own_form(m) &&
+		    !default_reaches(mv, old, moved, m->base, m->index, m->scale,
+		                     m->ext, (uint64_t)m->disp))
 			return 1;
 	}
-	for (int i = 0; i < in->nlater; i++) {
-		const struct rtl_form *l = &in->later[i];
-		f.base = l->base;
-		f.index = l->index;
-		f.scale = l->scale;
-		f.ext = l->ext;
-		f.disp = (uint64_t)l->disp;
-		if (in_span(mv, form_ea(&f, gpr)))
+	for (int k = 0; k < in->nlater && k < RTL_INSN_MAX_LATER; k++) {
+		const struct rtl_form *l = &in->later[k];
+		int feasible = 1;
+
+		for (int c = 0; c < l->ncond; c++)
+			feasible &= rtl_cond_holds(&l->cond[c], old);
+		if (feasible && (l->base >= 0 || l->index >= 0) &&
+		    !default_reaches(mv, old, moved, l->base, l->index, l->scale,
+		                     l->ext, (uint64_t)l->disp))
+			return 1;
+	}
+	for (rtl_regset_t p = in->ptr_regs; p; p &= p - 1) {
+		int r = __builtin_ctz(p);
+		if (!default_reaches(mv, old, moved, r, RTL_REG_NONE, 1, RTL_EXT_NONE, 0))
 			return 1;
 	}
 	return 0;
+}
+
+/* Bit v if ea lies in the span of view v. */
+static unsigned view_bit(uint64_t ea, uint64_t lo, uint64_t span, uint64_t size)
+{
+	uint64_t d = ea - lo;
+	unsigned v;
+
+	if (d >= 3 * size)
+		return 0;
+	v = d < size ? 0 : d < 2 * size ? 1
+	                                : 2;
+	return d - v * size < span ? 1u << v : 0;
+}
+
+unsigned rtl_derive_forms_in(const struct rtl_insn *in, const uint64_t gpr[RTL_NGPR],
+                             uint64_t lo, uint64_t span, uint64_t size)
+{
+	unsigned views = 0;
+
+	for (int k = 0; k < in->nmem; k++) {
+		const struct rtl_mem_op *m = &in->mem[k];
+		struct form f = { m->base, m->index, m->scale, m->ext, 0, 0,
+			          (uint64_t)m->disp };
+
+		if (own_form(m))
+			views |= view_bit(form_ea(&f, gpr), lo, span, size);
+	}
+	for (int k = 0; k < in->nlater && k < RTL_INSN_MAX_LATER; k++) {
+		const struct rtl_form *l = &in->later[k];
+		struct form f = { l->base, l->index, l->scale, l->ext, 0, 0,
+			          (uint64_t)l->disp };
+		int feasible = 1;
+
+		for (int c = 0; c < l->ncond; c++)
+			feasible &= rtl_cond_holds(&l->cond[c], gpr);
+		if (feasible && (l->base >= 0 || l->index >= 0))
+			views |= view_bit(form_ea(&f, gpr), lo, span, size);
+	}
+	/* A register used alone as a base lies in a span only if it is held
+	 * there: the caller knows those. */
+	return views;
 }

@@ -41,11 +41,22 @@ struct rtl_move {
  * end on a way not taken: memcmp's lea -0x80(%rdi,%rdx,1) for n < 128). */
 #define RTL_DERIVE_NEAR 4096
 
-/* Whether any address form of in (own operands and in->later, whatever
- * their conditions) lies in the span with the registers gpr. When no
- * register moved and none does, rtl_derive_fix has nothing to do. */
-int rtl_derive_inside(const struct rtl_insn *in, const struct rtl_move *mv,
-                      const uint64_t gpr[RTL_NGPR]);
+/* Whether every address form of in (its own operands, the look-ahead's
+ * forms whose conditions hold, the registers it uses alone as a base)
+ * reaches after the default move (the registers in moved, those of old in
+ * [lo, hi), moved by delta) the span's new view if it lay in the span, and
+ * stays put if not. 0: rtl_derive_fix would change nothing, and need not
+ * run (the trap's common case, in a few instructions a form); 1: it
+ * must. */
+int rtl_derive_needed(const struct rtl_insn *in, const struct rtl_move *mv,
+                      const uint64_t old[RTL_NGPR], rtl_regset_t moved);
+
+/* The views (bit v) in which some address form of in lies inside the span
+ * [lo, lo + span) of view v (lo: the span's start in view 0, views size
+ * apart), with the registers gpr: only there can a move that leaves no
+ * register behind still need rtl_derive_fix. */
+unsigned rtl_derive_forms_in(const struct rtl_insn *in, const uint64_t gpr[RTL_NGPR],
+                             uint64_t lo, uint64_t span, uint64_t size);
 
 /* old: the registers before the move; gpr: after the default move (every
  * register in [lo, hi) moved by delta), fixed in place. Every address form

@@ -19,19 +19,4 @@
 #error "rtl: no signal frame for this architecture"
 #endif
 
-/* Add delta to every register holding a value in [lo, hi); returns how
- * many moved. */
-static inline unsigned rtl_gprs_swizzle(uint64_t gpr[RTL_NGPR], uintptr_t lo,
-                                        uintptr_t hi, intptr_t delta)
-{
-	unsigned moved = 0;
-	for (int i = 0; i < RTL_NGPR; i++) {
-		if (gpr[i] - lo < hi - lo) {
-			gpr[i] += (uint64_t)delta;
-			moved++;
-		}
-	}
-	return moved;
-}
-
 #endif

@@ -108,42 +108,99 @@ static enum rtl_where where_is(uint64_t a, void *arg)
 	return RTL_AT_OBJECT;
 }
 
-/* Move the interrupted registers that lie in r's span in view from to view
- * to, then keep the addresses the instruction and the code after it form
- * pointing where they pointed (difference and biased registers). */
-static void move_view(struct trap *t, const struct rtl_region *r, int from,
-                      int to)
+/* The registers that lie in r's span, by view (bit i of held[v]): one
+ * pass over them for every view a move may leave. */
+static void held_by_view(const uint64_t gpr[RTL_NGPR], const struct rtl_region *r,
+                         rtl_regset_t held[RTL_NVIEWS])
+{
+	uint64_t lo = rtl_views.base + r->lo, s = rtl_views.size, span = r->span;
+	uint64_t all = RTL_NVIEWS * s;
+	rtl_regset_t h[RTL_NVIEWS] = { 0 };
+
+#pragma GCC unroll 32
+	for (int i = 0; i < RTL_NGPR; i++) {
+		uint64_t d = gpr[i] - lo; /* from the span's start in NONE */
+		int v;
+
+		if (d >= all)
+			continue; /* most registers: outside the views */
+		v = d < s ? 0 : d < 2 * s ? 1
+		                          : 2;
+		if (d - (uint64_t)v * s < span)
+			h[v] |= (rtl_regset_t)1 << i;
+	}
+	for (int v = 0; v < RTL_NVIEWS; v++)
+		held[v] = h[v];
+}
+
+/* Move the interrupted registers held (those in r's span in view from) to
+ * view to, then keep the addresses the instruction and the code after it
+ * form pointing where they pointed (difference and biased registers): the
+ * solver of decoder/derive.c runs only when the plain move breaks one.
+ * Whether it ran (then any register may have moved). */
+static int move_view(struct trap *t, const struct rtl_region *r, int from,
+                     int to, rtl_regset_t held)
 {
 	uint64_t old[RTL_NGPR];
 	struct rtl_move mv;
 
 	if (from == to)
-		return;
+		return 0;
 	mv.lo = rtl_view_base(from) + r->lo;
 	mv.hi = mv.lo + r->span;
 	mv.end = mv.lo + r->size;
 	mv.delta = (int64_t)(rtl_view_base(to) - rtl_view_base(from));
 	mv.where = where_is;
 	mv.arg = NULL;
+	/* Whether every form reaches what it did after the plain move: the
+	 * common case; the registers are still as they were. */
+	if (!t->have_insn || !rtl_derive_needed(&t->insn, &mv, t->gpr, held)) {
+		for (rtl_regset_t h = held; h; h &= h - 1)
+			t->gpr[__builtin_ctz(h)] += (uint64_t)mv.delta;
+		return 0;
+	}
 	memcpy(old, t->gpr, sizeof(old));
-	if (!rtl_gprs_swizzle(t->gpr, mv.lo, mv.hi, mv.delta) && t->have_insn &&
-	    !rtl_derive_inside(&t->insn, &mv, old))
-		return; /* nothing here, by register or by address: the common
-		           case for the views a protection change leaves empty */
-	if (t->have_insn &&
-	    rtl_derive_fix(&t->insn, t->op, &mv, old, t->gpr) < 0)
+	for (rtl_regset_t h = held; h; h &= h - 1)
+		t->gpr[__builtin_ctz(h)] += (uint64_t)mv.delta;
+	if (rtl_derive_fix(&t->insn, t->op, &mv, old, t->gpr) < 0)
 		t->ambiguous = 1;
+	return 1;
 }
 
 void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
 {
 	struct trap *t = current;
+	rtl_regset_t held[RTL_NVIEWS];
+	unsigned forms = 0;
 
 	if (!t)
 		return;
-	for (int v = 0; v < RTL_NVIEWS; v++)
-		if (v != to && (from < 0 || v == from))
-			move_view(t, r, v, to);
+	held_by_view(t->gpr, r, held);
+	/* A view that holds no register and none of the instruction's
+	 * address forms has nothing to move: the views a protection change
+	 * leaves empty, skipped in a few instructions. */
+	if (t->have_insn)
+		forms = rtl_derive_forms_in(&t->insn, t->gpr, rtl_views.base + r->lo,
+		                            r->span, rtl_views.size);
+	for (int v = 0; v < RTL_NVIEWS; v++) {
+		if (v == to || (from >= 0 && v != from))
+			continue;
+		if (!held[v] && !(forms >> v & 1))
+			continue;
+		/* The solver may have moved registers anyhow: look again.
+		 * Otherwise what moved is in to's span now, and the other
+		 * views' registers and forms are as they were. */
+		if (move_view(t, r, v, to, held[v]) && v + 1 < RTL_NVIEWS) {
+			held_by_view(t->gpr, r, held);
+			forms = rtl_derive_forms_in(&t->insn, t->gpr,
+			                            rtl_views.base + r->lo, r->span,
+			                            rtl_views.size);
+		}
+	}
+	if (from < 0) { /* every view's registers are in to's now */
+		t->moved_r = r;
+		t->moved_to = to;
+	}
 }
 
 void rtl_trap_granted_in_place(const struct rtl_region *r, int view)
@@ -283,6 +340,15 @@ static int resolved(const struct trap *t)
 
 /* ---- region traps ---- */
 
+/* Move r's registers from view from to view to. */
+static void move_from(struct trap *t, const struct rtl_region *r, int from, int to)
+{
+	rtl_regset_t held[RTL_NVIEWS];
+
+	held_by_view(t->gpr, r, held);
+	move_view(t, r, from, to, held[from]);
+}
+
 static void call_handler(struct trap *t, region_handler_t h)
 {
 	struct rtl_region *r = t->f.r;
@@ -333,7 +399,7 @@ static void in_place_trap(struct trap *t, region_handler_t h)
 			rtl_trap_die(t, "region trap not granted by its handler");
 			return;
 		}
-		move_view(t, r, t->f.view, cv);
+		move_from(t, r, t->f.view, cv);
 		if (!resolved(t))
 			rtl_trap_die_unresolved(t, 0);
 		return;
@@ -380,7 +446,7 @@ static void region_trap(struct trap *t)
 	if (!atomic_load(&r->mixed) && rtl_view_allows(cv, t->write)) {
 		/* A stale pointer: the region already allows this access. */
 		RTL_COUNT(stale_traps);
-		move_view(t, r, t->f.view, cv);
+		move_from(t, r, t->f.view, cv);
 		if (!resolved(t))
 			rtl_trap_die_unresolved(t, 0);
 		return;
@@ -397,7 +463,11 @@ static void region_trap(struct trap *t)
 			rtl_trap_die(t, "region trap not granted by its handler");
 			return;
 		}
-		move_view(t, r, t->f.view, cv);
+		/* The handler's region_protect moved every register of r to
+		 * cv already (rtl_trap_move_registers): nothing is left in
+		 * f.view's span, by register or by form. */
+		if (t->moved_r != r || t->moved_to != cv)
+			move_from(t, r, t->f.view, cv);
 	}
 	if (!resolved(t))
 		rtl_trap_die_unresolved(t, atomic_load(&r->mixed));
@@ -456,6 +526,8 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	t.outer = NULL;
 	t.dead = 0;
 	t.granted = 0;
+	t.moved_r = NULL;
+	t.moved_to = -1;
 	if (!t.decoded) {
 		rtl_ctx_gprs(t.uc, t.entry_gpr);
 		t.have_insn = rtl_decode(rtl_ctx_pc(t.uc), &t.insn) == 0;

@@ -26,6 +26,10 @@ struct trap {
 	                           frame gets them once, when the trap resolves */
 	int dead;               /* die() ran: the frame keeps entry_gpr */
 	int granted;            /* the handler allowed the access in place */
+	/* The handler's region_protect moved every register of moved_r to
+	 * view moved_to (so the trap path need not look again). */
+	const struct rtl_region *moved_r;
+	int moved_to;
 	struct trap *outer;
 };
 

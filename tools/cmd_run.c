@@ -112,6 +112,7 @@ int cmd_run(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "no-children", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -120,7 +121,7 @@ int cmd_run(int argc, char **argv)
 	char preload[PATH_MAX], config[PATH_MAX], report[PATH_MAX], prog[PATH_MAX];
 	char report_abs[PATH_MAX], why[512];
 	const char *config_arg = NULL, *report_arg = NULL;
-	int opt, status;
+	int opt, status, no_children = 0;
 	time_t started;
 	sigset_t orig_mask;
 	pid_t pid, parent;
@@ -130,6 +131,7 @@ int cmd_run(int argc, char **argv)
 		switch (opt) {
 		case 'c': config_arg = optarg; break;
 		case 'o': report_arg = optarg; break;
+		case 'n': no_children = 1; break;
 		case 'h': help_of("run", stdout); return 0;
 		default: return option_error("run", opt, argv);
 		}
@@ -171,6 +173,8 @@ int cmd_run(int argc, char **argv)
 	if (pid == 0) {
 		child_start(parent, &orig_mask);
 		launch_env(preload, config_arg ? config : NULL, report_arg);
+		if (no_children) /* the preload reads it, then drops itself */
+			setenv("RTL_NO_CHILDREN", "1", 1);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "rtlctl run: %s: %s\n", argv[optind], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);

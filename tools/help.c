@@ -19,12 +19,14 @@
 	"the report); set them yourself to use the preload without rtlctl run.\n"
 
 static const struct rtlctl_command commands[] = {
-	{ "run", cmd_run, "[-c FILE] [-o REPORT] -- PROG ARGS...",
+	{ "run", cmd_run, "[-c FILE] [-o REPORT] [--no-children] -- PROG ARGS...",
 	  "run PROG under rtl with a policy (the built-in one without -c)",
 	  "  -c, --config FILE    the policy file (rtlctl init writes one)\n"
 	  "  -o, --output REPORT  the program's report (default: the policy's report =);\n"
 	  "                       a child process writes REPORT with its pid before\n"
 	  "                       the extension (c.json: c.PID.json)\n"
+	  "      --no-children    programs PROG execs run without rtl (a process it\n"
+	  "                       forks without exec is PROG still, and keeps it)\n"
 	  "  -h, --help           this help\n",
 	  PRELOAD_ENV },
 	{ "compare", cmd_compare,

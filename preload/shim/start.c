@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <sys/auxv.h>
 
+#include "children.h"
 #include "engine.h"
 #include "fatal.h"
 #include "forward.h"
@@ -100,8 +101,10 @@ __attribute__((constructor)) static void preload_start(void)
 	 * loader's AT_SECURE) was started by someone it must not trust: the
 	 * environment that names the policy and the report is theirs. It
 	 * selects nothing, writes nothing, prints nothing. */
-	if (rtl_next() && !getauxval(AT_SECURE))
+	if (rtl_next() && !getauxval(AT_SECURE)) {
 		start();
+		rtl_children_start(); /* after everything that reads RTL_* */
+	}
 	rtl_preload_busy--;
 }
 

@@ -37,6 +37,7 @@ static char rtlctl[PATH_MAX];
  * the other threads that may hold one (an epoch's): it hung till the
  * timeout. */
 static char *start_env[MAX_ENV];
+static const char *raw_kept; /* RTL_RAW, read at start (shim/children.c) */
 
 static int usable(const char *path)
 {
@@ -89,6 +90,8 @@ void rtl_analyse_init(void)
 	char dir[PATH_MAX];
 	size_t n = 0;
 
+	raw_kept = secure_getenv("RTL_RAW");
+
 	for (char **e = environ; e && *e && n < MAX_ENV - 1; e++)
 		if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "RTL_CONFIG=", 11))
 			start_env[n++] = *e;
@@ -117,7 +120,7 @@ static size_t put(char *out, size_t len, size_t n, const char *s)
 
 void rtl_analyse_raw_path(const char *report, char *raw, size_t len)
 {
-	const char *keep = secure_getenv("RTL_RAW"), *tmp = secure_getenv("TMPDIR");
+	const char *keep = raw_kept, *tmp = secure_getenv("TMPDIR");
 	size_t n = strlen(report);
 	char pid[24], *p = pid + sizeof(pid) - 1;
 	long v = (long)getpid();

@@ -39,6 +39,10 @@
 static _Atomic int claimed;
 static char policy_text[32 << 10];
 static char cmdline[8192];
+/* Read at start: by exit, rtlctl run --no-children has taken them out of
+ * the environment (shim/children.c). */
+static long report_owner;
+static const char *raw_kept;
 
 int rtl_track_init(void)
 {
@@ -48,6 +52,10 @@ int rtl_track_init(void)
 		rtl_policy_write(&rtl_engine.policy, f);
 		fclose(f);
 	}
+	const char *owner = secure_getenv("RTL_REPORT_PID");
+
+	report_owner = owner ? atol(owner) : 0;
+	raw_kept = secure_getenv("RTL_RAW");
 	rtl_modules_refresh();
 	rtl_analyse_init();
 	return 0;
@@ -73,8 +81,7 @@ static void kv(const char *name, uint64_t v)
 
 static void write_run(int status)
 {
-	const char *owner = secure_getenv("RTL_REPORT_PID");
-	long root = owner ? atol(owner) : 0;
+	long root = report_owner;
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof(cmdline) - 1) : 0;
 
@@ -299,14 +306,13 @@ static void emit(int status, int epoch_open)
 {
 	char report[RTL_POLICY_PATH_MAX + 32], raw[RTL_POLICY_PATH_MAX + 64];
 	char tmp[RTL_POLICY_PATH_MAX + 128], kept[RTL_POLICY_PATH_MAX + 80];
-	const char *owner = secure_getenv("RTL_REPORT_PID");
-	const char *keep = secure_getenv("RTL_RAW");
+	const char *keep = raw_kept;
 	int fd;
 
 	if (!rtl_engine.report[0])
 		return;
 	rtl_report_path(rtl_engine.report, program_invocation_short_name,
-	                (long)getpid(), owner ? atol(owner) : 0, report,
+	                (long)getpid(), report_owner, report,
 	                sizeof(report));
 	rtl_analyse_raw_path(report, raw, sizeof(raw));
 	fd = rtl_file_temp(raw, tmp, sizeof(tmp));

@@ -53,6 +53,40 @@ run_policy() {
   assert_equal "$(ls "$tmp/reports" 2>/dev/null | wc -l)" 0
 }
 
+@test "run --no-children: exec'd programs run without rtl, a forked one keeps it" {
+  needs_preload
+  run_policy '[rule all]'
+  # bash defines its own getenv and setenv: the preload must edit environ
+  # itself. bash's environment and its child's as the kernel got them,
+  # and the LD_PRELOAD the grandchild sees.
+  LD_PRELOAD=/lib/x86_64-linux-gnu/libc.so.6 run --separate-stderr "$rtlctl" run --no-children \
+    -c "$tmp/p.ini" -o "$tmp/c.json" -- bash -c \
+    "cat /proc/\$\$/environ | tr '\\0' '\\n' >$tmp/env.bash; cat /proc/self/environ | tr '\\0' '\\n' >$tmp/env.cat
+     sh -c 'echo \"[\$LD_PRELOAD]\"'; (: forked, no exec); true"
+  assert_success
+  assert_equal "$output" "[/lib/x86_64-linux-gnu/libc.so.6]"
+  # bash itself ran under rtl, and so did its forked subshell: their two
+  # reports are all there are.
+  grep -q '^LD_PRELOAD=.*librtlpreload.so' "$tmp/env.bash" || fail "bash did not start under rtl"
+  grep -q '^RTL_CONFIG=' "$tmp/env.bash" || fail "bash had no RTL_CONFIG"
+  assert_file_exist "$tmp/c.json"
+  child=$(cd "$tmp" && ls | grep -E '^c\.[0-9]+\.json$')
+  assert_equal "$(wc -w <<<"$child")" 1
+  assert_equal "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["run"]["program"])' "$tmp/$child")" bash
+  assert_equal "$(grep -c '^rtl: report: ' <<<"$stderr")" 2
+  # cat, exec'd: neither the preload nor its variables, the user's
+  # LD_PRELOAD kept; only the seccomp filter's signature, which the
+  # kernel's filter goes with.
+  assert_equal "$(grep -c 'librtlpreload' "$tmp/env.cat")" 0
+  assert_equal "$(grep '^LD_PRELOAD=' "$tmp/env.cat")" "LD_PRELOAD=/lib/x86_64-linux-gnu/libc.so.6"
+  assert_equal "$(grep '^RTL_' "$tmp/env.cat" | grep -vc '^RTL_SECCOMP=')" 0
+  # Without the option, the same children write their reports.
+  run --separate-stderr "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/d.json" -- \
+    bash -c "cat /proc/self/environ >/dev/null; true"
+  assert_success
+  assert_equal "$(cd "$tmp" && ls | grep -cE '^d\.[0-9]+\.json$')" 1
+}
+
 @test "run: a relative -o is the folder rtlctl started in, wherever the program goes" {
   needs_preload
   run_policy '[rule all]'

@@ -166,9 +166,16 @@ void rtl_site_symbolise(uintptr_t ip, int with_offset, char *out, size_t len)
 		unw_cursor_t cur;
 		unw_word_t o = 0;
 
+		unw_proc_info_t pi;
+
+		/* libunwind names the nearest symbol below ip, covering it or
+		 * not: only if it starts where the unwind tables say ip's
+		 * function starts is it ip's (rtlctl's symbol tables, with
+		 * sizes, then name it the same; tools/symbols.c). */
 		if (unw_getcontext(&ctx) == 0 && unw_init_local(&cur, &ctx) == 0 &&
 		    unw_set_reg(&cur, UNW_REG_IP, at) == 0 &&
-		    unw_get_proc_name(&cur, buf, sizeof(buf), &o) == 0) {
+		    unw_get_proc_name(&cur, buf, sizeof(buf), &o) == 0 &&
+		    unw_get_proc_info(&cur, &pi) == 0 && at - o == pi.start_ip) {
 			fn = buf;
 			off = o;
 		}

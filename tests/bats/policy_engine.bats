@@ -106,6 +106,24 @@ run_access() {
     "[('access!alloc_a', 10)]"
 }
 
+@test "site globs: a site no symbol covers is module!+0xOFF, in the report and to globs" {
+  # neighbour is stripped: its allocating function is static, right after
+  # the exported exported_before, the nearest symbol below the call.
+  policy wrong-name '[rule b]' 'site = *exported_before' 'protect = read'
+  policy by-size '[rule b]' 'size = 100' 'protect = read'
+  policy by-offset '[rule b]' 'site = neighbour!+0x*' 'protect = read'
+  for mode in wrong-name by-size by-offset; do
+    run_mode none "$PROGS/neighbour" 5
+    run_mode "$mode" "$PROGS/neighbour" 5
+    cmp "$BATS_TEST_TMPDIR/runs/none.out" "$BATS_TEST_TMPDIR/runs/$mode.out"
+  done
+  assert_equal "$(rep wrong-name 'r["totals"]["selected"]')" 0
+  site=$(rep by-size '[s["site"] for s in r["sites"]]')
+  [[ $site =~ ^\[\'neighbour\!\+0x[0-9a-f]+\'\]$ ]] || fail "site: $site"
+  assert_equal "$(rep by-offset '(r["totals"]["selected"], [s["site"] for s in r["sites"]])')" \
+    "(5, $site)"
+}
+
 @test "sample and max_regions limit the selection, and the report says so" {
   policy third '[rule a]' 'size = 100' 'sample = 3'
   policy four 'max_regions = 4' '[rule a]' 'size = 100'

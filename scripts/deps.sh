@@ -10,7 +10,7 @@ declare -A group=(
   # make build, make demo, make install: the compilers and the libraries.
   [build]="gcc g++ make pkg-config meson ninja-build python3
     libcapstone-dev libunwind-dev libjemalloc-dev uthash-dev libinih-dev
-    libjansson-dev libelf-dev"
+    libjansson-dev libelf-dev libdw-dev"
   [format]="clang-format"
   # make test: bats and what the tests run or read their output with.
   [test]="bats bats-support bats-assert bats-file

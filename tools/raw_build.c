@@ -53,6 +53,17 @@ static void name_sites(struct run *r)
 	}
 }
 
+/* "file.c:LINE" of return address ip, with its inlined calls
+ * (sources.c), or "" without debug information for it. */
+static json_t *source_of(struct run *r, uint64_t ip)
+{
+	char buf[1024];
+
+	if (!ip || rtl_source_line(&r->mods, ip, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	return rtl_json_text(buf);
+}
+
 static const char *slot_name(struct run *r, uint32_t slot)
 {
 	for (size_t i = 0; i < r->nsites; i++)
@@ -122,6 +133,7 @@ static json_t *sites(struct run *r)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "site", rtl_json_text(rows[i].name));
+		json_object_set_new(o, "source", source_of(r, rows[i].ip));
 		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, rows[i].rule)));
 		set_int(o, "regions", rows[i].regions);
 		set_int(o, "bytes", rows[i].bytes);
@@ -216,6 +228,7 @@ static json_t *backtraces(struct run *r)
 	for (size_t i = 0; i < r->nstacks && i < MAX_STACKS; i++) {
 		const struct stack *s = &r->stacks[i];
 		json_t *o = json_object(), *frames = json_array();
+		json_t *sources = json_array();
 		char name[512];
 
 		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, (int)s->rule)));
@@ -225,8 +238,10 @@ static json_t *backtraces(struct run *r)
 			/* The first frame is the faulting instruction itself. */
 			rtl_symbolise(&r->mods, s->ip[f] + (f == 0), 1, name, sizeof(name));
 			json_array_append_new(frames, rtl_json_text(name));
+			json_array_append_new(sources, source_of(r, s->ip[f] + (f == 0)));
 		}
 		json_object_set_new(o, "frames", frames);
+		json_object_set_new(o, "sources", sources);
 		json_array_append_new(a, o);
 	}
 	if (limit(r, RTL_TRACK_LIMIT_STACKS_DROPPED))

@@ -65,6 +65,7 @@ void rtl_modules_free(struct rtl_modules *mods)
 		symtab_free(mods->m[i].syms);
 	}
 	free(mods->m);
+	rtl_sources_free(mods);
 	*mods = (struct rtl_modules){ 0 };
 }
 

@@ -19,6 +19,8 @@ struct rtl_module {
 struct rtl_modules {
 	struct rtl_module *m;
 	size_t n, cap;
+	void *dwfl;      /* their debug information (sources.c), on first use */
+	int dwfl_failed; /* libdwfl could not start: no source lines */
 };
 
 /* Add a module (copies the strings). -1 if out of memory. */
@@ -32,5 +34,13 @@ void rtl_modules_free(struct rtl_modules *mods);
  * file (.symtab, else .dynsym) decide, as the program had them loaded. */
 void rtl_symbolise(struct rtl_modules *mods, uint64_t ip, int with_offset,
                    char *out, size_t len);
+
+/* Where in the source the code at return address ip is (sources.c):
+ * "file.c:LINE", and when it lies in inlined calls, innermost first,
+ * " (inlined_fn) < caller.c:LINE" for each. -1 (out untouched) without
+ * debug information for it: the module's own, its separate debug file, or
+ * debuginfod's. */
+int rtl_source_line(struct rtl_modules *mods, uint64_t ip, char *out, size_t len);
+void rtl_sources_free(struct rtl_modules *mods);
 
 #endif

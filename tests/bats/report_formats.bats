@@ -96,6 +96,40 @@ PY
   assert_output ok
 }
 
+@test "report: sites and backtrace frames carry their source line, with inlined calls" {
+  traced_run
+  python3 - "$tmp/r.json" "$top/tests/progs/access.c" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+src = open(sys.argv[2]).read().split("\n")
+def line(loc):
+    m = re.fullmatch(r"access\.c:(\d+)", loc)
+    assert m, loc
+    return src[int(m.group(1)) - 1]
+# Each site's source is its allocating call.
+sites = {s["site"]: s["source"] for s in r["sites"]}
+assert "calloc(" in line(sites["access!alloc_a"]), sites
+assert "malloc(" in line(sites["access!alloc_b"]), sites
+# pass_read and pass_write are inlined into main: the trapping access
+# inside them, then the call in main.
+seen = 0
+for b in r["backtraces"]:
+    assert len(b["sources"]) == len(b["frames"]), b
+    first = b["sources"][0]
+    inner, sep, outer = first.partition(" < ")
+    fn = "pass_read" if b["kind"] == "read" else "pass_write"
+    if not sep:
+        continue
+    seen += 1
+    loc, name = inner.split(" ")
+    assert name == "(%s)" % fn, first
+    assert "t[i] + at" in line(loc), first
+    assert fn + "(" in line(outer), first
+# make's build (debugoptimized) inlines them.
+assert seen, [b["sources"] for b in r["backtraces"]]
+PY
+}
+
 @test "report --folded without backtraces says how to get them; --csv takes a table" {
   run --separate-stderr "$rtlctl" report --folded "$top/tests/reports/sample.json"
   assert_success

@@ -18,7 +18,7 @@ LISTS = {
               "read_traps": INT, "write_traps": INT, "false_sharing_traps": INT,
               "grants": INT, "granted_bytes": INT, "touched_bytes": INT,
               "prot_changes": INT},
-    "sites": {"site": str, "rule": str, "regions": INT, "bytes": INT,
+    "sites": {"site": str, "source": str, "rule": str, "regions": INT, "bytes": INT,
               "read_traps": INT, "write_traps": INT, "false_sharing_traps": INT,
               "grants": INT, "granted_bytes": INT, "touched_bytes": INT},
     "top_regions": {"site": str, "rule": str, "address": str, "size": INT,
@@ -27,7 +27,8 @@ LISTS = {
                "page_bytes": INT},
     "events": {"t_ns": INT, "kind": str, "site": str, "rule": str, "offset": INT,
                "size": INT},
-    "backtraces": {"rule": str, "kind": str, "count": INT, "frames": list},
+    "backtraces": {"rule": str, "kind": str, "count": INT, "frames": list,
+                   "sources": list},
 }
 
 
@@ -86,6 +87,10 @@ def check(path):
                 want(e["mechanism"] in ("auto", "swizzle", "alias", "page"), f"{name}[{i}].mechanism")
             if isinstance(e, dict) and isinstance(e.get("frames"), list):
                 want(all(isinstance(f, str) for f in e["frames"]), f"{name}[{i}].frames")
+                want(isinstance(e.get("sources"), list) and
+                     len(e["sources"]) == len(e["frames"]) and
+                     all(isinstance(f, str) for f in e["sources"]),
+                     f"{name}[{i}].sources is not a string per frame")
     want(all(isinstance(n, str) for n in r.get("notes", [])), "notes holds a non-string")
     rules = [x.get("name") for x in r.get("rules", []) if isinstance(x, dict)]
     for s in r.get("sites", []):

@@ -141,7 +141,7 @@ void rtl_region_destroy(struct rtl_region *r)
 	atomic_fetch_add_explicit(&r->gen, 1, memory_order_release); /* even */
 	r->next = spare;
 	spare = r;
-	atomic_fetch_sub_explicit(&rtl_stats.regions, 1, memory_order_relaxed);
+	RTL_ADD(regions, (uint64_t)-1);
 }
 
 void rtl_regions_after_fork(void)

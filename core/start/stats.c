@@ -8,8 +8,20 @@
 #include "init.h"
 #include "rtl/region.h"
 
-struct rtl_stats rtl_stats;
+struct rtl_stats rtl_stats[RTL_STATS_SHARDS];
+__thread int rtl_stats_slot __attribute__((tls_model("initial-exec")));
+_Atomic unsigned rtl_stats_next;
 _Atomic int rtl_time_traps;
+
+uint64_t rtl_stats_sum(size_t offset)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < RTL_STATS_SHARDS; i++)
+		sum += atomic_load_explicit((_Atomic uint64_t *)((char *)&rtl_stats[i] + offset),
+		                            memory_order_relaxed);
+	return sum;
+}
 
 int region_stats(struct region_stats *out)
 {
@@ -19,17 +31,17 @@ int region_stats(struct region_stats *out)
 	}
 	if (rtl_ensure_init() < 0)
 		return -1;
-	out->traps = atomic_load(&rtl_stats.traps);
-	out->handler_calls = atomic_load(&rtl_stats.handler_calls);
-	out->stale_traps = atomic_load(&rtl_stats.stale_traps);
-	out->protects = atomic_load(&rtl_stats.protects);
-	out->regions = atomic_load(&rtl_stats.regions);
-	out->foreign = atomic_load(&rtl_stats.foreign);
+	out->traps = RTL_STATS_SUM(traps);
+	out->handler_calls = RTL_STATS_SUM(handler_calls);
+	out->stale_traps = RTL_STATS_SUM(stale_traps);
+	out->protects = RTL_STATS_SUM(protects);
+	out->regions = RTL_STATS_SUM(regions);
+	out->foreign = RTL_STATS_SUM(foreign);
 	rtl_decode_cache_stats(&out->decode_hits, &out->decode_misses);
-	out->trap_ns = atomic_load(&rtl_stats.trap_ns);
-	out->syscall_buffers = atomic_load(&rtl_stats.syscall_buffers);
-	out->in_place_protects = atomic_load(&rtl_stats.in_place_protects);
-	out->in_place_failed = atomic_load(&rtl_stats.in_place_failed);
+	out->trap_ns = RTL_STATS_SUM(trap_ns);
+	out->syscall_buffers = RTL_STATS_SUM(syscall_buffers);
+	out->in_place_protects = RTL_STATS_SUM(in_place_protects);
+	out->in_place_failed = RTL_STATS_SUM(in_place_failed);
 	return 0;
 }
 

@@ -548,8 +548,7 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 			rtl_ctx_set_gprs(t.uc, t.gpr);
 	}
 	if (--depth == 0 && t0)
-		atomic_fetch_add_explicit(&rtl_stats.trap_ns, rtl_now_ns() - t0,
-		                          memory_order_relaxed);
+		RTL_ADD(trap_ns, rtl_now_ns() - t0);
 	errno = saved_errno;
 }
 

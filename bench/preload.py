@@ -10,6 +10,7 @@ preload only through LD_PRELOAD and RTL_CONFIG, the policies in
 bench/preload/."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,7 +50,7 @@ def run(cmd, extra, cwd, stdin=None):
 def malloc_figures(build, cfgs, reps, ops, cwd):
     prog = os.path.join(build, "bench", "rtl-malloc-bench")
     out = {}
-    for threads in (1, 2):
+    for threads in (1, 2, 4):
         row = {}
         for name, extra in cfgs.items():
             best = None
@@ -153,23 +154,144 @@ def policy_file(cwd, name, text):
     return path
 
 
-# malloc+free with every block routed under protect = read and written
-# once by rtl-malloc-bench (16 B to 4 KiB): allocation, free and one write
-# trap per pair, by mechanism.
-def mechanism_malloc(build, lib, reps, ops, cwd):
+MECHANISMS = ("auto", "swizzle", "alias", "page")
+
+
+def spread(values):
+    """Median and the lowest and highest of a few runs."""
+    v = sorted(values)
+    n = len(v)
+    med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    return {"median": med, "min": v[0], "max": v[-1]}
+
+
+def ns_of(so, word):
+    for line in so.decode().splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == word:
+            return float(parts[1])
+    raise RuntimeError("no %s in: %s" % (word, so.decode()[-300:]))
+
+
+# malloc+free with every block routed (rtl-malloc-bench, 16 B to 4 KiB,
+# each block written once), by mechanism, 1 and 2 threads: under protect
+# = rw nothing traps, so this is routing alone (site attribution on, as
+# the preload always has it); under protect = read each block takes one
+# write trap and its grant. glibc and heaptrack (a backtrace per
+# allocation too) on the same program, and the page-protection trap
+# (fault + mprotect, rtl-malloc-bench page-trap) that protect = read is
+# held against, in the same rounds: each round runs every configuration
+# once, so all of them see the same machine.
+def routed_malloc(build, lib, reps, ops, cwd):
     prog = os.path.join(build, "bench", "rtl-malloc-bench")
+    runs = {}
+    for threads in (1, 2):
+        runs["glibc_%d" % threads] = ([prog, str(threads), str(ops)], {})
+        for prot in ("rw", "read"):
+            for mech in MECHANISMS:
+                pol = policy_file(cwd, "malloc-%s-%s" % (prot, mech),
+                                  "[rtl]\nreport = \"\"\n[rule r]\nsize = 0..\n"
+                                  "protect = %s\nmechanism = %s\n" % (prot, mech))
+                runs["%s_%s_%d" % (prot, mech, threads)] = (
+                    [prog, str(threads), str(ops)],
+                    {"LD_PRELOAD": lib, "RTL_CONFIG": pol})
+    runs["page_trap"] = ([prog, "page-trap", str(ops)], {})
+    heaptrack = shutil.which("heaptrack")
+    if heaptrack:
+        runs["heaptrack_1"] = ([heaptrack, "-o", os.path.join(cwd, "ht"),
+                                prog, "1", str(ops)], {})
+    got = {k: [] for k in runs}
+    for _ in range(reps):
+        for name, (cmd, extra) in runs.items():
+            _, so = run(cmd, extra, cwd)
+            got[name].append(ns_of(so, "ns_per_trap" if name == "page_trap"
+                                   else "ns_per_op"))
+    fig = {k: spread(v) for k, v in got.items()}
+    out = {"ns": fig, "over_glibc": {}, "read_over_budget": {}}
+    trap = fig["page_trap"]["median"]
+    for threads in (1, 2):
+        glibc = fig["glibc_%d" % threads]["median"]
+        for mech in MECHANISMS:
+            key = "%s_%d" % (mech, threads)
+            out["over_glibc"][key] = \
+                fig["rw_%s_%d" % (mech, threads)]["median"] / glibc
+            # protect = read: glibc's pair plus 1.3 page traps at most
+            out["read_over_budget"][key] = \
+                fig["read_%s_%d" % (mech, threads)]["median"] / \
+                (glibc + 1.3 * trap)
+    if heaptrack:
+        out["heaptrack_over_glibc"] = fig["heaptrack_1"]["median"] / \
+            fig["glibc_1"]["median"]
+    return out
+
+
+# Real programs under the preload: the run without it, the built-in
+# policy, everything routed read-write (no trap), and everything routed
+# read-only with a grant at the first write (a trap per block written).
+# Outputs must be identical; the report gives the traps.
+SQLITE_ROWS = 100000
+PY_WORK = r"""
+import json
+d = {}
+for i in range(%d):
+    d["k%%d" %% i] = {"id": i, "name": "row %%d" %% i, "tags": [i, i * 2, str(i)]}
+s = json.dumps(d)
+e = json.loads(s)
+n = sum(v["id"] for v in e.values() if v["tags"][1] %% 3 == 0)
+print(len(s), n, len(e))
+"""
+
+
+def sqlite_indexed(rows):
+    lines = ["CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL);",
+             "CREATE INDEX tb ON t(b);", "BEGIN;"]
+    lines += ["INSERT INTO t(b, c) VALUES('row %d', %d.5);" % (i * 7919 % rows, i)
+              for i in range(rows)]
+    lines += ["COMMIT;", "SELECT count(*), sum(c) FROM t;",
+              "SELECT b, c FROM t WHERE b BETWEEN 'row 1000' AND 'row 1010' "
+              "ORDER BY b;",
+              "SELECT substr(b, 1, 5), count(*) FROM t GROUP BY 1;"]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def real_programs(lib, reps, rows, cwd):
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
+        else shutil.which("python3")
+    progs = {"sqlite3": (["sqlite3", ":memory:"], sqlite_indexed(rows)),
+             "python3": ([python, "-c", PY_WORK % (rows // 2)], None)}
+    pols = {"builtin": "@builtin",
+            "rw": "[rtl]\nreport = %s\n[rule all]\nsize = 0..\nprotect = rw\n",
+            "read_grant": "[rtl]\nreport = %s\n[rule all]\nsize = 0..\n"
+                          "protect = read\non_write = count, grant-rw\n"}
     out = {}
-    for mech in ("auto", "swizzle", "alias"):
-        pol = policy_file(cwd, "malloc-" + mech,
-                          "[rtl]\nreport = \"\"\n[rule r]\nsize = 0..\n"
-                          "protect = read\nmechanism = %s\n" % mech)
-        best = None
+    for prog, (cmd, stdin) in progs.items():
+        answer, times, traps = None, {k: [] for k in ["plain"] + list(pols)}, {}
         for _ in range(reps):
-            _, so = run([prog, "1", str(ops)],
-                        {"LD_PRELOAD": lib, "RTL_CONFIG": pol}, cwd)
-            ns = float(so.split()[1])
-            best = ns if best is None else min(best, ns)
-        out[mech] = {"ns_per_op": best}
+            for name in times:
+                extra = {}
+                rep = os.path.join(cwd, "%s-%s.json" % (prog, name))
+                if name != "plain":
+                    cfg = pols[name]
+                    if cfg != "@builtin":
+                        cfg = policy_file(cwd, "%s-%s" % (prog, name), cfg % rep)
+                    extra = {"LD_PRELOAD": lib, "RTL_CONFIG": cfg,
+                             "RTL_REPORT": rep}
+                t, so = run(cmd, extra, cwd, stdin=stdin)
+                if answer is None:
+                    answer = so
+                elif so != answer:
+                    raise RuntimeError("%s: output differs under %s" % (prog, name))
+                times[name].append(t)
+                if name != "plain":
+                    with open(rep) as f:
+                        traps[name] = json.load(f)["totals"]["traps"]
+        plain = spread(times["plain"])["median"]
+        out[prog] = {"plain_seconds": spread(times["plain"])}
+        for name in pols:
+            sp = spread(times[name])
+            out[prog][name] = {"seconds": sp, "over_plain": sp["median"] / plain,
+                               "traps": traps[name],
+                               "traps_per_second": traps[name] / sp["median"]}
     return out
 
 
@@ -233,8 +355,10 @@ def main():
                                    reps, 1000 if quick else ROWS, cwd)
             grants = grant_figures(build, lib, reps if quick else 3,
                                    1000 if quick else 20000, cwd)
-            mech = mechanism_malloc(build, lib, reps if quick else 3,
-                                    2000 if quick else 200000, cwd)
+            routed = routed_malloc(build, lib, reps if quick else 3,
+                                   2000 if quick else 200000, cwd)
+            real = real_programs(lib, reps if quick else 3,
+                                 1000 if quick else SQLITE_ROWS, cwd)
             sysc = syscall_figures(build, lib, 30000 if quick else 600000,
                                    cwd)
     except (RuntimeError, OSError) as e:
@@ -249,7 +373,8 @@ def main():
         "malloc_free": mal,
         "sqlite3_insert": dict(prog, rows=1000 if quick else ROWS),
         "write_trap_grants": grants,
-        "malloc_free_protect_read": mech,
+        "routed_malloc": routed,
+        "real_programs": real,
         "syscalls": sysc,
         "summary": {"none_over_plain": prog["preload_none"]["over_plain"],
                     "all_over_plain": prog["preload_all"]["over_plain"]},
@@ -280,11 +405,29 @@ def main():
           "in place)" % (grants["auto_in_place"]["ns_per_trap"],
                          grants["swizzle_in_place"]["ns_per_trap"],
                          grants["alias"]["ns_per_trap"]))
-    print("malloc+free, protect = read,%8.0f %8.0f %8.0f   ns per pair, "
-          "one write trap each (glibc %.0f)" % (
-              mech["auto"]["ns_per_op"], mech["swizzle"]["ns_per_op"],
-              mech["alias"]["ns_per_op"],
-              mal["1_thread"]["plain"]["ns_per_op"]))
+    ns = routed["ns"]
+    print("routed malloc+free, ns per pair (median of %d; glibc %.0f / %.0f "
+          "with 1 / 2 threads,\n  page trap %.0f):" % (
+              reps if quick else 3, ns["glibc_1"]["median"],
+              ns["glibc_2"]["median"], ns["page_trap"]["median"]))
+    print("  %-22s" % "" + "".join("%12s" % m for m in MECHANISMS))
+    for prot in ("rw", "read"):
+        for threads in (1, 2):
+            print("  %-22s" % ("protect = %s, %d thr" % (prot, threads)) +
+                  "".join("%12.0f" % ns["%s_%s_%d" % (prot, m, threads)]["median"]
+                          for m in MECHANISMS))
+    print("  rw / glibc (<= 3)     " + "".join(
+        "%12.2f" % routed["over_glibc"]["%s_1" % m] for m in MECHANISMS))
+    print("  read / budget (<= 1)  " + "".join(
+        "%12.2f" % routed["read_over_budget"]["%s_1" % m] for m in MECHANISMS))
+    if "heaptrack_over_glibc" in routed:
+        print("  heaptrack / glibc: %.2f" % routed["heaptrack_over_glibc"])
+    for prog, row in real.items():
+        print("%s under the preload, x the run without (%.3f s): %s" % (
+            prog, row["plain_seconds"]["median"], ", ".join(
+                "%s %.2f (%.0f traps/s)" % (k, row[k]["over_plain"],
+                                             row[k]["traps_per_second"])
+                for k in ("builtin", "rw", "read_grant"))))
     print("system calls, read 64 B, ns: raw %.0f without rtl; seccomp filter "
           "+%.0f per call; trapped call (SIGSYS) %.0f = %.1f x a call" % (
               sysc["plain_stack"]["syscall"], sysc["filter_ns"],

@@ -14,14 +14,27 @@ extra+=("$@")
 
 echo "rtl bench: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)," \
   "$(nproc) CPUs, Linux $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "rtl bench: Appel-Li sequences (the paper's Tables 4 and 5)"
 "$build/bench/rtl-appel-li" --json "$out/appel_li.json" "${extra[@]}"
+echo "rtl bench: pieces (region_protect, lookup, decode)"
 "$build/bench/rtl-pieces" --json "$out/pieces.json" "${extra[@]}"
 # The system-call wrapper's cost on a buffer outside any region (one line).
+echo "rtl bench: the system-call wrapper"
 "$build/bench/rtl-syscall-wrap"
 quick=()
 [[ " $* " == *" --quick "* ]] && quick=(--quick)
+# 1, 2 and 4 threads trapping and protecting, each on its own regions.
+echo "rtl bench: threads"
+"$build/bench/rtl-threads" --json "$out/threads.json" "${quick[@]}"
+# The instructions of one trap, counted by callgrind (when installed).
+echo "rtl bench: instructions per trap"
+python3 "$top/bench/trap_instructions.py" "$build" "$out"
+echo "rtl bench: the preload"
 python3 "$top/bench/preload.py" "$build" "$out" "${quick[@]}"
 # rtlctl compare on the DSM applications run alone, beside the DSM's own
 # page and region traps (docs/compare.md); not with --quick.
-((${#quick[@]})) || python3 "$top/bench/compare_dsm.py" "$build" "$out"
+if ((${#quick[@]} == 0)); then
+  echo "rtl bench: rtlctl compare on the DSM applications"
+  python3 "$top/bench/compare_dsm.py" "$build" "$out"
+fi
 python3 "$top/bench/report.py" "$out"

@@ -81,12 +81,25 @@ s = json.load(open(sys.argv[1]))
 keys = ["rt_basic_trap_over_floor", "rt_basic_prot1_over_vm",
         "rt_basic_protN_over_vm", "rt_update_over_basic_max",
         "region_protect_ns", "lookup_1e6_ns", "multiview_prot1_over_vm",
-        "preload_none_over_plain", "preload_all_over_plain"]
+        "preload_none_over_plain", "preload_all_over_plain",
+        "lookup_1e3_ns", "lookup_1e6_over_miss", "trap_instructions",
+        "preload_malloc_over_glibc", "preload_malloc_read_over_budget",
+        "heaptrack_over_glibc", "threads_scaling_2",
+        "real_programs_over_plain"]
 assert sorted(s) == sorted(keys), sorted(s)
-for k in keys[:7]:
+for k in keys[:7] + ["lookup_1e3_ns"]:
     assert isinstance(s[k], (int, float)) and s[k] > 0, (k, s[k])
-assert s["preload_none_over_plain"] is None
-assert s["preload_all_over_plain"] is None
+# Without the preload, its keys are null; the threads' are measured.
+for k in ("preload_none_over_plain", "preload_all_over_plain",
+          "preload_malloc_over_glibc", "preload_malloc_read_over_budget",
+          "heaptrack_over_glibc", "real_programs_over_plain"):
+    assert s[k] is None, (k, s[k])
+for w in ("trap", "protect"):
+    v = s["threads_scaling_2"][w]
+    assert isinstance(v, float) and v > 0, (w, v)
+# callgrind's count, when valgrind is installed (make bench installs it)
+t = s["trap_instructions"]
+assert t is None or t > 50, t
 PY
 }
 

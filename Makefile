@@ -28,7 +28,7 @@ build: $(BUILD)/build.ninja
 # the formatting (a file that differs stops the run with its name: make
 # format fixes it).
 test:
-	@scripts/deps.sh build format test mpi
+	@scripts/deps.sh build format test mpi deb
 	@$(dsm_configured)
 	@scripts/machine.sh
 	@$(MAKE) --no-print-directory build format-check
@@ -53,6 +53,13 @@ PREFIX ?= /usr/local
 .PHONY: install
 install: build
 	@scripts/install.sh $(BUILD) $(PREFIX)
+
+# Debian packages (librtl0, librtl-dev, rtl-tools) in build-deb/, checked
+# by lintian (docs/install.md).
+.PHONY: deb
+deb:
+	@scripts/deps.sh build deb
+	@scripts/deb.sh build-deb
 
 format:
 	@scripts/deps.sh format

@@ -2,7 +2,7 @@
 # Install the Debian packages rtl needs, only those missing: for the groups
 # named (what a make target needs), or every group without an argument
 # (CI, make deps). A no-op on a machine that has them all.
-# Usage: scripts/deps.sh [--list] [GROUP...]   GROUP: build format test mpi clang
+# Usage: scripts/deps.sh [--list] [GROUP...]   GROUP: build format test mpi clang deb
 #   --list  print the packages of the groups, one a line, and install nothing
 set -euo pipefail
 
@@ -20,8 +20,10 @@ declare -A group=(
   [mpi]="openmpi-bin libopenmpi-dev iproute2"
   # CI's second compiler.
   [clang]="clang"
+  # make deb: debhelper builds the packages, lintian checks them.
+  [deb]="debhelper dpkg-dev fakeroot lintian"
 )
-order=(build format test mpi clang)
+order=(build format test mpi clang deb)
 
 list=0
 if [[ ${1:-} == --list ]]; then

@@ -1,6 +1,6 @@
 /* Finding rtlctl run's preload and asking the dynamic loader whether it
  * loads (preload_find.h). Nothing here is fixed when meson configures but
- * the relative path from rtlctl's folder to the library folder. */
+ * the relative path from rtlctl's folder to the preload's. */
 #include "preload_find.h"
 
 #include <errno.h>
@@ -14,14 +14,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef RTL_BIN_TO_LIB
-#define RTL_BIN_TO_LIB "../lib"
+#ifndef RTL_BIN_TO_PRELOAD
+#define RTL_BIN_TO_PRELOAD "../lib/rtl"
 #endif
 #define PRELOAD_NAME "librtlpreload.so"
 
 int preload_find(char *out, size_t len)
 {
-	static const char *const rel[] = { "../preload", RTL_BIN_TO_LIB };
+	static const char *const rel[] = { "../preload", RTL_BIN_TO_PRELOAD };
 	const char *env = getenv("RTL_PRELOAD");
 	char self[PATH_MAX], dir[PATH_MAX], tried[2 * PATH_MAX + 8] = "";
 	ssize_t n;

@@ -16,6 +16,7 @@
 #include "rmap.h"
 #include "stats.h"
 #include "views.h"
+#include "say.h"
 
 pthread_mutex_t rtl_define_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic(region_handler_t) rtl_default_handler;
@@ -154,7 +155,7 @@ void rtl_regions_after_fork(void)
 			 * corruption (as in fork.c). */
 			static const char msg[] = "rtl: fork: cannot protect a "
 			                          "region in place in the child; aborting the child\n";
-			write(2, msg, sizeof(msg) - 1);
+			rtl_say(msg, sizeof(msg) - 1);
 			abort();
 		}
 	}

@@ -46,6 +46,7 @@
 #include "slots.h"
 #include "views.h"
 #include "page.h"
+#include "say.h"
 
 #define PAGE rtl_page_size()
 #define SMALL 32 /* free lists by exact page count up to this */
@@ -404,7 +405,7 @@ static void fork_child(void)
 		         (off_t)(first - rw_base)) == MAP_FAILED) {
 			static const char msg[] = "rtl: fork: cannot remap an "
 			                          "alias in the child; aborting it\n";
-			write(2, msg, sizeof(msg) - 1);
+			rtl_say(msg, sizeof(msg) - 1);
 			abort();
 		}
 	}

@@ -35,6 +35,7 @@
 #include "site.h"
 #include "views.h"
 #include "page.h"
+#include "say.h"
 
 #define PAGE rtl_page_size()
 
@@ -379,7 +380,7 @@ void *rtl_heap_resize(const struct rtl_obj *o, size_t size,
 		 * no region behind it. Nothing sane remains to do. */
 		static const char msg[] =
 		        "rtl: realloc: out of memory for region metadata\n";
-		write(2, msg, sizeof(msg) - 1);
+		rtl_say(msg, sizeof(msg) - 1);
 		abort();
 	}
 	return p;

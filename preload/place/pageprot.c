@@ -28,6 +28,7 @@
 #include "lock.h"
 #include "page.h"
 #include "views.h"
+#include "say.h"
 
 #define PAGE rtl_page_size()
 #define RW (PROT_READ | PROT_WRITE)
@@ -441,7 +442,7 @@ void rtl_pageprot_forked(void)
 	if (map_copy() < 0 || !(now = map_anon(pool_len / PAGE))) {
 		static const char msg[] = "rtl: fork: cannot map the page "
 		                          "mechanism's copy again in the child\n";
-		write(2, msg, sizeof(msg) - 1);
+		rtl_say(msg, sizeof(msg) - 1);
 		_exit(127);
 	}
 	/* The new copy is read-write everywhere: the live blocks' pages get

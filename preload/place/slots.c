@@ -23,6 +23,7 @@
 #include "arena.h"
 #include "views.h"
 #include "page.h"
+#include "say.h"
 
 #define PAGE rtl_page_size()
 #define RW (PROT_READ | PROT_WRITE)
@@ -207,7 +208,7 @@ void rtl_slots_forked(void)
 		if (map_copy(k) < 0) {
 			static const char msg[] = "rtl: fork: cannot map the "
 			                          "slots again in the child\n";
-			write(2, msg, sizeof(msg) - 1);
+			rtl_say(msg, sizeof(msg) - 1);
 			_exit(127);
 		}
 	}

@@ -17,6 +17,7 @@
 #include "select.h"
 #include "start.h"
 #include "page.h"
+#include "say.h"
 
 #define API __attribute__((visibility("default")))
 #define MIN_ALIGN 16u
@@ -59,7 +60,7 @@ static void invalid(const char *what, const void *p)
 	char msg[96];
 	int n = snprintf(msg, sizeof(msg), "rtl: %s(): invalid pointer %p\n",
 	                 what, p);
-	write(2, msg, (size_t)n);
+	rtl_say(msg, (size_t)n);
 	abort();
 }
 

@@ -3,6 +3,7 @@
  * allocations dlsym itself makes while that lookup runs. Must never call
  * the interposed functions: everything here runs inside malloc. */
 #include "next.h"
+#include "say.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -63,9 +64,9 @@ static void *find(const char *name, int required)
 
 	if (!f && required) {
 		static const char msg[] = "rtl: preload: no next definition of ";
-		write(2, msg, sizeof(msg) - 1);
-		write(2, name, strlen(name));
-		write(2, "\n", 1);
+		rtl_say(msg, sizeof(msg) - 1);
+		rtl_say(name, strlen(name));
+		rtl_say("\n", 1);
 		abort();
 	}
 	return f;

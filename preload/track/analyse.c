@@ -20,9 +20,10 @@
 
 #include "next.h"
 #include "track_format.h"
+#include "say.h"
 
-#ifndef RTL_LIB_TO_BIN
-#define RTL_LIB_TO_BIN "../bin"
+#ifndef RTL_PRELOAD_TO_BIN
+#define RTL_PRELOAD_TO_BIN "../../bin"
 #endif
 #define WAIT_MS 60000
 #define MAX_ENV 1024
@@ -105,7 +106,7 @@ void rtl_analyse_init(void)
 	 * bindir, as meson laid it out): wherever the tree was moved. */
 	n = own_folder(dir, sizeof(dir));
 	if (n && (try_beside(dir, n, "/../tools/rtlctl") ||
-	          try_beside(dir, n, "/" RTL_LIB_TO_BIN "/rtlctl")))
+	          try_beside(dir, n, "/" RTL_PRELOAD_TO_BIN "/rtlctl")))
 		return;
 	rtlctl[0] = '\0';
 }
@@ -151,9 +152,9 @@ void rtl_analyse_raw_path(const char *report, char *raw, size_t len)
 
 static void say(const char *a, const char *b, const char *c)
 {
-	write(2, a, strlen(a));
-	write(2, b, strlen(b));
-	write(2, c, strlen(c));
+	rtl_say(a, strlen(a));
+	rtl_say(b, strlen(b));
+	rtl_say(c, strlen(c));
 }
 
 /* The child: the environment at start, stderr as stdout too (a report to

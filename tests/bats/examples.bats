@@ -2,6 +2,8 @@
 # The example programs (examples/): each runs and prints what its comments
 # promise. tests/run.sh exports RTL_BUILD, the build directory.
 
+bats_require_minimum_version 1.5.0
+
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 load '/usr/lib/bats/bats-file/load'
@@ -123,5 +125,28 @@ setup() {
   [[ -n $hints ]]
   for f in $hints; do
     assert_file_exist "$f"
+  done
+}
+
+# The example policies (examples/policies/, installed under share/rtl):
+# each is valid, and python3 running a small workload under it prints what
+# it prints without rtl, while the policy's rule selects and traps.
+@test "policies: each example policy checks, and python3 under it is unchanged and traps" {
+  needs_preload
+  command -v python3 >/dev/null || skip "python3 not installed"
+  rtlctl="${RTL_BUILD:-$BATS_TEST_DIRNAME/../../build}/tools/rtlctl"
+  cd "$BATS_TEST_TMPDIR"
+  prog='import json; d = {str(i): [i] * (i % 7) for i in range(3000)}; s = json.dumps(d); print(len(s), sum(len(v) for v in json.loads(s).values()))'
+  python3 -c "$prog" >plain.out
+  for p in "$BATS_TEST_DIRNAME"/../../examples/policies/*.ini; do
+    name=$(basename "$p" .ini)
+    run "$rtlctl" check "$p"
+    assert_output "$p: ok, 1 rule"
+    run --separate-stderr "$rtlctl" run -c "$p" -o "$name.json" -- python3 -c "$prog"
+    assert_success
+    assert_output "$(cat plain.out)"
+    run python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["totals"]
+print(t["selected"] > 0, t["read_traps"] + t["write_traps"] > 0)' "$name.json"
+    assert_output "True True" || fail "policy $name"
   done
 }

@@ -41,7 +41,7 @@ install_moved() {
   needs_preload
   install_moved
   run readelf -d "$preload"
-  assert_output --regexp 'RUNPATH.*\[\$ORIGIN\]'
+  assert_output --regexp 'RUNPATH.*\[\$ORIGIN/\.\.\]'
   run readelf -d "$(find "$tmp/moved" -name rtl-selftest)"
   assert_output --regexp 'RUNPATH.*\[\$ORIGIN/[./]*lib'
   # Every library the preload needs resolves in the moved tree.

@@ -24,21 +24,24 @@ setup() {
   assert_line libopenmpi-dev
   # No group: every group (CI, make deps), each package once.
   run "$top/scripts/deps.sh" --list
-  for p in meson bats libopenmpi-dev clang clang-format; do
+  for p in meson bats libopenmpi-dev clang clang-format debhelper lintian; do
     assert_line "$p"
   done
   assert_equal "$(sort <<<"$output" | uniq -d)" ""
   run "$top/scripts/deps.sh" --list nope
   assert_equal "$status" 2
-  assert_output "deps.sh: no group 'nope' (groups: build format test mpi clang)"
+  assert_output "deps.sh: no group 'nope' (groups: build format test mpi clang deb)"
 }
 
-@test "make: build and demo install the build group only; test adds the tests' and MPI" {
+@test "make: build and demo install the build group only; test adds the tests', MPI and deb's" {
   run make -s -n -C "$top" build BUILD=b
   assert_line "scripts/deps.sh build"
   refute_line --regexp 'deps.sh.*(mpi|test)'
   run make -s -n -C "$top" demo BUILD=b
   refute_line --regexp 'deps.sh.*(mpi|test)'
   run make -s -n -C "$top" test BUILD=b
-  assert_line "scripts/deps.sh build format test mpi"
+  assert_line "scripts/deps.sh build format test mpi deb"
+  run make -s -n -C "$top" deb
+  assert_line "scripts/deps.sh build deb"
+  assert_line "scripts/deb.sh build-deb"
 }

@@ -420,7 +420,8 @@ static void check_rule(struct parser *ps, int i)
 	int *lines = ps->key_line[i];
 	int traps_read = r->protect == PROT_NONE;
 	int traps_write = r->protect != (PROT_READ | PROT_WRITE) || r->epoch_ns;
-	unsigned grants_write = RTL_ACT_GRANT_RW | RTL_ACT_ABORT;
+	/* dirty lets the write it tracked go on (actions.c grants rw). */
+	unsigned grants_write = RTL_ACT_GRANT_RW | RTL_ACT_ABORT | RTL_ACT_DIRTY;
 
 	if (r->mechanism < 0)
 		r->mechanism = ps->p->mechanism;
@@ -444,7 +445,7 @@ static void check_rule(struct parser *ps, int i)
 		         r->name);
 	if (traps_write && !(r->on_write & grants_write))
 		error_at(ps, lines[K_ON_WRITE] ? lines[K_ON_WRITE] : r->line,
-		         "on_write: rule %s traps writes but grants none: add grant-rw or abort",
+		         "on_write: rule %s traps writes but grants none: add grant-rw, dirty or abort",
 		         r->name);
 }
 

@@ -30,6 +30,11 @@
 
 #define PAGE rtl_page_size()
 
+/* Regions in place now: with none (most programs, and every small-block
+ * policy), a new region cannot conflict, and define skips the look at its
+ * pages' neighbours. */
+static _Atomic long live_in_place;
+
 struct span {
 	uintptr_t addr; /* the home view's first page of r */
 	size_t len;     /* whole pages through r's last byte */
@@ -92,6 +97,7 @@ int rtl_inplace_set(struct rtl_region *r, int home, int view)
 	    set_pages(r, home, view, home == RTL_VIEW_NONE) < 0)
 		return -1; /* errno from the kernel: ENOMEM past max_map_count */
 	atomic_store(&r->view, view);
+	atomic_fetch_add(&live_in_place, 1);
 	__atomic_store_n(&r->flags,
 	                 fl | RTL_REGION_IN_PLACE |
 	                         (uint32_t)home << RTL_REGION_HOME_SHIFT,
@@ -117,6 +123,7 @@ static void unset(struct rtl_region *r, int home)
 		set_pages(r, home, home, 0);
 	__atomic_store_n(&r->flags, r->flags & ~(RTL_REGION_IN_PLACE | 3u << RTL_REGION_HOME_SHIFT),
 	                 __ATOMIC_RELEASE);
+	atomic_fetch_sub(&live_in_place, 1);
 }
 
 int rtl_inplace_protect(struct rtl_region *r, int view)
@@ -192,6 +199,8 @@ int rtl_inplace_conflict(uint64_t lo, uint64_t span)
 	uint64_t last = (lo + span - 1) & ~(uint64_t)(PAGE - 1);
 	uint64_t pages[2] = { first, last };
 
+	if (!atomic_load(&live_in_place))
+		return 0;
 	for (int i = 0; i < (first == last ? 1 : 2); i++) {
 		uint64_t off = pages[i], end = pages[i] + PAGE;
 

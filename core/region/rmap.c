@@ -19,6 +19,7 @@ typedef _Atomic uintptr_t entry_t;
 
 struct subtable {
 	_Atomic(struct rtl_region *) g[GRANS];
+	unsigned used; /* granules mapped; writers only (define lock) */
 };
 
 static _Atomic(entry_t *) *top;
@@ -82,18 +83,20 @@ static int set_granules(entry_t *slot, unsigned glo, unsigned ghi,
 			return -1;
 		for (i = glo; i < ghi; i++)
 			atomic_store_explicit(&sub->g[i], r, memory_order_relaxed);
+		sub->used = ghi - glo;
 		atomic_store_explicit(slot, (uintptr_t)sub | TAG_SUB,
 		                      memory_order_release);
 		return 0;
 	}
 	sub = (struct subtable *)(e & ~TAG_SUB);
-	for (i = glo; i < ghi; i++)
+	for (i = glo; i < ghi; i++) {
+		int was = atomic_load_explicit(&sub->g[i], memory_order_relaxed) != NULL;
+
 		atomic_store_explicit(&sub->g[i], r, memory_order_release);
-	if (r)
+		sub->used += (r != NULL) - was;
+	}
+	if (r || sub->used)
 		return 0;
-	for (i = 0; i < GRANS; i++)
-		if (atomic_load_explicit(&sub->g[i], memory_order_relaxed))
-			return 0;
 	atomic_store_explicit(slot, 0, memory_order_release);
 	rtl_pool_put(&sub_pool, sub); /* type-stable: readers may still look */
 	return 0;
@@ -145,29 +148,32 @@ void rtl_rmap_remove(struct rtl_region *r)
 
 int rtl_rmap_busy(uint64_t lo, uint64_t len)
 {
-	uint64_t g;
-	/* Granule by granule within shared pages, page by page elsewhere. */
-	for (g = lo & ~(uint64_t)((1u << GRAN_SHIFT) - 1); g < lo + len;) {
-		uint64_t page = g >> PAGE_SHIFT;
-		entry_t *leaf = leaf_of(page, 0);
-		uintptr_t e = leaf ? atomic_load(&leaf[page & (LEAF_SIZE - 1)]) : 0;
-		if (!e) {
-			g = (page + 1) << PAGE_SHIFT;
-			continue;
+	return rtl_rmap_next(lo & ~(uint64_t)((1u << GRAN_SHIFT) - 1), lo + len) <
+	       lo + len;
+}
+
+/* The first granule of [off, end) that sub maps, off and end in one page;
+ * end if none. One load per granule: a shared page's neighbours are
+ * scanned in the subtable itself, not looked up one by one. */
+static uint64_t next_in_sub(const struct subtable *sub, uint64_t off, uint64_t end)
+{
+	uint64_t page = off & ~(uint64_t)((1u << PAGE_SHIFT) - 1);
+
+	for (unsigned i = (unsigned)((off - page) >> GRAN_SHIFT);
+	     page + ((uint64_t)i << GRAN_SHIFT) < end && i < GRANS; i++)
+		if (atomic_load_explicit(&sub->g[i], memory_order_acquire)) {
+			uint64_t at = page + ((uint64_t)i << GRAN_SHIFT);
+
+			return at > off ? at : off;
 		}
-		if (!(e & TAG_SUB))
-			return 1;
-		if (rtl_rmap_get(g))
-			return 1;
-		g += 1u << GRAN_SHIFT;
-	}
-	return 0;
+	return end;
 }
 
 uint64_t rtl_rmap_next(uint64_t off, uint64_t end)
 {
 	while (off < end) {
 		uint64_t page = off >> PAGE_SHIFT;
+		uint64_t pend = (page + 1) << PAGE_SHIFT;
 		entry_t *leaf;
 		uintptr_t e;
 
@@ -182,10 +188,14 @@ uint64_t rtl_rmap_next(uint64_t off, uint64_t end)
 		                         memory_order_acquire);
 		if (e && !(e & TAG_SUB))
 			return off;
-		if (e && rtl_rmap_get(off))
-			return off;
-		off = e ? (off | ((1u << GRAN_SHIFT) - 1)) + 1
-		        : (page + 1) << PAGE_SHIFT;
+		if (e) {
+			uint64_t stop = end < pend ? end : pend;
+			uint64_t at = next_in_sub((const struct subtable *)(e & ~TAG_SUB),
+			                          off, stop);
+			if (at < stop)
+				return at;
+		}
+		off = pend;
 	}
 	return end;
 }

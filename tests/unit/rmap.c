@@ -120,3 +120,27 @@ TEST(a_freed_page_can_be_mapped_again)
 	CHECK(rtl_rmap_get(4 * PAGE) == NULL);
 	CHECK(rtl_rmap_get(4 * PAGE + 64) == &b);
 }
+
+/* A shared page counts its granules: it goes back to unmapped only when
+ * the last region on it leaves, and a later whole-page region replaces it. */
+TEST(a_shared_page_is_unmapped_by_its_last_region_only)
+{
+	struct rtl_region a, b, c, whole;
+
+	start();
+	CHECK_EQ(rtl_rmap_insert(rec(&a, 6 * PAGE, 128)), 0);
+	CHECK_EQ(rtl_rmap_insert(rec(&b, 6 * PAGE + 1024, 64)), 0);
+	CHECK_EQ(rtl_rmap_insert(rec(&c, 6 * PAGE + PAGE - 64, 128)), 0); /* into page 7 */
+	rtl_rmap_remove(&a);
+	CHECK_EQ(rtl_rmap_next(6 * PAGE, 7 * PAGE), 6 * PAGE + 1024);
+	CHECK_EQ(rtl_rmap_next(6 * PAGE + 1030, 7 * PAGE), 6 * PAGE + 1030);
+	CHECK_EQ(rtl_rmap_next(6 * PAGE + 1088, 7 * PAGE), 7 * PAGE - 64);
+	rtl_rmap_remove(&b);
+	CHECK_EQ(rtl_rmap_busy(6 * PAGE, PAGE - 64), 0);
+	CHECK_EQ(rtl_rmap_busy(6 * PAGE, PAGE), 1);
+	rtl_rmap_remove(&c);
+	CHECK_EQ(rtl_rmap_busy(6 * PAGE, 2 * PAGE), 0);
+	CHECK_EQ(rtl_rmap_insert(rec(&whole, 6 * PAGE, PAGE)), 0);
+	CHECK(rtl_rmap_get(6 * PAGE + 2000) == &whole);
+	CHECK_EQ(rtl_rmap_next(5 * PAGE, 8 * PAGE), 6 * PAGE);
+}

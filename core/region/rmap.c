@@ -89,13 +89,16 @@ static int set_granules(entry_t *slot, unsigned glo, unsigned ghi,
 		return 0;
 	}
 	sub = (struct subtable *)(e & ~TAG_SUB);
-	for (i = glo; i < ghi; i++) {
-		int was = atomic_load_explicit(&sub->g[i], memory_order_relaxed) != NULL;
-
+	for (i = glo; i < ghi; i++)
 		atomic_store_explicit(&sub->g[i], r, memory_order_release);
-		sub->used += (r != NULL) - was;
+	/* Insert fills free granules (define checked them), remove clears
+	 * its own region's. */
+	if (r) {
+		sub->used += ghi - glo;
+		return 0;
 	}
-	if (r || sub->used)
+	sub->used -= ghi - glo;
+	if (sub->used)
 		return 0;
 	atomic_store_explicit(slot, 0, memory_order_release);
 	rtl_pool_put(&sub_pool, sub); /* type-stable: readers may still look */

@@ -84,7 +84,8 @@ def summary(al, pc, pre, th, ti):
     t4 = (al or {}).get("table4", {})
     routed = dig(pre, "routed_malloc") or {}
     scaling = {}
-    for w in ("trap", "protect"):
+    # signal: the bare signal round trip, what the kernel lets traps do
+    for w in ("trap", "protect", "signal"):
         scaling[w] = dig(th, w, "2", "total_over_1")
     mal = dig(pre, "malloc_free") or {}
     if mal:

@@ -2,7 +2,11 @@
  * threads, each on 64 regions of its own:
  *   trap     region_protect(p, PROT_NONE), then a read through p: the
  *            region's handler grants it back (the RT-basic trap);
- *   protect  the same two region_protect calls, no access.
+ *   protect  the same two region_protect calls, no access;
+ *   signal   the floor the trap is held against: a read of a PROT_NONE
+ *            page whose SIGSEGV handler only points the register at a
+ *            readable byte (appel_li's floor), without rtl. How it
+ *            scales is what the kernel's signal delivery allows a trap.
  * Each round runs every (workload, threads) pair for the same wall time,
  * one after another, so that all of them see the same machine; printed and
  * written: median and p10-p90 over the rounds of the total throughput, and
@@ -12,9 +16,12 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <rtl/region.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,14 +32,17 @@
 
 static const int counts[] = { 1, 2, 4 };
 #define NCOUNTS (int)(sizeof(counts) / sizeof(counts[0]))
-static const char *const workloads[] = { "trap", "protect" };
-#define NWORK 2
+static const char *const workloads[] = { "trap", "protect", "signal" };
+#define NWORK 3
+enum { TRAP, PROTECT, SIGNAL };
 
 struct worker {
 	pthread_t tid;
 	int work;
 	long ops;
 	char *p[NREG]; /* bound pointers, one per region of this thread */
+	char *none;    /* signal: a PROT_NONE page of this thread's */
+	char *rw;      /* and the readable byte its handler points at */
 } __attribute__((aligned(64)));
 
 static struct worker workers[MAXT];
@@ -44,16 +54,30 @@ static void grant(rtl_trap_t *t)
 	region_protect(t->addr, PROT_READ | PROT_WRITE);
 }
 
+/* The floor's handler: the faulting read goes to this thread's byte. */
+static __thread char *floor_to;
+
+static void floor_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si;
+	arch_set_pointer(uc, floor_to);
+}
+
 static void *run(void *arg)
 {
 	struct worker *w = arg;
 	long n = 0;
 
+	floor_to = w->rw;
 	pthread_barrier_wait(&start);
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		for (int i = 0; i < NREG; i++) {
+			if (w->work == SIGNAL) {
+				arch_read_byte(*(char *volatile *)&w->none);
+				continue;
+			}
 			region_protect(w->p[i], PROT_NONE);
-			if (w->work == 0)
+			if (w->work == TRAP)
 				arch_read_byte(*(char *volatile *)&w->p[i]);
 			else
 				region_protect(w->p[i], PROT_READ | PROT_WRITE);
@@ -76,8 +100,16 @@ static double now(void)
 static double measure(int work, int nt, double ms)
 {
 	struct timespec pause = { (time_t)(ms / 1000), (long)(ms * 1e6) % 1000000000 };
+	struct sigaction sa, rtls;
 	double t0, ops = 0;
 
+	if (work == SIGNAL) { /* rtl's handler aside while the floor runs */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = floor_handler;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGSEGV, &sa, &rtls);
+	}
 	atomic_store(&stop, 0);
 	pthread_barrier_init(&start, NULL, (unsigned)nt + 1);
 	for (int i = 0; i < nt; i++) {
@@ -94,6 +126,8 @@ static double measure(int work, int nt, double ms)
 		ops += (double)workers[i].ops;
 	}
 	pthread_barrier_destroy(&start);
+	if (work == SIGNAL)
+		sigaction(SIGSEGV, &rtls, NULL);
 	return ops / (now() - t0);
 }
 
@@ -141,6 +175,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	getloadavg(load, 3);
+	for (int t = 0; t < MAXT; t++) {
+		workers[t].none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		workers[t].rw = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (workers[t].none == MAP_FAILED || workers[t].rw == MAP_FAILED) {
+			perror("rtl-threads: mmap");
+			return 1;
+		}
+		workers[t].rw[0] = 1;
+	}
 	for (int t = 0; t < MAXT; t++)
 		for (int i = 0; i < NREG; i++) {
 			if (!region_alloc(64, &workers[t].p[i])) {

@@ -94,7 +94,7 @@ for k in ("preload_none_over_plain", "preload_all_over_plain",
           "preload_malloc_over_glibc", "preload_malloc_read_over_budget",
           "heaptrack_over_glibc", "real_programs_over_plain"):
     assert s[k] is None, (k, s[k])
-for w in ("trap", "protect"):
+for w in ("trap", "protect", "signal"):
     v = s["threads_scaling_2"][w]
     assert isinstance(v, float) and v > 0, (w, v)
 # callgrind's count, when valgrind is installed (make bench installs it)

@@ -34,7 +34,9 @@ static const int counts[] = { 1, 2, 4 };
 #define NCOUNTS (int)(sizeof(counts) / sizeof(counts[0]))
 static const char *const workloads[] = { "trap", "protect", "signal" };
 #define NWORK 3
-enum { TRAP, PROTECT, SIGNAL };
+enum { TRAP,
+       PROTECT,
+       SIGNAL };
 
 struct worker {
 	pthread_t tid;

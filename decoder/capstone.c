@@ -17,6 +17,7 @@
 #include "backend.h"
 #include "cache.h"
 #include "decoder.h"
+#include "derive.h"
 
 #define NSLOTS_START 64 /* opened at start */
 #define NSLOTS_MAX 4096 /* decodes at once, at most */
@@ -232,6 +233,8 @@ static int decode_at(struct rtl_code *code, uint64_t pc, struct rtl_insn *out)
 	ok = rtl_backend_decode(s->handle, s->insn, code, pc, out) == 0;
 	cur_arena = outer;
 	slot_put(s);
+	if (ok)
+		rtl_derive_plan(out);
 	return ok ? 0 : -1;
 }
 

@@ -33,6 +33,7 @@ enum {
 	RTL_INSN_NOFAULT = 2,     /* prefetch and the like: never a real access */
 	RTL_INSN_UNSUPPORTED = 4, /* cannot be swizzled (gather, scatter ...) */
 	RTL_INSN_MASKED = 8,      /* element-masked: touches part of the operand */
+	RTL_INSN_PLAIN = 16,      /* the move plan is one form (derive.h) */
 };
 
 /* An index register used through its low 32 bits (aarch64's uxtw and sxtw

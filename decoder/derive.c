@@ -448,17 +448,15 @@ int rtl_derive_needed(const struct rtl_insn *in, const struct rtl_move *mv,
 	return 0;
 }
 
-/* Bit v if ea lies in the span of view v. */
-static unsigned view_bit(uint64_t ea, uint64_t lo, uint64_t span, uint64_t size)
+void rtl_derive_plan(struct rtl_insn *in)
 {
-	uint64_t d = ea - lo;
-	unsigned v;
+	const struct rtl_mem_op *m = &in->mem[0];
 
-	if (d >= 3 * size)
-		return 0;
-	v = d < size ? 0 : d < 2 * size ? 1
-	                                : 2;
-	return d - v * size < span ? 1u << v : 0;
+	in->flags &= (uint8_t)~RTL_INSN_PLAIN;
+	if (in->nmem == 1 && in->nlater == 0 && !in->ptr_regs && own_form(m) &&
+	    m->base >= 0 && m->base < RTL_NGPR && m->index < 0 &&
+	    !(in->flags & (RTL_INSN_REP | RTL_INSN_UNSUPPORTED | RTL_INSN_MASKED)))
+		in->flags |= RTL_INSN_PLAIN;
 }
 
 unsigned rtl_derive_forms_in(const struct rtl_insn *in, const uint64_t gpr[RTL_NGPR],
@@ -472,7 +470,7 @@ unsigned rtl_derive_forms_in(const struct rtl_insn *in, const uint64_t gpr[RTL_N
 			          (uint64_t)m->disp };
 
 		if (own_form(m))
-			views |= view_bit(form_ea(&f, gpr), lo, span, size);
+			views |= rtl_view_bit(form_ea(&f, gpr), lo, span, size);
 	}
 	for (int k = 0; k < in->nlater && k < RTL_INSN_MAX_LATER; k++) {
 		const struct rtl_form *l = &in->later[k];
@@ -483,7 +481,7 @@ unsigned rtl_derive_forms_in(const struct rtl_insn *in, const uint64_t gpr[RTL_N
 		for (int c = 0; c < l->ncond; c++)
 			feasible &= rtl_cond_holds(&l->cond[c], gpr);
 		if (feasible && (l->base >= 0 || l->index >= 0))
-			views |= view_bit(form_ea(&f, gpr), lo, span, size);
+			views |= rtl_view_bit(form_ea(&f, gpr), lo, span, size);
 	}
 	/* A register used alone as a base lies in a span only if it is held
 	 * there: the caller knows those. */

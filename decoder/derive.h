@@ -41,6 +41,34 @@ struct rtl_move {
  * end on a way not taken: memcmp's lea -0x80(%rdi,%rdx,1) for n < 128). */
 #define RTL_DERIVE_NEAR 4096
 
+/* The move plan, cached with the decode: rtl_derive_plan marks an
+ * instruction RTL_INSN_PLAIN when its one memory operand is base + disp and
+ * nothing after it forms an address or uses a register alone as a base
+ * (the look-ahead found none). For such an instruction the checks below
+ * come down to that one form: the _fast versions answer it in a few
+ * instructions, the trap's common case, and call the general ones for the
+ * rest. Run once per decode, before the decode is cached. */
+void rtl_derive_plan(struct rtl_insn *in);
+
+/* Bit v if ea lies in the span [lo, lo + span) of view v (views size
+ * apart, lo the span's start in view 0). */
+static inline unsigned rtl_view_bit(uint64_t ea, uint64_t lo, uint64_t span, uint64_t size)
+{
+	uint64_t d = ea - lo;
+	unsigned v;
+
+	if (d >= 3 * size)
+		return 0;
+	v = d < size ? 0 : d < 2 * size ? 1
+	                                : 2;
+	return d - v * size < span ? 1u << v : 0;
+}
+
+static inline uint64_t rtl_plain_ea(const struct rtl_insn *in, const uint64_t gpr[RTL_NGPR])
+{
+	return gpr[in->mem[0].base] + (uint64_t)in->mem[0].disp;
+}
+
 /* Whether every address form of in (its own operands, the look-ahead's
  * forms whose conditions hold, the registers it uses alone as a base)
  * reaches after the default move (the registers in moved, those of old in
@@ -57,6 +85,33 @@ int rtl_derive_needed(const struct rtl_insn *in, const struct rtl_move *mv,
  * register behind still need rtl_derive_fix. */
 unsigned rtl_derive_forms_in(const struct rtl_insn *in, const uint64_t gpr[RTL_NGPR],
                              uint64_t lo, uint64_t span, uint64_t size);
+
+/* rtl_derive_needed for a plain instruction: its one form reaches after the
+ * default move exactly when its base moved if and only if the address lay
+ * in the span. */
+static inline int rtl_derive_needed_fast(const struct rtl_insn *in,
+                                         const struct rtl_move *mv,
+                                         const uint64_t old[RTL_NGPR],
+                                         rtl_regset_t moved)
+{
+	if (in->flags & RTL_INSN_PLAIN) {
+		uint64_t ea = rtl_plain_ea(in, old);
+		unsigned in_span = ea - mv->lo < mv->hi - mv->lo;
+
+		return (moved >> in->mem[0].base & 1) != in_span;
+	}
+	return rtl_derive_needed(in, mv, old, moved);
+}
+
+static inline unsigned rtl_derive_forms_in_fast(const struct rtl_insn *in,
+                                                const uint64_t gpr[RTL_NGPR],
+                                                uint64_t lo, uint64_t span,
+                                                uint64_t size)
+{
+	if (in->flags & RTL_INSN_PLAIN)
+		return rtl_view_bit(rtl_plain_ea(in, gpr), lo, span, size);
+	return rtl_derive_forms_in(in, gpr, lo, span, size);
+}
 
 /* old: the registers before the move; gpr: after the default move (every
  * register in [lo, hi) moved by delta), fixed in place. Every address form

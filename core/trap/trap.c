@@ -133,15 +133,30 @@ static void held_by_view(const uint64_t gpr[RTL_NGPR], const struct rtl_region *
 		held[v] = h[v];
 }
 
+/* The plain move breaks an address form: move, then let the solver of
+ * decoder/derive.c choose the registers the forms use anew. Out of line:
+ * the common trap never comes here. */
+static __attribute__((noinline)) void move_derived(struct trap *t,
+                                                   const struct rtl_move *mv,
+                                                   rtl_regset_t held)
+{
+	uint64_t old[RTL_NGPR];
+
+	memcpy(old, t->gpr, sizeof(old));
+	for (rtl_regset_t h = held; h; h &= h - 1)
+		t->gpr[__builtin_ctz(h)] += (uint64_t)mv->delta;
+	if (rtl_derive_fix(&t->insn, t->op, mv, old, t->gpr) < 0)
+		t->ambiguous = 1;
+}
+
 /* Move the interrupted registers held (those in r's span in view from) to
  * view to, then keep the addresses the instruction and the code after it
  * form pointing where they pointed (difference and biased registers): the
- * solver of decoder/derive.c runs only when the plain move breaks one.
- * Whether it ran (then any register may have moved). */
-static int move_view(struct trap *t, const struct rtl_region *r, int from,
-                     int to, rtl_regset_t held)
+ * solver runs only when the plain move breaks one. Whether it ran (then
+ * any register may have moved). */
+static inline int move_view(struct trap *t, const struct rtl_region *r, int from,
+                            int to, rtl_regset_t held)
 {
-	uint64_t old[RTL_NGPR];
 	struct rtl_move mv;
 
 	if (from == to)
@@ -153,49 +168,52 @@ static int move_view(struct trap *t, const struct rtl_region *r, int from,
 	mv.where = where_is;
 	mv.arg = NULL;
 	/* Whether every form reaches what it did after the plain move: the
-	 * common case; the registers are still as they were. */
-	if (!t->have_insn || !rtl_derive_needed(&t->insn, &mv, t->gpr, held)) {
+	 * common case, decided by the instruction's cached plan. */
+	if (!t->have_insn || !rtl_derive_needed_fast(&t->insn, &mv, t->gpr, held)) {
 		for (rtl_regset_t h = held; h; h &= h - 1)
 			t->gpr[__builtin_ctz(h)] += (uint64_t)mv.delta;
 		return 0;
 	}
-	memcpy(old, t->gpr, sizeof(old));
-	for (rtl_regset_t h = held; h; h &= h - 1)
-		t->gpr[__builtin_ctz(h)] += (uint64_t)mv.delta;
-	if (rtl_derive_fix(&t->insn, t->op, &mv, old, t->gpr) < 0)
-		t->ambiguous = 1;
+	move_derived(t, &mv, held);
 	return 1;
+}
+
+/* The views (bit v) that hold a register of r or one of the faulting
+ * instruction's address forms: a view with neither has nothing to move. */
+static unsigned views_to_move(const struct trap *t, const struct rtl_region *r,
+                              rtl_regset_t held[RTL_NVIEWS])
+{
+	unsigned views = 0;
+
+	held_by_view(t->gpr, r, held);
+	for (int v = 0; v < RTL_NVIEWS; v++)
+		views |= (unsigned)(held[v] != 0) << v;
+	if (t->have_insn)
+		views |= rtl_derive_forms_in_fast(&t->insn, t->gpr, rtl_views.base + r->lo,
+		                                  r->span, rtl_views.size);
+	return views;
 }
 
 void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
 {
 	struct trap *t = current;
 	rtl_regset_t held[RTL_NVIEWS];
-	unsigned forms = 0;
+	unsigned allowed, todo;
 
 	if (!t)
 		return;
-	held_by_view(t->gpr, r, held);
-	/* A view that holds no register and none of the instruction's
-	 * address forms has nothing to move: the views a protection change
-	 * leaves empty, skipped in a few instructions. */
-	if (t->have_insn)
-		forms = rtl_derive_forms_in(&t->insn, t->gpr, rtl_views.base + r->lo,
-		                            r->span, rtl_views.size);
-	for (int v = 0; v < RTL_NVIEWS; v++) {
-		if (v == to || (from >= 0 && v != from))
-			continue;
-		if (!held[v] && !(forms >> v & 1))
-			continue;
-		/* The solver may have moved registers anyhow: look again.
-		 * Otherwise what moved is in to's span now, and the other
-		 * views' registers and forms are as they were. */
-		if (move_view(t, r, v, to, held[v]) && v + 1 < RTL_NVIEWS) {
-			held_by_view(t->gpr, r, held);
-			forms = rtl_derive_forms_in(&t->insn, t->gpr,
-			                            rtl_views.base + r->lo, r->span,
-			                            rtl_views.size);
-		}
+	allowed = (from >= 0 ? 1u << from : (1u << RTL_NVIEWS) - 1) & ~(1u << to);
+	todo = views_to_move(t, r, held) & allowed;
+	while (todo) {
+		int v = __builtin_ctz(todo);
+
+		todo &= todo - 1;
+		/* The solver may have moved registers anyhow: look again at
+		 * the views after v. Otherwise what moved is in to's span
+		 * now, and the other views' registers and forms are as they
+		 * were. */
+		if (move_view(t, r, v, to, held[v]) && todo)
+			todo = views_to_move(t, r, held) & allowed & ~((2u << v) - 1);
 	}
 	if (from < 0) { /* every view's registers are in to's now */
 		t->moved_r = r;

@@ -105,6 +105,31 @@ TEST(lookahead_stops_at_redefinition)
 	CHECK_EQ(in.nlater, 0);
 }
 
+/* The move plan: plain for one operand base + disp with nothing after it;
+ * an index, a look-ahead form or a second operand make it general. */
+TEST(plan_is_plain_for_one_base_plus_disp_operand_only)
+{
+	static const uint8_t load[] = { 0x8a, 0x07, 0xc3 };                    /* mov al, [rdi]; ret */
+	static const uint8_t store[] = { 0x48, 0x89, 0x47, 0x08, 0xc3 };       /* mov [rdi+8], rax; ret */
+	static const uint8_t indexed[] = { 0x8a, 0x04, 0x0f, 0xc3 };           /* mov al, [rdi+rcx]; ret */
+	static const uint8_t movs[] = { 0x48, 0xa5, 0xc3 };                    /* movsq; ret */
+	static const uint8_t later[] = { 0x8a, 0x07, 0x8a, 0x47, 0x10, 0xc3 }; /* then [rdi+16] */
+	struct rtl_insn in;
+
+	decoder_up();
+	CHECK_EQ(rtl_decode_buf(load, sizeof(load), 0x1000, &in), 0);
+	CHECK(in.flags & RTL_INSN_PLAIN);
+	CHECK_EQ(rtl_decode_buf(store, sizeof(store), 0x1000, &in), 0);
+	CHECK(in.flags & RTL_INSN_PLAIN);
+	CHECK_EQ(rtl_decode_buf(indexed, sizeof(indexed), 0x1000, &in), 0);
+	CHECK(!(in.flags & RTL_INSN_PLAIN));
+	CHECK_EQ(rtl_decode_buf(movs, sizeof(movs), 0x1000, &in), 0);
+	CHECK(!(in.flags & RTL_INSN_PLAIN));
+	CHECK_EQ(rtl_decode_buf(later, sizeof(later), 0x1000, &in), 0);
+	CHECK(in.nlater > 0);
+	CHECK(!(in.flags & RTL_INSN_PLAIN));
+}
+
 #endif
 
 /* ---- the fix, on register arrays ---- */
@@ -149,6 +174,41 @@ static struct rtl_insn insn_with(int8_t b, int8_t i, int later)
 		in.mem[0] = (struct rtl_mem_op){ .base = b, .index = i, .scale = 1 };
 	}
 	return in;
+}
+
+/* A plain plan's checks answer what the general ones answer: for a base
+ * register anywhere around the span (inside, at its edges, biased below
+ * it, in the other views, outside them), moved or not, with displacements
+ * that keep it in the span, leave it, or bring an outside base into it. */
+TEST(plain_plan_agrees_with_the_general_checks)
+{
+	static const int64_t disps[] = { 0, 8, -8, 255, 256, -300, 4096, -4096 };
+	static const int64_t bases[] = { 0, 1, 199, 200, 255, 256, 300, -1, -64, -4096 };
+	const uint64_t size = DELTA, lo0 = LO; /* views DELTA apart, span at LO in view 0 */
+	struct rtl_move mv = move();
+	int checked = 0;
+
+	for (unsigned d = 0; d < sizeof(disps) / sizeof(disps[0]); d++)
+		for (unsigned b = 0; b < sizeof(bases) / sizeof(bases[0]); b++)
+			for (int view = 0; view < 4; view++)
+				for (int moved = 0; moved < 2; moved++) {
+					struct rtl_insn plain = insn_with(RDI, -1, 0), general;
+					uint64_t gpr[RTL_NGPR] = { 0 };
+
+					plain.mem[0].disp = disps[d];
+					rtl_derive_plan(&plain);
+					CHECK(plain.flags & RTL_INSN_PLAIN);
+					general = plain;
+					general.flags &= (uint8_t)~RTL_INSN_PLAIN;
+					gpr[RDI] = lo0 + (uint64_t)view * size + (uint64_t)bases[b];
+					gpr[RSI] = gpr[RDI]; /* another register, never in the form */
+					CHECK_EQ(rtl_derive_needed_fast(&plain, &mv, gpr, moved ? 1u << RDI : 0),
+					         rtl_derive_needed(&general, &mv, gpr, moved ? 1u << RDI : 0));
+					CHECK_EQ(rtl_derive_forms_in_fast(&plain, gpr, lo0, 256, size),
+					         rtl_derive_forms_in(&general, gpr, lo0, 256, size));
+					checked++;
+				}
+	CHECK_EQ(checked, 8 * 10 * 4 * 2);
 }
 
 /* A pointer moved; the difference beside it moves back, so the later

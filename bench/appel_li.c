@@ -307,10 +307,11 @@ int main(int argc, char **argv)
 	region_stats(&st);
 	json_object_set_new(
 	        root, "rtl_stats",
-	        json_pack("{s:I, s:I, s:I, s:I}", "traps", (json_int_t)st.traps,
+	        json_pack("{s:I, s:I, s:I, s:I, s:I}", "traps", (json_int_t)st.traps,
 	                  "handler_calls", (json_int_t)st.handler_calls,
 	                  "stale_traps", (json_int_t)st.stale_traps,
-	                  "decode_misses", (json_int_t)st.decode_misses));
+	                  "decode_misses", (json_int_t)st.decode_misses,
+	                  "protects", (json_int_t)st.protects));
 	if (st.stale_traps || st.foreign)
 		fprintf(stderr,
 		        "warning: %lu stale traps, %lu foreign faults\n",

@@ -206,7 +206,7 @@ TEST(avx512_forms_decoded)
 		}
 		CHECK_EQ(rc, 0);
 		CHECK_EQ(in.len, e->len);
-		CHECK_EQ(in.flags, e->flags);
+		CHECK_EQ(in.flags & ~RTL_INSN_PLAIN, e->flags); /* the plan aside */
 		if (e->flags & RTL_INSN_UNSUPPORTED)
 			continue;
 		CHECK_EQ(in.nmem, 1);

@@ -16,7 +16,7 @@ packages=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static
   libc6-dev:arm64 libcapstone-dev:arm64 libunwind-dev:arm64
   libinih-dev:arm64 libjansson-dev:arm64
-  libelf-dev:arm64
+  libelf-dev:arm64 libdw-dev:arm64
 )
 
 sudo=()

@@ -12,8 +12,17 @@ sysroot=$(pwd)/$build-sysroot
 scripts/deps.sh
 scripts/deps-aarch64.sh "$sysroot"
 if [[ ! -f $build/build.ninja ]]; then
+  # meson says why it stops on stdout: shown when it does. A setup that
+  # stopped before leaves a folder meson will not configure again.
+  log=$(mktemp)
+  rm -rf "$build"
   meson setup "$build" --cross-file cross/aarch64-linux-gnu.ini \
-    -Djemalloc_sysroot="$sysroot" "$@" >/dev/null
+    -Djemalloc_sysroot="$sysroot" "$@" >"$log" 2>&1 || {
+    tail -n 20 "$log" >&2
+    rm -f "$log"
+    exit 1
+  }
+  rm -f "$log"
 fi
 ninja -C "$build" >/dev/null
 

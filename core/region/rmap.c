@@ -89,15 +89,19 @@ static int set_granules(entry_t *slot, unsigned glo, unsigned ghi,
 		return 0;
 	}
 	sub = (struct subtable *)(e & ~TAG_SUB);
-	for (i = glo; i < ghi; i++)
-		atomic_store_explicit(&sub->g[i], r, memory_order_release);
-	/* Insert fills free granules (define checked them), remove clears
-	 * its own region's. */
-	if (r) {
+	if (r) { /* insert fills free granules: define checked them */
+		for (i = glo; i < ghi; i++)
+			atomic_store_explicit(&sub->g[i], r, memory_order_release);
 		sub->used += ghi - glo;
 		return 0;
 	}
-	sub->used -= ghi - glo;
+	/* Remove counts what it clears: undoing an insert that failed part
+	 * way clears granules that were never set. */
+	for (i = glo; i < ghi; i++)
+		if (atomic_load_explicit(&sub->g[i], memory_order_relaxed)) {
+			atomic_store_explicit(&sub->g[i], NULL, memory_order_release);
+			sub->used--;
+		}
 	if (sub->used)
 		return 0;
 	atomic_store_explicit(slot, 0, memory_order_release);

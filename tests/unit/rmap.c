@@ -144,3 +144,22 @@ TEST(a_shared_page_is_unmapped_by_its_last_region_only)
 	CHECK(rtl_rmap_get(6 * PAGE + 2000) == &whole);
 	CHECK_EQ(rtl_rmap_next(5 * PAGE, 8 * PAGE), 6 * PAGE);
 }
+
+/* Undoing an insert that failed part way removes granules that were never
+ * set (rtl_rmap_insert's rollback): a neighbour on the same page stays
+ * mapped, and the page is freed when the neighbour leaves. */
+TEST(removing_granules_never_set_keeps_the_neighbour)
+{
+	struct rtl_region n, ghost;
+
+	start();
+	CHECK_EQ(rtl_rmap_insert(rec(&n, 10 * PAGE, 128)), 0);
+	rtl_rmap_remove(rec(&ghost, 10 * PAGE + 256, 128)); /* as many as n has */
+	CHECK(rtl_rmap_get(10 * PAGE + 64) == &n);
+	CHECK_EQ(rtl_rmap_busy(10 * PAGE, PAGE), 1);
+	rtl_rmap_remove(&n);
+	CHECK_EQ(rtl_rmap_busy(10 * PAGE, PAGE), 0);
+	CHECK_EQ(rtl_rmap_insert(rec(&ghost, 10 * PAGE + 64, 64)), 0);
+	CHECK(rtl_rmap_get(10 * PAGE + 64) == &ghost);
+	CHECK(rtl_rmap_get(10 * PAGE) == NULL);
+}

@@ -1,0 +1,196 @@
+/* Moving a trap's interrupted registers between views (move.h): every
+ * register lying in the region's span, then the address forms kept where
+ * they pointed, by the instruction's cached move plan or the solver of
+ * decoder/derive.c.
+ *
+ * Signal-handler code: no malloc, no locks; readable() makes one system
+ * call, only when the solver asks what lies at an address. */
+#include "move.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "derive.h"
+#include "page.h"
+#include "region.h"
+#include "views.h"
+
+/* The lowest address a mapping may have (vm.mmap_min_addr), read at start:
+ * a register holding less is a number, never a pointer. */
+static uint64_t min_addr = 65536;
+
+/* Whether a could be a pointer the program dereferences: a readable byte
+ * is there. Reservations (PROT_NONE: sanitizer shadow gaps, a JVM's or a
+ * runtime's heap not yet in use) hold no object, so a difference of two
+ * addresses that lands in one is still no address. process_vm_readv
+ * answers EFAULT instead of faulting; where it is refused (a seccomp
+ * filter), mincore tells at least whether anything is mapped there. */
+static int readable(uint64_t a)
+{
+	unsigned char byte, vec;
+	struct iovec local = { &byte, 1 }, remote = { (void *)a, 1 };
+
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1)
+		return 1;
+	if (errno == EFAULT)
+		return 0;
+	if (mincore((void *)(a & ~(uint64_t)(rtl_page_size() - 1)), 1, &vec) == 0)
+		return 1;
+	return errno != ENOMEM;
+}
+
+/* What lies at address a, outside the span being moved, for derive.c. */
+static enum rtl_where where_is(uint64_t a, void *arg)
+{
+	struct rtl_found f;
+
+	(void)arg;
+	if (rtl_view_of(a) >= 0) {
+		if (rtl_region_find(a, &f) != 0)
+			return RTL_AT_FREE;
+		return f.off - f.r->lo < f.r->size ? RTL_AT_OBJECT : RTL_AT_EDGE;
+	}
+	/* Canonical user addresses end below 2^47 (2^56 with 5-level
+	 * paging, which mincore then tells). */
+	if (a < min_addr || a >= (uint64_t)1 << 56 || !readable(a))
+		return RTL_AT_NOADDR;
+	return RTL_AT_OBJECT;
+}
+
+/* The registers that lie in r's span, by view (bit i of held[v]): one
+ * pass over them for every view a move may leave. */
+static void held_by_view(const uint64_t gpr[RTL_NGPR], const struct rtl_region *r,
+                         rtl_regset_t held[RTL_NVIEWS])
+{
+	uint64_t lo = rtl_views.base + r->lo, s = rtl_views.size, span = r->span;
+	uint64_t all = RTL_NVIEWS * s;
+	rtl_regset_t h[RTL_NVIEWS] = { 0 };
+
+#pragma GCC unroll 32
+	for (int i = 0; i < RTL_NGPR; i++) {
+		uint64_t d = gpr[i] - lo; /* from the span's start in NONE */
+		int v;
+
+		if (d >= all)
+			continue; /* most registers: outside the views */
+		v = d < s ? 0 : d < 2 * s ? 1
+		                          : 2;
+		if (d - (uint64_t)v * s < span)
+			h[v] |= (rtl_regset_t)1 << i;
+	}
+	for (int v = 0; v < RTL_NVIEWS; v++)
+		held[v] = h[v];
+}
+
+/* The plain move breaks an address form: move, then let the solver of
+ * decoder/derive.c choose the registers the forms use anew. Out of line:
+ * the common trap never comes here. */
+static __attribute__((noinline)) void move_derived(struct trap *t,
+                                                   const struct rtl_move *mv,
+                                                   rtl_regset_t held)
+{
+	uint64_t old[RTL_NGPR];
+
+	memcpy(old, t->gpr, sizeof(old));
+	for (rtl_regset_t h = held; h; h &= h - 1)
+		t->gpr[__builtin_ctz(h)] += (uint64_t)mv->delta;
+	if (rtl_derive_fix(&t->insn, t->op, mv, old, t->gpr) < 0)
+		t->ambiguous = 1;
+}
+
+/* Move the interrupted registers held (those in r's span in view from) to
+ * view to, then keep the addresses the instruction and the code after it
+ * form pointing where they pointed (difference and biased registers): the
+ * solver runs only when the plain move breaks one. Whether it ran (then
+ * any register may have moved). */
+static inline int move_view(struct trap *t, const struct rtl_region *r, int from,
+                            int to, rtl_regset_t held)
+{
+	struct rtl_move mv;
+
+	if (from == to)
+		return 0;
+	mv.lo = rtl_view_base(from) + r->lo;
+	mv.hi = mv.lo + r->span;
+	mv.end = mv.lo + r->size;
+	mv.delta = (int64_t)(rtl_view_base(to) - rtl_view_base(from));
+	mv.where = where_is;
+	mv.arg = NULL;
+	/* Whether every form reaches what it did after the plain move: the
+	 * common case, decided by the instruction's cached plan. */
+	if (!t->have_insn || !rtl_derive_needed_fast(&t->insn, &mv, t->gpr, held)) {
+		for (rtl_regset_t h = held; h; h &= h - 1)
+			t->gpr[__builtin_ctz(h)] += (uint64_t)mv.delta;
+		return 0;
+	}
+	move_derived(t, &mv, held);
+	return 1;
+}
+
+/* The views (bit v) that hold a register of r or one of the faulting
+ * instruction's address forms: a view with neither has nothing to move. */
+static unsigned views_to_move(const struct trap *t, const struct rtl_region *r,
+                              rtl_regset_t held[RTL_NVIEWS])
+{
+	unsigned views = 0;
+
+	held_by_view(t->gpr, r, held);
+	for (int v = 0; v < RTL_NVIEWS; v++)
+		views |= (unsigned)(held[v] != 0) << v;
+	if (t->have_insn)
+		views |= rtl_derive_forms_in_fast(&t->insn, t->gpr, rtl_views.base + r->lo,
+		                                  r->span, rtl_views.size);
+	return views;
+}
+
+void rtl_move_registers(struct trap *t, const struct rtl_region *r, int from, int to)
+{
+	rtl_regset_t held[RTL_NVIEWS];
+	unsigned allowed, todo;
+
+	allowed = (from >= 0 ? 1u << from : (1u << RTL_NVIEWS) - 1) & ~(1u << to);
+	todo = views_to_move(t, r, held) & allowed;
+	while (todo) {
+		int v = __builtin_ctz(todo);
+
+		todo &= todo - 1;
+		/* The solver may have moved any register, into a later view
+		 * too: look again at the views after v. Otherwise what moved
+		 * is in to's span now, and the other views' registers and
+		 * forms are as they were. */
+		if (move_view(t, r, v, to, held[v]))
+			todo = views_to_move(t, r, held) & allowed & ~((2u << v) - 1);
+	}
+}
+
+void rtl_move_from(struct trap *t, const struct rtl_region *r, int from, int to)
+{
+	rtl_regset_t held[RTL_NVIEWS];
+
+	held_by_view(t->gpr, r, held);
+	move_view(t, r, from, to, held[from]);
+}
+
+/* vm.mmap_min_addr, where the kernel tells it. */
+void rtl_move_init(void)
+{
+	char buf[32];
+	int fd = open("/proc/sys/vm/mmap_min_addr", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	min_addr = strtoull(buf, NULL, 10);
+	if (min_addr < rtl_page_size())
+		min_addr = rtl_page_size(); /* page zero is never a pointer */
+}

@@ -6,6 +6,7 @@
  * Signal-handler code: no malloc, no locks; readable() makes one system
  * call, only when the solver asks what lies at an address. */
 #include "move.h"
+#include "trap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -148,11 +149,17 @@ static unsigned views_to_move(const struct trap *t, const struct rtl_region *r,
 	return views;
 }
 
-void rtl_move_registers(struct trap *t, const struct rtl_region *r, int from, int to)
+/* region_protect's call, from the handler of the trap being handled or
+ * from no trap at all: one call from region_protect to here, the move
+ * inline (the common trap's path). */
+void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
 {
+	struct trap *t = rtl_trap_now;
 	rtl_regset_t held[RTL_NVIEWS];
 	unsigned allowed, todo;
 
+	if (!t)
+		return;
 	allowed = (from >= 0 ? 1u << from : (1u << RTL_NVIEWS) - 1) & ~(1u << to);
 	todo = views_to_move(t, r, held) & allowed;
 	while (todo) {
@@ -165,6 +172,10 @@ void rtl_move_registers(struct trap *t, const struct rtl_region *r, int from, in
 		 * forms are as they were. */
 		if (move_view(t, r, v, to, held[v]))
 			todo = views_to_move(t, r, held) & allowed & ~((2u << v) - 1);
+	}
+	if (from < 0) { /* every view's registers are in to's now */
+		t->moved_r = r;
+		t->moved_to = to;
 	}
 }
 

@@ -5,14 +5,14 @@
 
 #include "trap_state.h"
 
-/* Move the registers of t lying in r's span in view from (in every view
- * but to if from < 0) to view to, keeping every address form the
- * instruction and the code after it use pointing where it pointed; sets
- * t->ambiguous when the solver cannot choose. */
-void rtl_move_registers(struct trap *t, const struct rtl_region *r, int from, int to);
-
-/* The same for view from alone, without first asking which views hold an
- * address form (a stale pointer, a region back from in place). */
+/* rtl_trap_move_registers (trap.h) is here too: the handler's
+ * region_protect moves the trap's registers in every view but to.
+ *
+ * Move the registers of t lying in r's span in view from to view to,
+ * keeping every address form the instruction and the code after it use
+ * pointing where it pointed (t->ambiguous when the solver cannot choose),
+ * without first asking which views hold an address form: a stale pointer,
+ * a region back from in place. */
 void rtl_move_from(struct trap *t, const struct rtl_region *r, int from, int to);
 
 /* Read vm.mmap_min_addr (below it no register is a pointer), at install. */

@@ -26,9 +26,7 @@
 #define MAX_DEPTH 8 /* nested traps: a handler touching other regions */
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
-/* The trap being handled on this thread, so that region_protect called from
- * the region's handler can move the interrupted registers too. */
-static TLS struct trap *current;
+TLS struct trap *rtl_trap_now;
 static TLS int depth;
 
 /* ---- foreign faults ---- */
@@ -58,22 +56,9 @@ static int ours(uintptr_t addr, int write)
 	return !rtl_hooks_filter(addr, write);
 }
 
-void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
-{
-	struct trap *t = current;
-
-	if (!t)
-		return;
-	rtl_move_registers(t, r, from, to);
-	if (from < 0) { /* every view's registers are in to's now */
-		t->moved_r = r;
-		t->moved_to = to;
-	}
-}
-
 void rtl_trap_granted_in_place(const struct rtl_region *r, int view)
 {
-	struct trap *t = current;
+	struct trap *t = rtl_trap_now;
 
 	if (t && t->f.r == r && rtl_view_allows(view, t->write))
 		t->granted = 1;
@@ -81,7 +66,7 @@ void rtl_trap_granted_in_place(const struct rtl_region *r, int view)
 
 int rtl_trap_current_region(uintptr_t a, struct rtl_found *f)
 {
-	const struct trap *t = current;
+	const struct trap *t = rtl_trap_now;
 	int view = rtl_view_of(a);
 	uint64_t off;
 
@@ -225,10 +210,10 @@ static void call_handler(struct trap *t, region_handler_t h)
 
 	RTL_COUNT(handler_calls);
 	atomic_fetch_add_explicit(&r->traps, 1, memory_order_relaxed);
-	t->outer = current;
-	current = t;
+	t->outer = rtl_trap_now;
+	rtl_trap_now = t;
 	h(&info);
-	current = t->outer;
+	rtl_trap_now = t->outer;
 }
 
 /* A trap on the home pages of a region protected in place: the handler

@@ -33,6 +33,11 @@ struct trap {
 	struct trap *outer;
 };
 
+/* The trap being handled on this thread (NULL outside one), so that a
+ * region_protect its handler calls moves the interrupted registers too
+ * (move.c). */
+extern __thread struct trap *rtl_trap_now __attribute__((tls_model("initial-exec")));
+
 /* rtl_trap_die and its kin (trap_diag.h), for the files that include only
  * this one. */
 #include "trap_diag.h"

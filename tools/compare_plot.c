@@ -15,9 +15,13 @@ static double value(json_t *row, const char *run, const char *key)
 	return json_is_integer(v) ? (double)json_integer_value(v) : 0;
 }
 
-/* $KEY: a line per site, its label then the figure of each run. Whether
- * the figures span more than two orders of magnitude. */
-static int put_block(json_t *cmp, json_t *names, const char *key, FILE *gp)
+enum scale { SCALE_LINEAR, SCALE_LOG, SCALE_EMPTY };
+
+/* $KEY: a line per site, its label then the figure of each run. How to
+ * scale it: log when the figures span more than two orders of magnitude;
+ * all zero (a policy without `count` has no per-site traps) gets a fixed
+ * range, or gnuplot warns that the range is empty. */
+static enum scale put_block(json_t *cmp, json_t *names, const char *key, FILE *gp)
 {
 	json_t *row, *name;
 	size_t i, j;
@@ -43,26 +47,34 @@ static int put_block(json_t *cmp, json_t *names, const char *key, FILE *gp)
 		fprintf(gp, "\n");
 	}
 	fprintf(gp, "EOD\n");
-	return lo > 0 && hi / lo > 100;
+	if (hi == 0)
+		return SCALE_EMPTY;
+	return lo > 0 && hi / lo > 100 ? SCALE_LOG : SCALE_LINEAR;
 }
 
-static void panel(json_t *names, const char *key, const char *title, int logscale,
+static void panel(json_t *names, const char *key, const char *title, enum scale scale,
                   FILE *gp)
 {
 	json_t *name;
 	size_t i;
 	char buf[GNUPLOT_LABEL];
 
+	static const char *const ranges[] = {
+		[SCALE_LINEAR] = "unset logscale y\nset yrange [0:*]",
+		[SCALE_LOG] = "set logscale y\nset yrange [0.8:*]",
+		[SCALE_EMPTY] = "unset logscale y\nset yrange [0:1]",
+	};
+
 	fprintf(gp, "set title '%s%s'\n%s\nplot ", title,
-	        logscale ? " (log scale)" : "",
-	        logscale ? "set logscale y\nset yrange [0.8:*]" : "unset logscale y\nset yrange [0:*]");
+	        scale == SCALE_LOG ? " (log scale)" : scale == SCALE_EMPTY ? " (none)" : "",
+	        ranges[scale]);
 	json_array_foreach(names, i, name)
 	        fprintf(gp, "%s$%s using %zu:xtic(1) title '%s'", i ? ", " : "", key, i + 2,
 	                gnuplot_label(json_string_value(name), buf));
 	fprintf(gp, "\n");
 }
 
-static void script(json_t *names, const char *out, int log_traps, int log_bytes,
+static void script(json_t *names, const char *out, enum scale traps, enum scale bytes,
                    FILE *gp)
 {
 	fprintf(gp, "set terminal %s\nset output ", gnuplot_terminal(out));
@@ -71,8 +83,8 @@ static void script(json_t *names, const char *out, int log_traps, int log_bytes,
 	            "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
 	            "set xtics rotate by -25 left\nset key right top\nset offsets 0, 0, graph 0.08, 0\n"
 	            "set multiplot layout 2,1 title 'rtlctl compare: page protection beside regions, per site'\n");
-	panel(names, "traps", "traps", log_traps, gp);
-	panel(names, "granted_bytes", "bytes made accessible by grants", log_bytes, gp);
+	panel(names, "traps", "traps", traps, gp);
+	panel(names, "granted_bytes", "bytes made accessible by grants", bytes, gp);
 	fprintf(gp, "unset multiplot\n");
 }
 
@@ -94,16 +106,16 @@ int compare_plot(json_t *cmp, const char *dir)
 		char out[PATH_MAX];
 		pid_t pid;
 		FILE *gp;
-		int log_traps, log_bytes;
+		enum scale traps, bytes;
 
 		snprintf(out, sizeof(out), "%s/compare.%s", dir, kinds[k]);
 		if (strchr(out, '\n') || !(gp = gnuplot_start(who, &pid))) {
 			rc = -1;
 			break;
 		}
-		log_traps = put_block(cmp, names, "traps", gp);
-		log_bytes = put_block(cmp, names, "granted_bytes", gp);
-		script(names, out, log_traps, log_bytes, gp);
+		traps = put_block(cmp, names, "traps", gp);
+		bytes = put_block(cmp, names, "granted_bytes", gp);
+		script(names, out, traps, bytes, gp);
 		rc = gnuplot_finish(gp, pid, who);
 	}
 	json_decref(names);

@@ -93,8 +93,8 @@ static void choose(struct rtl_rule_rt *rt, int i)
 		rt->choice.handler = rtl_act_swizzle_trap;
 	if (r->mechanism != RTL_MECH_SWIZZLE)
 		e->any_alias = 1;
-	if (r->mechanism == RTL_MECH_AUTO)
-		e->any_auto = 1;
+	if (r->mechanism == RTL_MECH_AUTO || r->mechanism == RTL_MECH_ALIAS)
+		e->any_slots = 1; /* auto's small blocks, alias objects */
 	if (r->mechanism == RTL_MECH_PAGE)
 		e->any_page = 1;
 	if (rt->choice.track)
@@ -152,7 +152,7 @@ int rtl_select_start(void)
 		cap = 1u << 22; /* 4M records; past that, selection stops */
 	if (rtl_site_init() < 0 || rtl_rec_init(cap) < 0 || rtl_trace_init() < 0)
 		return -1;
-	if (e->any_alias && rtl_alias_init(e->any_auto, e->any_page) < 0)
+	if (e->any_alias && rtl_alias_init(e->any_slots, e->any_page) < 0)
 		return -1;
 	/* Every system call on a region that can trap goes through rtl
 	 * (docs/syscalls.md, "Every call"): the ranges are all known now. */

@@ -32,7 +32,7 @@ struct rtl_engine {
 	char report[RTL_POLICY_PATH_MAX]; /* template, after RTL_REPORT */
 	int needs_site;                   /* a rule has a site glob */
 	int names_early;                  /* resolve site names at allocation (log, abort) */
-	int any_alias, any_auto, any_page, any_dirty, any_epoch, any_traps;
+	int any_alias, any_slots, any_page, any_dirty, any_epoch, any_traps;
 	int sigsys_failed; /* errno of a filter the kernel refused, or 0 */
 	uint64_t start_ns;
 };

@@ -11,10 +11,14 @@
  * no malloc, the record's spin lock only). Each alias costs a mapping, so
  * selection stops before vm.max_map_count (maps.c).
  *
- * The auto mechanism's blocks under a page are aliases too, but their
- * pages come from a slot (slots.c: copies of the arena's pool mapped after
- * the alias space in the same reservation), not from an mmap each: the
- * fault handler, the system calls, the epochs and fork treat both alike.
+ * An alias object's pages come from a slot (slots.c: copies of the arena's
+ * pool mapped after the alias space in the same reservation) whenever one
+ * is free on them: the copy is the object's own there, so nothing differs
+ * but the mmap, which a slot does not need. Objects over SLOT_PAGES, and
+ * those whose pages have every copy taken (blocks under 16 bytes), get an
+ * mmap of their own.
+ * The auto mechanism's blocks under a page are slots too: the fault
+ * handler, the system calls, the epochs and fork treat all alike.
  * The page mechanism's blocks share one more copy after the slots
  * (pageprot.c), where protection is per page: this file hands its faults,
  * calls and blocks over to it. */
@@ -50,12 +54,17 @@
 
 #define PAGE rtl_page_size()
 #define SMALL 32 /* free lists by exact page count up to this */
+/* An alias object of up to this many pages takes a slot; a larger one an
+ * mmap of its own. A slot costs about 0.1 us a page (its bits and states,
+ * page by page), an mmap and its undoing about 10 us whatever the size. */
+#define SLOT_PAGES 64
 
 static _Atomic uintptr_t base;    /* the reservation; 0 until made */
 static size_t span;               /* the whole reservation */
 static size_t alias_span;         /* its first part: per-object aliases;
                                          then the slots (slots.c) */
 static int slots;                 /* the slots are mapped */
+static uintptr_t slots_lo, slots_hi; /* where */
 static int pages_mapped;          /* the page mechanism's copy is */
 static _Atomic uint32_t *pagemap; /* per alias page: record index + 1 */
 static uintptr_t rw_base;         /* the RW view; file offset 0 */
@@ -144,6 +153,13 @@ struct rtl_rec *rtl_alias_find(const void *p)
 	return rec;
 }
 
+/* Whether rec's pages are a slot's (else an mmap of its own, or the page
+ * mechanism's copy). */
+static int in_slot(const struct rtl_rec *rec)
+{
+	return rec->alias - slots_lo < slots_hi - slots_lo;
+}
+
 static int raw_mprotect(uintptr_t va, size_t len, int prot)
 {
 	return (int)syscall(SYS_mprotect, (void *)va, len, prot);
@@ -155,18 +171,19 @@ int rtl_alias_protect(struct rtl_rec *rec, int prot)
 		return rtl_pageprot_protect(rec, prot);
 	if (raw_mprotect(rec->alias, (size_t)rec->pages * PAGE, prot) < 0)
 		return -1;
-	if (rec->mech == RTL_MECH_AUTO)
+	if (in_slot(rec))
 		rtl_slot_protected(rec->alias, (size_t)rec->pages * PAGE, prot);
 	atomic_store_explicit(&rec->prot, prot, memory_order_release);
 	return 0;
 }
 
-/* Whether rec's mapping may add to the process's mappings: an alias object
- * always (its own mmap); a slot or a page block only if its pages may
- * change protection. */
+/* Whether rec's mapping may add to the process's mappings: an mmap of its
+ * own always; a slot or a page block only if its pages may change
+ * protection. */
 static int splits(const struct rtl_rec *rec)
 {
-	return rec->mech == RTL_MECH_ALIAS || rtl_engine.rules[rec->rule].choice.traps;
+	return (rec->mech == RTL_MECH_ALIAS && !in_slot(rec)) ||
+	       rtl_engine.rules[rec->rule].choice.traps;
 }
 
 void *rtl_alias_map(struct rtl_rec *rec, int prot)
@@ -188,15 +205,17 @@ void *rtl_alias_map(struct rtl_rec *rec, int prot)
 			                          memory_order_relaxed);
 		return (void *)va;
 	}
-	if (rec->mech == RTL_MECH_AUTO) {
-		/* A copy of the pool of its own on these pages: no mmap. */
-		va = rtl_slot_take((uintptr_t)rec->rw, rec->size ? rec->size : 1,
-		                   prot) &
-		     ~(uintptr_t)(PAGE - 1);
-		if (!va) {
-			errno = ENOMEM;
-			return NULL;
-		}
+	/* A copy of the pool of its own on these pages: no mmap. */
+	va = slots && (rec->mech == RTL_MECH_AUTO || pages <= SLOT_PAGES)
+	             ? rtl_slot_take((uintptr_t)rec->rw, rec->size ? rec->size : 1,
+	                             prot) &
+	                       ~(uintptr_t)(PAGE - 1)
+	             : 0;
+	if (va) {
+		; /* a slot */
+	} else if (rec->mech == RTL_MECH_AUTO) {
+		errno = ENOMEM;
+		return NULL;
 	} else if (!(va = va_alloc(pages))) {
 		errno = ENOMEM;
 		return NULL;
@@ -234,7 +253,7 @@ void rtl_alias_unmap(struct rtl_rec *rec)
 	rtl_rec_unlock(rec);
 	if (rec->mech == RTL_MECH_PAGE)
 		; /* its pages stay as they are, in the shared copy */
-	else if (rec->mech == RTL_MECH_AUTO)
+	else if (in_slot(rec))
 		rtl_slot_give(va, (size_t)rec->pages * PAGE);
 	else
 		va_free(va, rec->pages);
@@ -389,7 +408,7 @@ static void fork_child(void)
 
 		if (!atomic_load(&rec->live) || !rec->alias)
 			continue;
-		if (rec->mech == RTL_MECH_AUTO) {
+		if (in_slot(rec)) {
 			/* The copies are mapped again, read-write: give its
 			 * pages back their protection. */
 			int prot = atomic_load(&rec->prot);
@@ -448,6 +467,10 @@ int rtl_alias_init(int with_slots, int with_pages)
 		return -1;
 	if (with_slots && rtl_slots_init((uintptr_t)res + alias_span) < 0)
 		return -1;
+	if (with_slots) {
+		slots_lo = (uintptr_t)res + alias_span;
+		slots_hi = slots_lo + rtl_slots_span();
+	}
 	if (with_pages &&
 	    rtl_pageprot_init((uintptr_t)res + alias_span +
 	                      (with_slots ? rtl_slots_span() : 0)) < 0)

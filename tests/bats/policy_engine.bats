@@ -248,6 +248,15 @@ run_access() {
   assert_equal "$(rep maps '"sysctl -w vm.max_map_count=" in r["notes"][0]')" True
 }
 
+@test "alias objects that cannot trap take a slot, not a mapping: no budget to stop them" {
+  policy maps-rw '[rule a]' 'size = 100' 'mechanism = alias' 'protect = rw'
+  # The same 2000 live objects as above: each in a copy of its own, the
+  # data the same as without rtl, none refused for the mapping budget.
+  RTL_MAX_MAP_COUNT=1000 run_access maps-rw 2000 1 rw
+  assert_equal "$(rep maps-rw '(r["totals"]["selected"], r["totals"]["fallbacks"])')" "(2000, 0)"
+  assert_equal "$(rep maps-rw 'r["rules"][0]["mechanism"]')" alias
+}
+
 @test "swizzle: blocks of whole pages are protected in place up to the mapping budget" {
   policy pages '[rule big]' 'size = 32K..' 'mechanism = swizzle' 'protect = read'
   # 2000 blocks of 64 KiB: one live at a time, then all live at once.

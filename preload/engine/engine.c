@@ -27,44 +27,23 @@
 #include "track.h"
 #include "select.h"
 #include "site.h"
+#include "tally.h"
 #include "sigsys.h"
 #include "trace.h"
 
 struct rtl_engine rtl_engine;
 struct rtl_totals rtl_totals;
 
-/* ---- allocations seen: striped counters, one cache line each ---- */
-
-#define STRIPES 16
-
-static struct {
-	_Atomic uint64_t n;
-	char pad[56];
-} seen[STRIPES] __attribute__((aligned(64)));
-static _Atomic unsigned next_stripe;
-static RTL_TLS unsigned my_stripe; /* index + 1 */
+/* ---- allocations seen (tally.h) ---- */
 
 static void count_allocation(void)
 {
-	unsigned s = my_stripe;
-
-	if (!s) {
-		s = atomic_fetch_add_explicit(&next_stripe, 1,
-		                              memory_order_relaxed) %
-		            STRIPES +
-		    1;
-		my_stripe = s;
-	}
-	atomic_fetch_add_explicit(&seen[s - 1].n, 1, memory_order_relaxed);
+	rtl_tally_add(&rtl_stripe()->seen, 1);
 }
 
 uint64_t rtl_allocations(void)
 {
-	uint64_t n = 0;
-
-	for (int i = 0; i < STRIPES; i++)
-		n += atomic_load_explicit(&seen[i].n, memory_order_relaxed);
-	return n;
+	return RTL_TALLY_SUM(seen);
 }
 
 /* ---- the policy ---- */
@@ -244,8 +223,6 @@ void rtl_select_forked(void)
 
 	for (int i = 0; i < e->policy.nrules; i++) {
 		struct rtl_rule_rt *rt = &e->rules[i];
-		atomic_store(&rt->choice.allocs, 0);
-		atomic_store(&rt->bytes, 0);
 		atomic_store(&rt->read_traps, 0);
 		atomic_store(&rt->write_traps, 0);
 		atomic_store(&rt->false_sharing, 0);
@@ -254,12 +231,9 @@ void rtl_select_forked(void)
 		atomic_store(&rt->touched_bytes, 0);
 		atomic_store(&rt->prot_changes, 0);
 	}
-	for (int i = 0; i < STRIPES; i++)
-		atomic_store(&seen[i].n, 0);
+	rtl_tally_reset();
 	memset(&rtl_totals, 0, sizeof(rtl_totals));
-	atomic_store(&rtl_totals.peak, atomic_load(&rtl_heap_stats.live));
-	atomic_store(&rtl_heap_stats.selected, 0);
-	atomic_store(&rtl_heap_stats.bytes, 0);
+	atomic_store(&rtl_totals.peak, rtl_heap_live());
 	e->start_ns = rtl_now_ns();
 	rtl_rec_forked();
 	rtl_site_forked();

@@ -15,7 +15,6 @@ struct rtl_rule_rt {
 	const struct rtl_rule *r;
 	struct rtl_choice choice;
 	_Atomic uint64_t matched; /* for sampling */
-	_Atomic uint64_t bytes;   /* asked for by its regions */
 	_Atomic uint64_t read_traps, write_traps;
 	/* What a trap and a protection change cost at this rule's
 	 * granularity (actions.c): traps the page mechanism took on a block

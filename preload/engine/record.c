@@ -1,6 +1,10 @@
 /* One record per selected allocation: its rule, site, size, where it lives
  * and its trap counts. Records come from one mmap'ed pool (never unmapped,
- * so a signal handler may read any of them) with a lock-free free list; a
+ * so a signal handler may read any of them) with lock-free free lists, one
+ * per allocation stripe (tally.h): a thread takes from and gives back to its
+ * own, so threads on different cores do not fight over one list head and
+ * each reuses the records it touched last. It takes from the others only
+ * when its own is empty, before growing the pool; a
  * record freed with traps is offered to a small table of the regions with
  * the most traps, for the report. No malloc here. */
 #include "record.h"
@@ -12,13 +16,16 @@
 #include <sys/mman.h>
 
 #include "lock.h"
+#include "tally.h"
 
 #define TOP 20
 
 static struct rtl_rec *recs;
 static uint32_t cap;
 static _Atomic uint32_t used;      /* records ever handed out */
-static _Atomic uint64_t free_head; /* tag << 32 | index + 1 */
+static struct {
+	_Atomic uint64_t head; /* tag << 32 | index + 1 */
+} free_list[RTL_STRIPES] __attribute__((aligned(64)));
 
 static struct rtl_top top[TOP];
 static int ntop;
@@ -55,14 +62,10 @@ uint32_t rtl_rec_count(void)
 	return n < cap ? n : cap;
 }
 
-struct rtl_rec *rtl_rec_new(void)
+static struct rtl_rec *pop(_Atomic uint64_t *head)
 {
-	uint64_t h = atomic_load_explicit(&free_head, memory_order_acquire);
-	struct rtl_rec *rec = NULL;
-	uint32_t i;
+	uint64_t h = atomic_load_explicit(head, memory_order_acquire);
 
-	if (!recs)
-		return NULL;
 	while ((uint32_t)h) {
 		/* A popped record is never unmapped: reading its link is safe
 		 * even if another thread took it meanwhile (the tag then makes
@@ -71,11 +74,22 @@ struct rtl_rec *rtl_rec_new(void)
 		uint64_t next = atomic_load_explicit(&recs[idx].next,
 		                                     memory_order_relaxed);
 		uint64_t nh = ((h >> 32) + 1) << 32 | next;
-		if (atomic_compare_exchange_weak(&free_head, &h, nh)) {
-			rec = &recs[idx];
-			break;
-		}
+		if (atomic_compare_exchange_weak(head, &h, nh))
+			return &recs[idx];
 	}
+	return NULL;
+}
+
+struct rtl_rec *rtl_rec_new(void)
+{
+	unsigned mine = rtl_stripe_index();
+	struct rtl_rec *rec = NULL;
+	uint32_t i;
+
+	if (!recs)
+		return NULL;
+	for (unsigned k = 0; k < RTL_STRIPES && !rec; k++)
+		rec = pop(&free_list[(mine + k) % RTL_STRIPES].head);
 	if (!rec) {
 		i = atomic_fetch_add(&used, 1);
 		if (i >= cap) {
@@ -129,16 +143,17 @@ static void offer(const struct rtl_rec *rec)
 
 void rtl_rec_free(struct rtl_rec *rec)
 {
+	_Atomic uint64_t *head = &free_list[rtl_stripe_index()].head;
 	uint32_t idx = rtl_rec_index(rec);
 	uint64_t h, nh;
 
 	offer(rec);
 	atomic_store_explicit(&rec->live, 0, memory_order_release);
-	h = atomic_load(&free_head);
+	h = atomic_load(head);
 	do {
 		atomic_store_explicit(&rec->next, (uint32_t)h, memory_order_relaxed);
 		nh = ((h >> 32) + 1) << 32 | (idx + 1);
-	} while (!atomic_compare_exchange_weak(&free_head, &h, nh));
+	} while (!atomic_compare_exchange_weak(head, &h, nh));
 }
 
 void rtl_rec_lock(struct rtl_rec *rec)

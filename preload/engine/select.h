@@ -21,7 +21,6 @@ struct rtl_choice {
 	int traps;                /* its regions can trap: prot below rw,
 	                             dirty, or an epoch */
 	region_handler_t handler; /* swizzle: the trap handler (NULL: none) */
-	_Atomic uint64_t allocs;  /* regions made for it */
 };
 
 /* Read the policy: the file RTL_CONFIG names, or the built-in one when it is

@@ -22,6 +22,7 @@
 #include "engine.h"
 #include "modules.h"
 #include "policy.h"
+#include "tally.h"
 
 #define CS_CAP (1u << 14)
 #define SLOT_CAP (1u << 15)
@@ -41,6 +42,13 @@ struct range {
 
 static struct callsite *cs_tab;
 static struct rtl_site_stats *slots;
+/* Per stripe (tally.h), per slot: regions made and their bytes. A stripe's
+ * rows are its own cache lines: threads on different stripes making
+ * regions at one site do not share them. */
+struct made {
+	_Atomic uint64_t regions, bytes;
+};
+static struct made (*made)[SLOT_CAP];
 /* The entries in use, in the order they were taken: what a fork or the
  * report walks, instead of touching the whole (sparse) tables. */
 static uint32_t *cs_used, *slot_used;
@@ -106,9 +114,10 @@ int rtl_site_init(void)
 		return 0;
 	cs_tab = map(CS_CAP * sizeof(*cs_tab));
 	slots = map(SLOT_CAP * sizeof(*slots));
+	made = map(RTL_STRIPES * sizeof(*made));
 	cs_used = map(CS_CAP * sizeof(*cs_used));
 	slot_used = map(SLOT_CAP * sizeof(*slot_used));
-	if (!cs_tab || !slots || !cs_used || !slot_used)
+	if (!cs_tab || !slots || !made || !cs_used || !slot_used)
 		return -1;
 	/* Entry 0 of each: everything that found no room. */
 	strcpy(cs_tab[0].name, "(other sites)");
@@ -345,10 +354,33 @@ uint32_t rtl_site_slot_at(uint32_t k)
 	return k ? slot_used[k - 1] : 0;
 }
 
+void rtl_site_count_new(uint32_t slot, uint64_t size)
+{
+	struct made *m = &made[rtl_stripe_index()][slot];
+
+	rtl_tally_add(&m->regions, 1);
+	rtl_tally_add(&m->bytes, size);
+}
+
+void rtl_site_made(uint32_t slot, uint64_t *regions, uint64_t *bytes)
+{
+	*regions = *bytes = 0;
+	for (int s = 0; s < RTL_STRIPES; s++) {
+		*regions += atomic_load_explicit(&made[s][slot].regions,
+		                                 memory_order_relaxed);
+		*bytes += atomic_load_explicit(&made[s][slot].bytes,
+		                               memory_order_relaxed);
+	}
+}
+
 static void zero(struct rtl_site_stats *s)
 {
-	atomic_store(&s->regions, 0);
-	atomic_store(&s->bytes, 0);
+	uint32_t slot = (uint32_t)(s - slots);
+
+	for (int k = 0; k < RTL_STRIPES; k++) {
+		atomic_store(&made[k][slot].regions, 0);
+		atomic_store(&made[k][slot].bytes, 0);
+	}
 	atomic_store(&s->read_traps, 0);
 	atomic_store(&s->write_traps, 0);
 	atomic_store(&s->false_sharing, 0);

@@ -30,15 +30,21 @@ int rtl_site_in_rtl(uintptr_t ip);
 /* "module!function+0xOFF" for a return address (a backtrace frame). */
 void rtl_site_symbolise(uintptr_t ip, int with_offset, char *out, size_t len);
 
-/* Per (callsite, rule) counters: a stats slot. */
+/* Per (callsite, rule) counters: a stats slot. The regions made and their
+ * bytes, which every selected allocation adds to, are striped apart
+ * (rtl_site_count_new). */
 struct rtl_site_stats {
 	_Atomic uint64_t key; /* callsite << 8 | rule + 1; 0 free */
-	_Atomic uint64_t regions, bytes, read_traps, write_traps;
+	_Atomic uint64_t read_traps, write_traps;
 	/* what rtlctl compare sets side by side (actions.c) */
 	_Atomic uint64_t false_sharing, grants, granted_bytes, touched_bytes;
 };
 uint32_t rtl_site_slot(uint32_t cs, int rule);
 struct rtl_site_stats *rtl_site_stats(uint32_t slot, uint32_t *cs, int *rule);
+/* A region of size bytes made for slot, counted in this thread's stripe;
+ * what the stripes sum to. */
+void rtl_site_count_new(uint32_t slot, uint64_t size);
+void rtl_site_made(uint32_t slot, uint64_t *regions, uint64_t *bytes);
 uint32_t rtl_site_slots(void);         /* slots in use, slot 0 included */
 uint32_t rtl_site_slot_at(uint32_t k); /* the k-th of them, k < slots */
 void rtl_site_forked(void);

@@ -35,7 +35,7 @@ extern void (*rtl_je_malloc_message)(void *, const char *);
  * passes MALLOCX_TCACHE_NONE anyway), one automatic arena (never used), no
  * background threads. */
 const char *rtl_je_malloc_conf =
-        "tcache:false,narenas:1,background_thread:false";
+        "tcache:true,narenas:1,background_thread:false";
 
 #define MAX_ARENAS 8
 
@@ -215,7 +215,7 @@ static int flags_for(size_t align)
 		    1;
 		my_arena = a;
 	}
-	return MALLOCX_ARENA(arena_ind[a - 1]) | MALLOCX_TCACHE_NONE |
+	return MALLOCX_ARENA(arena_ind[a - 1]) |
 	       MALLOCX_ALIGN(align);
 }
 
@@ -237,7 +237,7 @@ int rtl_arena_owns(const void *rw)
 
 void rtl_arena_free(void *rw)
 {
-	rtl_je_dallocx(rw, MALLOCX_TCACHE_NONE);
+	rtl_je_dallocx(rw, 0);
 }
 
 size_t rtl_arena_usable(const void *rw)

@@ -33,13 +33,13 @@
 #include "rtl/region.h"
 #include "select.h"
 #include "site.h"
+#include "tally.h"
 #include "views.h"
 #include "page.h"
 #include "say.h"
 
 #define PAGE rtl_page_size()
 
-struct rtl_heap_stats rtl_heap_stats;
 
 static uintptr_t views_lo;
 static size_t views_len;
@@ -163,26 +163,38 @@ void rtl_heap_left_in_place(void *data)
 		                          memory_order_relaxed);
 }
 
+uint64_t rtl_heap_live(void)
+{
+	return RTL_TALLY_SUM(live);
+}
+
+/* The counts of a new region, in this thread's stripe (tally.h). The peak
+ * of live regions is summed over the stripes only when this stripe's own
+ * count passes its highest: exact for one thread; with threads a region
+ * freed by another one can hide a peak (docs/policy.md, regions_peak). */
 static void count_new(size_t size, const struct rtl_choice *c, uint32_t site)
 {
-	struct rtl_rule_rt *rt = &rtl_engine.rules[c->rule];
-	struct rtl_site_stats *s = rtl_site_stats(site, NULL, NULL);
-	uint64_t live, peak;
+	struct rtl_stripe *st = rtl_stripe();
+	int64_t mine;
 
-	atomic_fetch_add_explicit(&rtl_heap_stats.selected, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&rtl_heap_stats.bytes, size, memory_order_relaxed);
-	live = atomic_fetch_add_explicit(&rtl_heap_stats.live, 1,
-	                                 memory_order_relaxed) +
-	       1;
-	peak = atomic_load_explicit(&rtl_totals.peak, memory_order_relaxed);
-	while (live > peak &&
-	       !atomic_compare_exchange_weak(&rtl_totals.peak, &peak, live))
-		;
-	atomic_fetch_add_explicit(&((struct rtl_choice *)c)->allocs, 1,
-	                          memory_order_relaxed);
-	atomic_fetch_add_explicit(&rt->bytes, size, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->regions, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->bytes, size, memory_order_relaxed);
+	rtl_tally_add(&st->selected, 1);
+	rtl_tally_add(&st->bytes, size);
+	rtl_tally_add(&st->rule_allocs[c->rule], 1);
+	rtl_tally_add(&st->rule_bytes[c->rule], size);
+	rtl_site_count_new(site, size);
+	mine = (int64_t)(atomic_fetch_add_explicit(&st->live, 1,
+	                                           memory_order_relaxed) +
+	                 1);
+	if (mine > atomic_load_explicit(&st->live_high, memory_order_relaxed)) {
+		uint64_t live = rtl_heap_live(),
+		         peak = atomic_load_explicit(&rtl_totals.peak,
+		                                     memory_order_relaxed);
+
+		atomic_store_explicit(&st->live_high, mine, memory_order_relaxed);
+		while (live > peak &&
+		       !atomic_compare_exchange_weak(&rtl_totals.peak, &peak, live))
+			;
+	}
 }
 
 /* auto: a block under a page gets a slot, like an alias object (its
@@ -247,14 +259,16 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (atomic_load_explicit(&rtl_heap_stats.live, memory_order_relaxed) >=
-	    max_live) {
-		rtl_select_fallback(c, RTL_FALLBACK_MAX_REGIONS);
-		errno = ENOSPC;
-		return NULL;
-	}
-	if (!(rec = rtl_rec_new()))
+	if (!(rec = rtl_rec_new())) {
+		/* A record per live region, and as many records as
+		 * max_regions (engine.c, up to rtl's own cap): all in use. */
+		if (rtl_rec_count() >= max_live) {
+			rtl_select_fallback(c, RTL_FALLBACK_MAX_REGIONS);
+			errno = ENOSPC;
+			return NULL;
+		}
 		goto fail;
+	}
 	rec->rule = (uint16_t)c->rule;
 	rec->site = site;
 	rec->size = size;
@@ -343,7 +357,7 @@ int rtl_heap_free(const struct rtl_obj *o)
 	}
 	if (rec)
 		rtl_rec_free(rec);
-	atomic_fetch_sub_explicit(&rtl_heap_stats.live, 1, memory_order_relaxed);
+	rtl_tally_add(&rtl_stripe()->live, (uint64_t)-1);
 	rtl_arena_free(o->rw);
 	return 0;
 }

@@ -49,12 +49,7 @@ void rtl_heap_left_in_place(void *data);
 void *rtl_heap_resize(const struct rtl_obj *o, size_t size,
                       const struct rtl_choice *c);
 
-/* Counters for the report (relaxed atomics). */
-struct rtl_heap_stats {
-	_Atomic uint64_t selected; /* regions made */
-	_Atomic uint64_t bytes;    /* bytes asked for by them */
-	_Atomic uint64_t live;     /* regions not yet freed */
-};
-extern struct rtl_heap_stats rtl_heap_stats;
+/* Regions not yet freed (the other counts: tally.h). */
+uint64_t rtl_heap_live(void);
 
 #endif

@@ -33,6 +33,7 @@
 #include "rtl/region.h"
 #include "sigsys.h"
 #include "site.h"
+#include "tally.h"
 #include "trace.h"
 #include "track_format.h"
 
@@ -127,7 +128,7 @@ static void write_totals(void)
 	rtl_raw_start(RTL_TRACK_TOTALS);
 	rtl_raw_u32(24);
 	kv("allocations", rtl_allocations());
-	kv("selected", load(&rtl_heap_stats.selected));
+	kv("selected", RTL_TALLY_SUM(selected));
 	kv("regions_peak", load(&rtl_totals.peak));
 	kv("traps", rd + wr + stale);
 	kv("read_traps", rd);
@@ -139,8 +140,8 @@ static void write_totals(void)
 	kv("syscalls_trapped", sys.calls);
 	kv("syscalls_refused", sys.refused);
 	kv("in_place_protects", st.in_place_protects);
-	kv("live", load(&rtl_heap_stats.live));
-	kv("bytes", load(&rtl_heap_stats.bytes));
+	kv("live", rtl_heap_live());
+	kv("bytes", RTL_TALLY_SUM(bytes));
 	kv("fallbacks", fb);
 	kv("libc_skipped", load(&rtl_totals.libc_skipped));
 	kv("extents", load(&rtl_arena_extents));
@@ -161,8 +162,8 @@ static void write_rules(void)
 		rtl_raw_start(RTL_TRACK_RULE);
 		rtl_raw_str(rt->r->name);
 		rtl_raw_str(rtl_policy_mechanism_str(rt->r->mechanism));
-		rtl_raw_u64(load(&rt->choice.allocs));
-		rtl_raw_u64(load(&rt->bytes));
+		rtl_raw_u64(RTL_TALLY_SUM(rule_allocs[i]));
+		rtl_raw_u64(RTL_TALLY_SUM(rule_bytes[i]));
 		rtl_raw_u64(load(&rt->read_traps));
 		rtl_raw_u64(load(&rt->write_traps));
 		/* Later fields: what rtlctl compare sets side by side. */
@@ -183,13 +184,16 @@ static void write_sites(void)
 		uint32_t slot = rtl_site_slot_at(k), cs;
 		int rule;
 		struct rtl_site_stats *s = rtl_site_stats(slot, &cs, &rule);
+		uint64_t regions, bytes;
+
+		rtl_site_made(slot, &regions, &bytes);
 
 		rtl_raw_start(RTL_TRACK_SITE);
 		rtl_raw_u32(slot);
 		rtl_raw_u64(cs ? rtl_site_ip(cs) : 0);
 		rtl_raw_u32((uint32_t)rule);
-		rtl_raw_u64(load(&s->regions));
-		rtl_raw_u64(load(&s->bytes));
+		rtl_raw_u64(regions);
+		rtl_raw_u64(bytes);
 		rtl_raw_u64(load(&s->read_traps));
 		rtl_raw_u64(load(&s->write_traps));
 		/* Later fields: what rtlctl compare sets side by side. */

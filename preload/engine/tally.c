@@ -1,0 +1,46 @@
+/* Allocation counters, striped (tally.h). */
+#include "tally.h"
+
+#include <stddef.h>
+
+struct rtl_stripe rtl_stripes[RTL_STRIPES];
+RTL_TLS unsigned rtl_my_stripe;
+static _Atomic unsigned next_stripe;
+
+unsigned rtl_stripe_choose(void)
+{
+	unsigned s = atomic_fetch_add_explicit(&next_stripe, 1,
+	                                       memory_order_relaxed) %
+	             RTL_STRIPES;
+
+	rtl_my_stripe = s + 1;
+	return s;
+}
+
+uint64_t rtl_tally_sum(const _Atomic uint64_t *in_first)
+{
+	size_t at = (size_t)((const char *)in_first - (const char *)&rtl_stripes[0]);
+	uint64_t sum = 0;
+
+	for (int s = 0; s < RTL_STRIPES; s++)
+		sum += atomic_load_explicit(
+		        (const _Atomic uint64_t *)((const char *)&rtl_stripes[s] + at),
+		        memory_order_relaxed);
+	return sum;
+}
+
+void rtl_tally_reset(void)
+{
+	for (int s = 0; s < RTL_STRIPES; s++) {
+		struct rtl_stripe *st = &rtl_stripes[s];
+
+		atomic_store(&st->seen, 0);
+		atomic_store(&st->selected, 0);
+		atomic_store(&st->bytes, 0);
+		atomic_store(&st->live_high, (int64_t)atomic_load(&st->live));
+		for (int i = 0; i < RTL_POLICY_MAX_RULES; i++) {
+			atomic_store(&st->rule_allocs[i], 0);
+			atomic_store(&st->rule_bytes[i], 0);
+		}
+	}
+}

@@ -1,0 +1,62 @@
+/* Allocation counters, striped: every selected (and every seen) allocation
+ * adds to them, from any thread. Each thread takes a stripe round-robin at
+ * its first allocation and keeps it, so threads on different cores do not
+ * write one cache line; a report sums the stripes. Two threads may share a
+ * stripe (more threads than stripes), so the adds stay atomic.
+ * The record free lists (record.c) are split by the same index. */
+#ifndef RTL_TALLY_H
+#define RTL_TALLY_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "next.h"
+#include "policy.h"
+
+#define RTL_STRIPES 16
+
+struct rtl_stripe {
+	_Atomic uint64_t seen;     /* allocations the engine was asked about */
+	_Atomic uint64_t selected; /* regions made */
+	_Atomic uint64_t bytes;    /* bytes asked for by them */
+	/* Regions made here less those freed here (modulo 2^64: a region
+	 * freed by another thread's stripe), and the most this was. */
+	_Atomic uint64_t live;
+	_Atomic int64_t live_high;
+	_Atomic uint64_t rule_allocs[RTL_POLICY_MAX_RULES];
+	_Atomic uint64_t rule_bytes[RTL_POLICY_MAX_RULES];
+} __attribute__((aligned(64)));
+
+extern struct rtl_stripe rtl_stripes[RTL_STRIPES];
+extern RTL_TLS unsigned rtl_my_stripe; /* index + 1; 0: not chosen yet */
+
+unsigned rtl_stripe_choose(void);
+
+/* This thread's stripe index. */
+static inline unsigned rtl_stripe_index(void)
+{
+	unsigned s = rtl_my_stripe;
+
+	return s ? s - 1 : rtl_stripe_choose();
+}
+
+static inline struct rtl_stripe *rtl_stripe(void)
+{
+	return &rtl_stripes[rtl_stripe_index()];
+}
+
+static inline void rtl_tally_add(_Atomic uint64_t *c, uint64_t n)
+{
+	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+/* A field's sum over the stripes, named by its place in the first:
+ * rtl_tally_sum(&rtl_stripes[0].rule_bytes[i]). */
+uint64_t rtl_tally_sum(const _Atomic uint64_t *in_first);
+#define RTL_TALLY_SUM(field) rtl_tally_sum(&rtl_stripes[0].field)
+
+/* Every count back to zero (a forked child starts its own); the live
+ * regions stay, as they do in the child, and are its highest so far. */
+void rtl_tally_reset(void);
+
+#endif

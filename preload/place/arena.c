@@ -31,9 +31,11 @@ int rtl_je_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp,
                    size_t newlen);
 extern void (*rtl_je_malloc_message)(void *, const char *);
 
-/* Its options, read before MALLOC_CONF: no thread caches (every call below
- * passes MALLOCX_TCACHE_NONE anyway), one automatic arena (never used), no
- * background threads. */
+/* Its options, read before MALLOC_CONF: thread caches (every block this
+ * jemalloc hands out is the pool's, whichever of rtl's arenas made it, so a
+ * cached block serves any of them; jemalloc flushes a thread's cache when
+ * the thread ends), one automatic arena (never used), no background
+ * threads. */
 const char *rtl_je_malloc_conf =
         "tcache:true,narenas:1,background_thread:false";
 

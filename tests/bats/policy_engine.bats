@@ -303,3 +303,19 @@ run_access() {
   [[ $(report_sum stress-al selected) -gt 50000 ]]
   [[ $(report_sum stress-al traps) -gt 50000 ]]
 }
+
+@test "counts from threads are exact: blocks made in one thread and freed in another" {
+  policy handoff '[rule b]' 'site = *new_block' 'size = 48'
+  # 2000 live at once from one thread, then 4 producers x 5000 blocks
+  # handed to a consumer that frees them, 10 kept by each producer.
+  run_mode handoff "$PROGS/handoff" 4 5000 48 2000 10
+  assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/handoff.rc")" 0
+  assert_equal "$(rep handoff '(r["totals"]["selected"], r["totals"]["bytes"], r["totals"]["live"])')" "(22000, 1056000, 40)"
+  assert_equal "$(rep handoff '(r["rules"][0]["selected"], r["rules"][0]["bytes"])')" "(22000, 1056000)"
+  assert_equal "$(rep handoff '[(s["regions"], s["bytes"]) for s in r["sites"]]')" "[(22000, 1056000)]"
+  assert_equal "$(rep handoff 'r["totals"]["regions_peak"] >= 2000')" True
+  # One thread alone: the peak is exact.
+  policy alone '[rule b]' 'site = *new_block' 'size = 48'
+  run_mode alone "$PROGS/handoff" 0 0 48 2000 0
+  assert_equal "$(rep alone '(r["totals"]["selected"], r["totals"]["live"], r["totals"]["regions_peak"])')" "(2000, 0, 2000)"
+}

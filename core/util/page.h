@@ -16,4 +16,15 @@ static inline size_t rtl_page_size(void)
 	return page ? page : 4096;
 }
 
+/* log2 of the page size: hot paths shift instead of dividing by a size
+ * that is not a constant. */
+static inline unsigned rtl_page_shift(void)
+{
+	static unsigned shift;
+
+	if (!shift)
+		shift = (unsigned)__builtin_ctzl(rtl_page_size());
+	return shift;
+}
+
 #endif

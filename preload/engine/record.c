@@ -23,9 +23,10 @@
 static struct rtl_rec *recs;
 static uint32_t cap;
 static _Atomic uint32_t used;      /* records ever handed out */
-static struct {
+static struct free_list {
 	_Atomic uint64_t head; /* tag << 32 | index + 1 */
-} free_list[RTL_STRIPES] __attribute__((aligned(64)));
+} __attribute__((aligned(64))) free_list[RTL_STRIPES]; /* a line each */
+_Static_assert(sizeof(struct free_list) == 64, "a free list head per cache line");
 
 static struct rtl_top top[TOP];
 static int ntop;

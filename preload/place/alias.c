@@ -53,6 +53,7 @@
 #include "say.h"
 
 #define PAGE rtl_page_size()
+#define PAGE_SHIFT rtl_page_shift()
 #define SMALL 32 /* free lists by exact page count up to this */
 /* An alias object of up to this many pages takes a slot; a larger one an
  * mmap of its own. A slot costs about 0.1 us a page (its bits and states,
@@ -144,7 +145,7 @@ struct rtl_rec *rtl_alias_find(const void *p)
 		return NULL;
 	if (rtl_pageprot_owns(a))
 		return rtl_pageprot_find(a);
-	idx = atomic_load_explicit(&pagemap[(a - base) / PAGE], memory_order_acquire);
+	idx = atomic_load_explicit(&pagemap[(a - base) >> PAGE_SHIFT], memory_order_acquire);
 	if (!idx || !(rec = rtl_rec_at(idx - 1)))
 		return NULL;
 	if (!atomic_load_explicit(&rec->live, memory_order_acquire) ||
@@ -190,7 +191,7 @@ void *rtl_alias_map(struct rtl_rec *rec, int prot)
 {
 	uintptr_t rw = (uintptr_t)rec->rw, first = rw & ~(uintptr_t)(PAGE - 1);
 	uintptr_t last = (rw + (rec->size ? rec->size : 1) - 1) & ~(uintptr_t)(PAGE - 1);
-	uint32_t pages = (uint32_t)((last - first) / PAGE + 1);
+	uint32_t pages = (uint32_t)(((last - first) >> PAGE_SHIFT) + 1);
 	uint32_t idx = rtl_rec_index(rec) + 1;
 	uintptr_t va;
 
@@ -231,7 +232,7 @@ void *rtl_alias_map(struct rtl_rec *rec, int prot)
 	rec->pages = pages;
 	atomic_store(&rec->prot, prot);
 	for (uint32_t k = 0; k < pages; k++)
-		atomic_store_explicit(&pagemap[(va - base) / PAGE + k], idx,
+		atomic_store_explicit(&pagemap[((va - base) >> PAGE_SHIFT) + k], idx,
 		                      memory_order_release);
 	if (splits(rec))
 		atomic_fetch_add_explicit(&rtl_alias_live, 1, memory_order_relaxed);
@@ -247,7 +248,7 @@ void rtl_alias_unmap(struct rtl_rec *rec)
 	if (rec->mech == RTL_MECH_PAGE)
 		rtl_pageprot_give(rec);
 	for (uint32_t k = 0; rec->mech != RTL_MECH_PAGE && k < rec->pages; k++)
-		atomic_store_explicit(&pagemap[(va - base) / PAGE + k], 0,
+		atomic_store_explicit(&pagemap[((va - base) >> PAGE_SHIFT) + k], 0,
 		                      memory_order_release);
 	rtl_rec_lock(rec);
 	rtl_rec_unlock(rec);

@@ -31,6 +31,7 @@
 #include "say.h"
 
 #define PAGE rtl_page_size()
+#define PAGE_SHIFT rtl_page_shift()
 #define RW (PROT_READ | PROT_WRITE)
 #define GRAIN 16 /* jemalloc's smallest size class: blocks start on one */
 #define NLOCKS 1024
@@ -212,8 +213,8 @@ static void page_span(const struct rtl_rec *rec, size_t *first, size_t *last)
 {
 	uintptr_t off = (uintptr_t)rec->rw - pool_lo;
 
-	*first = off / PAGE;
-	*last = (off + (rec->size ? rec->size : 1) - 1) / PAGE + 1;
+	*first = off >> PAGE_SHIFT;
+	*last = ((off + (rec->size ? rec->size : 1) - 1) >> PAGE_SHIFT) + 1;
 }
 
 /* Mark (idx) or clear (0) where rec starts, and each page start it spans. */
@@ -347,7 +348,7 @@ static void resync(size_t p)
 
 int rtl_pageprot_fault(uintptr_t a, int write)
 {
-	size_t p = (a - copy_base) / PAGE;
+	size_t p = (a - copy_base) >> PAGE_SHIFT;
 	struct rtl_rec *rec = rtl_pageprot_find(a);
 	int grant, ok = 1;
 
@@ -380,7 +381,7 @@ int rtl_pageprot_access(uintptr_t p, size_t len, int write)
 	uintptr_t end = p + (len ? len : 1);
 
 	for (uintptr_t at = p; at < end; at = (at & ~(uintptr_t)(PAGE - 1)) + PAGE) {
-		size_t page = (at - copy_base) / PAGE;
+		size_t page = (at - copy_base) >> PAGE_SHIFT;
 
 		if (!rtl_pageprot_owns(at))
 			return 0;

@@ -26,6 +26,7 @@
 #include "say.h"
 
 #define PAGE rtl_page_size()
+#define PAGE_SHIFT rtl_page_shift()
 #define RW (PROT_READ | PROT_WRITE)
 
 #define WORDS (RTL_SLOTS / 64)
@@ -147,8 +148,8 @@ static int choose(size_t first, size_t last, int prot)
 
 uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
 {
-	size_t first = (rw - pool_lo) / PAGE;
-	size_t last = (rw - pool_lo + (len ? len : 1) - 1) / PAGE + 1;
+	size_t first = (rw - pool_lo) >> PAGE_SHIFT;
+	size_t last = ((rw - pool_lo + (len ? len : 1) - 1) >> PAGE_SHIFT) + 1;
 
 	for (int tries = 0; tries < 64; tries++) {
 		int k = choose(first, last, prot), differ = 0;
@@ -179,8 +180,8 @@ static void locate(uintptr_t addr, size_t len, size_t *first, size_t *last,
 	uintptr_t d = addr - slots_base;
 
 	*k = (int)(d / pool_len);
-	*first = (d % pool_len) / PAGE;
-	*last = (d % pool_len + (len ? len : 1) - 1) / PAGE + 1;
+	*first = (d % pool_len) >> PAGE_SHIFT;
+	*last = ((d % pool_len + (len ? len : 1) - 1) >> PAGE_SHIFT) + 1;
 }
 
 void rtl_slot_give(uintptr_t addr, size_t len)

@@ -15,7 +15,9 @@ static double value(json_t *row, const char *run, const char *key)
 	return json_is_integer(v) ? (double)json_integer_value(v) : 0;
 }
 
-enum scale { SCALE_LINEAR, SCALE_LOG, SCALE_EMPTY };
+enum scale { SCALE_LINEAR,
+	     SCALE_LOG,
+	     SCALE_EMPTY };
 
 /* $KEY: a line per site, its label then the figure of each run. How to
  * scale it: log when the figures span more than two orders of magnitude;
@@ -66,7 +68,8 @@ static void panel(json_t *names, const char *key, const char *title, enum scale 
 	};
 
 	fprintf(gp, "set title '%s%s'\n%s\nplot ", title,
-	        scale == SCALE_LOG ? " (log scale)" : scale == SCALE_EMPTY ? " (none)" : "",
+	        scale == SCALE_LOG ? " (log scale)" : scale == SCALE_EMPTY ? " (none)"
+	                                                                   : "",
 	        ranges[scale]);
 	json_array_foreach(names, i, name)
 	        fprintf(gp, "%s$%s using %zu:xtic(1) title '%s'", i ? ", " : "", key, i + 2,

@@ -22,9 +22,9 @@
 
 static struct rtl_rec *recs;
 static uint32_t cap;
-static _Atomic uint32_t used;      /* records ever handed out */
+static _Atomic uint32_t used; /* records ever handed out */
 static struct free_list {
-	_Atomic uint64_t head; /* tag << 32 | index + 1 */
+	_Atomic uint64_t head;                         /* tag << 32 | index + 1 */
 } __attribute__((aligned(64))) free_list[RTL_STRIPES]; /* a line each */
 _Static_assert(sizeof(struct free_list) == 64, "a free list head per cache line");
 

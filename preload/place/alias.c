@@ -60,15 +60,15 @@
  * page by page), an mmap and its undoing about 10 us whatever the size. */
 #define SLOT_PAGES 64
 
-static _Atomic uintptr_t base;    /* the reservation; 0 until made */
-static size_t span;               /* the whole reservation */
-static size_t alias_span;         /* its first part: per-object aliases;
+static _Atomic uintptr_t base;       /* the reservation; 0 until made */
+static size_t span;                  /* the whole reservation */
+static size_t alias_span;            /* its first part: per-object aliases;
                                          then the slots (slots.c) */
-static int slots;                 /* the slots are mapped */
+static int slots;                    /* the slots are mapped */
 static uintptr_t slots_lo, slots_hi; /* where */
-static int pages_mapped;          /* the page mechanism's copy is */
-static _Atomic uint32_t *pagemap; /* per alias page: record index + 1 */
-static uintptr_t rw_base;         /* the RW view; file offset 0 */
+static int pages_mapped;             /* the page mechanism's copy is */
+static _Atomic uint32_t *pagemap;    /* per alias page: record index + 1 */
+static uintptr_t rw_base;            /* the RW view; file offset 0 */
 
 /* Virtual space for aliases: a bump pointer, then free lists (under a
  * spin flag: only the allocation path and fork take it). */

@@ -40,7 +40,6 @@
 
 #define PAGE rtl_page_size()
 
-
 static uintptr_t views_lo;
 static size_t views_len;
 static uint64_t max_live;

@@ -29,14 +29,30 @@ uint64_t rtl_tally_sum(const _Atomic uint64_t *in_first)
 	return sum;
 }
 
+uint64_t rtl_tally_selected(void)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < RTL_POLICY_MAX_RULES; i++)
+		n += RTL_TALLY_SUM(rule_allocs[i]);
+	return n;
+}
+
+uint64_t rtl_tally_bytes(void)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < RTL_POLICY_MAX_RULES; i++)
+		n += RTL_TALLY_SUM(rule_bytes[i]);
+	return n;
+}
+
 void rtl_tally_reset(void)
 {
 	for (int s = 0; s < RTL_STRIPES; s++) {
 		struct rtl_stripe *st = &rtl_stripes[s];
 
 		atomic_store(&st->seen, 0);
-		atomic_store(&st->selected, 0);
-		atomic_store(&st->bytes, 0);
 		atomic_store(&st->live_high, (int64_t)atomic_load(&st->live));
 		for (int i = 0; i < RTL_POLICY_MAX_RULES; i++) {
 			atomic_store(&st->rule_allocs[i], 0);

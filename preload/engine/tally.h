@@ -16,13 +16,13 @@
 #define RTL_STRIPES 16
 
 struct rtl_stripe {
-	_Atomic uint64_t seen;     /* allocations the engine was asked about */
-	_Atomic uint64_t selected; /* regions made */
-	_Atomic uint64_t bytes;    /* bytes asked for by them */
+	_Atomic uint64_t seen; /* allocations the engine was asked about */
 	/* Regions made here less those freed here (modulo 2^64: a region
 	 * freed by another thread's stripe), and the most this was. */
 	_Atomic uint64_t live;
 	_Atomic int64_t live_high;
+	/* Regions made per rule and the bytes asked for by them (every
+	 * region has a rule: the totals are their sums). */
 	_Atomic uint64_t rule_allocs[RTL_POLICY_MAX_RULES];
 	_Atomic uint64_t rule_bytes[RTL_POLICY_MAX_RULES];
 } __attribute__((aligned(64)));
@@ -54,6 +54,10 @@ static inline void rtl_tally_add(_Atomic uint64_t *c, uint64_t n)
  * rtl_tally_sum(&rtl_stripes[0].rule_bytes[i]). */
 uint64_t rtl_tally_sum(const _Atomic uint64_t *in_first);
 #define RTL_TALLY_SUM(field) rtl_tally_sum(&rtl_stripes[0].field)
+
+/* Regions made and their bytes, every rule's. */
+uint64_t rtl_tally_selected(void);
+uint64_t rtl_tally_bytes(void);
 
 /* Every count back to zero (a forked child starts its own); the live
  * regions stay, as they do in the child, and are its highest so far. */

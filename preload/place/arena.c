@@ -19,6 +19,7 @@
 
 #include "next.h"
 #include "placement.h"
+#include "tally.h"
 #include "views.h"
 #include "page.h"
 
@@ -43,8 +44,6 @@ const char *rtl_je_malloc_conf =
 
 static unsigned arena_ind[MAX_ARENAS];
 static unsigned narenas;
-static _Atomic unsigned next_arena;
-static RTL_TLS unsigned my_arena; /* index + 1; 0: not chosen yet */
 
 _Atomic uint64_t rtl_arena_extents;
 
@@ -205,19 +204,11 @@ int rtl_arena_init(void)
 	return 0;
 }
 
-/* Threads spread over the arenas round-robin, each keeping its own. */
+/* Threads spread over the arenas as over the counter stripes (tally.h):
+ * round-robin, each keeping its own. */
 static int flags_for(size_t align)
 {
-	unsigned a = my_arena;
-
-	if (!a) {
-		a = atomic_fetch_add_explicit(&next_arena, 1,
-		                              memory_order_relaxed) %
-		            narenas +
-		    1;
-		my_arena = a;
-	}
-	return MALLOCX_ARENA(arena_ind[a - 1]) |
+	return MALLOCX_ARENA(arena_ind[rtl_stripe_index() % narenas]) |
 	       MALLOCX_ALIGN(align);
 }
 

@@ -176,8 +176,6 @@ static void count_new(size_t size, const struct rtl_choice *c, uint32_t site)
 	struct rtl_stripe *st = rtl_stripe();
 	int64_t mine;
 
-	rtl_tally_add(&st->selected, 1);
-	rtl_tally_add(&st->bytes, size);
 	rtl_tally_add(&st->rule_allocs[c->rule], 1);
 	rtl_tally_add(&st->rule_bytes[c->rule], size);
 	rtl_site_count_new(site, size);

@@ -128,7 +128,7 @@ static void write_totals(void)
 	rtl_raw_start(RTL_TRACK_TOTALS);
 	rtl_raw_u32(24);
 	kv("allocations", rtl_allocations());
-	kv("selected", RTL_TALLY_SUM(selected));
+	kv("selected", rtl_tally_selected());
 	kv("regions_peak", load(&rtl_totals.peak));
 	kv("traps", rd + wr + stale);
 	kv("read_traps", rd);
@@ -141,7 +141,7 @@ static void write_totals(void)
 	kv("syscalls_refused", sys.refused);
 	kv("in_place_protects", st.in_place_protects);
 	kv("live", rtl_heap_live());
-	kv("bytes", RTL_TALLY_SUM(bytes));
+	kv("bytes", rtl_tally_bytes());
 	kv("fallbacks", fb);
 	kv("libc_skipped", load(&rtl_totals.libc_skipped));
 	kv("extents", load(&rtl_arena_extents));

@@ -180,7 +180,7 @@ def ns_of(so, word):
 # write trap and its grant. glibc and heaptrack (a backtrace per
 # allocation too) on the same program, and the page-protection trap
 # (fault + mprotect, rtl-malloc-bench page-trap) that protect = read is
-# held against, in the same rounds: each round runs every configuration
+# held against, taken by as many threads as the pairs, in the same rounds: each round runs every configuration
 # once, so all of them see the same machine.
 def routed_malloc(build, lib, reps, ops, cwd):
     prog = os.path.join(build, "bench", "rtl-malloc-bench")
@@ -196,6 +196,7 @@ def routed_malloc(build, lib, reps, ops, cwd):
                     [prog, str(threads), str(ops)],
                     {"LD_PRELOAD": lib, "RTL_CONFIG": pol})
     runs["page_trap"] = ([prog, "page-trap", str(ops)], {})
+    runs["page_trap_2"] = ([prog, "page-trap", str(ops), "2"], {})
     heaptrack = shutil.which("heaptrack")
     if heaptrack:
         runs["heaptrack_1"] = ([heaptrack, "-o", os.path.join(cwd, "ht"),
@@ -204,13 +205,13 @@ def routed_malloc(build, lib, reps, ops, cwd):
     for _ in range(reps):
         for name, (cmd, extra) in runs.items():
             _, so = run(cmd, extra, cwd)
-            got[name].append(ns_of(so, "ns_per_trap" if name == "page_trap"
+            got[name].append(ns_of(so, "ns_per_trap" if name.startswith("page_trap")
                                    else "ns_per_op"))
     fig = {k: spread(v) for k, v in got.items()}
     out = {"ns": fig, "over_glibc": {}, "read_over_budget": {}}
-    trap = fig["page_trap"]["median"]
     for threads in (1, 2):
         glibc = fig["glibc_%d" % threads]["median"]
+        trap = fig["page_trap" if threads == 1 else "page_trap_2"]["median"]
         for mech in MECHANISMS:
             key = "%s_%d" % (mech, threads)
             out["over_glibc"][key] = \
@@ -407,19 +408,24 @@ def main():
                          grants["alias"]["ns_per_trap"]))
     ns = routed["ns"]
     print("routed malloc+free, ns per pair (median of %d; glibc %.0f / %.0f "
-          "with 1 / 2 threads,\n  page trap %.0f):" % (
+          "with 1 / 2 threads,\n  page trap %.0f / %.0f):" % (
               reps if quick else 3, ns["glibc_1"]["median"],
-              ns["glibc_2"]["median"], ns["page_trap"]["median"]))
+              ns["glibc_2"]["median"], ns["page_trap"]["median"],
+              ns["page_trap_2"]["median"]))
     print("  %-22s" % "" + "".join("%12s" % m for m in MECHANISMS))
     for prot in ("rw", "read"):
         for threads in (1, 2):
             print("  %-22s" % ("protect = %s, %d thr" % (prot, threads)) +
                   "".join("%12.0f" % ns["%s_%s_%d" % (prot, m, threads)]["median"]
                           for m in MECHANISMS))
-    print("  rw / glibc (<= 3)     " + "".join(
-        "%12.2f" % routed["over_glibc"]["%s_1" % m] for m in MECHANISMS))
-    print("  read / budget (<= 1)  " + "".join(
-        "%12.2f" % routed["read_over_budget"]["%s_1" % m] for m in MECHANISMS))
+    for threads in (1, 2):
+        print("  rw / glibc, %d thr      " % threads + "".join(
+            "%12.2f" % routed["over_glibc"]["%s_%d" % (m, threads)]
+            for m in MECHANISMS) + "   (<= 3)")
+    for threads in (1, 2):
+        print("  read / budget, %d thr   " % threads + "".join(
+            "%12.2f" % routed["read_over_budget"]["%s_%d" % (m, threads)]
+            for m in MECHANISMS) + "   (<= 1)")
     if "heaptrack_over_glibc" in routed:
         print("  heaptrack / glibc: %.2f" % routed["heaptrack_over_glibc"])
     for prog, row in real.items():

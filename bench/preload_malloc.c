@@ -2,10 +2,11 @@
  * process has (glibc, an LD_PRELOADed jemalloc, or rtl's preload). Knows
  * nothing of rtl. Usage: rtl-malloc-bench THREADS OPS_PER_THREAD; prints
  * "ns_per_op X" (wall time per malloc+free pair, all threads together).
- * rtl-malloc-bench page-trap N: the page-protection trap the preload's
- * protect = read is held against (bench/README.md): a write to a
+ * rtl-malloc-bench page-trap N [THREADS]: the page-protection trap the
+ * preload's protect = read is held against (bench/README.md): a write to a
  * read-only page, whose SIGSEGV handler mprotects it read-write, then the
- * page made read-only again; prints "ns_per_trap X" (fault + 2 mprotect). */
+ * page made read-only again; prints "ns_per_trap X" (fault + 2 mprotect;
+ * with THREADS, each on a page of its own, wall time per trap). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -43,13 +44,15 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static char *page;
 static long page_size;
+static long traps;
 
+/* The grant: the faulting page made read-write (each thread has its own). */
 static void grant(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig, (void)si, (void)uc;
-	mprotect(page, page_size, PROT_READ | PROT_WRITE);
+	(void)sig, (void)uc;
+	mprotect((void *)((uintptr_t)si->si_addr & ~(uintptr_t)(page_size - 1)),
+	         (size_t)page_size, PROT_READ | PROT_WRITE);
 }
 
 static double seconds(void)
@@ -60,24 +63,42 @@ static double seconds(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static int page_trap(long n)
+static void *trapper(void *arg)
+{
+	char *page = arg;
+
+	for (long i = 0; i < traps; i++) {
+		mprotect(page, (size_t)page_size, PROT_READ);
+		*(volatile char *)page = (char)i;
+	}
+	return NULL;
+}
+
+/* n traps in each of threads threads, each on a page of its own: wall
+ * time per trap, all threads together (as ns_per_op). With 2 threads the
+ * mprotects of one process's threads meet in the kernel, as the preload's
+ * do under protect = read. */
+static int page_trap(long n, int threads)
 {
 	struct sigaction sa = { .sa_sigaction = grant, .sa_flags = SA_SIGINFO };
+	pthread_t t[64];
+	char *pages;
 	double t0;
 
 	page_size = sysconf(_SC_PAGESIZE);
-	page = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
-	            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (page == MAP_FAILED || sigaction(SIGSEGV, &sa, NULL) < 0) {
+	traps = n;
+	pages = mmap(NULL, (size_t)page_size * (size_t)threads, PROT_READ | PROT_WRITE,
+	             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (pages == MAP_FAILED || sigaction(SIGSEGV, &sa, NULL) < 0) {
 		perror("rtl-malloc-bench page-trap");
 		return 1;
 	}
 	t0 = seconds();
-	for (long i = 0; i < n; i++) {
-		mprotect(page, page_size, PROT_READ);
-		*(volatile char *)page = (char)i;
-	}
-	printf("ns_per_trap %.2f\n", (seconds() - t0) * 1e9 / (double)n);
+	for (int i = 0; i < threads; i++)
+		pthread_create(&t[i], NULL, trapper, pages + (long)i * page_size);
+	for (int i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+	printf("ns_per_trap %.2f\n", (seconds() - t0) * 1e9 / ((double)n * threads));
 	return 0;
 }
 
@@ -85,8 +106,16 @@ int main(int argc, char **argv)
 {
 	int threads;
 
-	if (argc > 1 && !strcmp(argv[1], "page-trap"))
-		return page_trap(argc > 2 ? atol(argv[2]) : 100000);
+	if (argc > 1 && !strcmp(argv[1], "page-trap")) {
+		long n = argc > 2 ? atol(argv[2]) : 100000;
+
+		threads = argc > 3 ? atoi(argv[3]) : 1;
+		if (n < 1 || threads < 1 || threads > 64) {
+			fprintf(stderr, "usage: %s page-trap N [THREADS]\n", argv[0]);
+			return 2;
+		}
+		return page_trap(n, threads);
+	}
 	threads = argc > 1 ? atoi(argv[1]) : 1;
 	pthread_t t[64];
 	struct timespec a, b;
@@ -94,7 +123,8 @@ int main(int argc, char **argv)
 
 	ops = argc > 2 ? atol(argv[2]) : 1000000;
 	if (threads < 1 || threads > 64 || ops < 1) {
-		fprintf(stderr, "usage: %s THREADS OPS_PER_THREAD | page-trap N\n", argv[0]);
+		fprintf(stderr, "usage: %s THREADS OPS_PER_THREAD | page-trap N [THREADS]\n",
+		        argv[0]);
 		return 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &a);

@@ -18,7 +18,11 @@
 #include "views.h"
 #include "say.h"
 
-pthread_mutex_t rtl_define_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Adaptive: a waiter spins a while before it sleeps. The sections it guards
+ * are short (a map insert or removal, a list link), so two threads defining
+ * and freeing regions (the preload's swizzle blocks) mostly meet in the
+ * spin; a plain mutex put the waiter to sleep in the kernel every time. */
+pthread_mutex_t rtl_define_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
 _Atomic(region_handler_t) rtl_default_handler;
 
 static struct rtl_pool record_pool = RTL_POOL_INIT(sizeof(struct rtl_region));

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "export.h"
+#include "rtl/region.h"
 
 /* Reserve an extent of the views for regions defined in place: returns its
  * address in the RW view, or NULL with errno; *got is its size (at least
@@ -21,6 +22,15 @@ RTL_PRIVATE_API void *rtl_reserve(size_t size, size_t *got);
  * end of that ends in SIGBUS. */
 RTL_PRIVATE_API void *rtl_reserve_pool(size_t size, size_t *got);
 RTL_PRIVATE_API int rtl_unreserve(void *addr, size_t size);
+
+/* region_define of [addr, addr + size), which lies in the views inside an
+ * extent the caller reserved, with its handler (NULL: the default) and its
+ * data set before any other thread can find it: what region_define,
+ * region_handler and region_set_data do, with one lookup instead of three.
+ * 0, or -1 with errno as region_define's (EINVAL also for memory outside
+ * the views). */
+RTL_PRIVATE_API int rtl_define_in_views(void *addr, size_t size,
+                                        region_handler_t h, void *data);
 
 /* Give the physical memory of [addr, addr + len) back: afterwards it reads
  * as zero in every view. addr lies in the RW view, inside an extent the

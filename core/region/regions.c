@@ -12,6 +12,7 @@
 #include "init.h"
 #include "inplace.h"
 #include "meta.h"
+#include "placement.h"
 #include "pointers.h"
 #include "rmap.h"
 #include "stats.h"
@@ -254,8 +255,10 @@ void *region_alloc(size_t size, void *bptr)
 	return bind_or_undo(r, bptr, rtl_view_base(RTL_VIEW_RW) + r->lo);
 }
 
-/* [addr, addr+size) already lies in the views: define it in place. */
-static void *define_in_place(uintptr_t addr, size_t size, void *bptr)
+/* [addr, addr+size) already lies in the views: define it in place, with
+ * its handler and data set before any other thread can find it. */
+static struct rtl_region *define_in_place(uintptr_t addr, size_t size,
+                                          region_handler_t h, void *data)
 {
 	int view = rtl_view_of(addr);
 	uint64_t off = addr - rtl_view_base(view);
@@ -271,12 +274,24 @@ static void *define_in_place(uintptr_t addr, size_t size, void *bptr)
 		errno = EEXIST;
 	else if (rtl_inplace_conflict(off, span))
 		errno = EBUSY; /* those pages' protection is another region's */
-	else
-		r = rtl_region_create(off, size, span, 0, view);
+	else if ((r = rtl_region_create(off, size, span, 0, view))) {
+		atomic_store_explicit(&r->handler, h, memory_order_relaxed);
+		atomic_store_explicit(&r->data, data, memory_order_relaxed);
+	}
 	pthread_mutex_unlock(&rtl_define_lock);
-	if (!r)
-		return NULL;
-	return bind_or_undo(r, bptr, addr);
+	return r;
+}
+
+int rtl_define_in_views(void *addr, size_t size, region_handler_t h, void *data)
+{
+	uintptr_t a = (uintptr_t)addr;
+
+	if (!rtl_started() || !addr || size == 0 || a + size < a ||
+	    rtl_view_of(a) < 0 || rtl_view_of(a) != rtl_view_of(a + size - 1)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return define_in_place(a, size, h, data) ? 0 : -1;
 }
 
 /* Copy n bytes from src into dst; -1 if some of src is unreadable. Through
@@ -329,7 +344,8 @@ void *region_define(void *addr, size_t size, void *bptr)
 			errno = EINVAL;
 			return NULL;
 		}
-		return define_in_place(a, size, bptr);
+		r = define_in_place(a, size, NULL, NULL);
+		return r ? bind_or_undo(r, bptr, a) : NULL;
 	}
 	if (size >= rtl_views.size) {
 		errno = ENOMEM;
@@ -364,9 +380,14 @@ int region_free(void *addr)
 
 	if (rtl_ensure_init() < 0)
 		return -1;
-	if (rtl_region_find_locked(addr, &f) < 0)
+	if (!addr) {
+		errno = EINVAL;
 		return -1;
-	rtl_lock_release(&f.r->lock);
+	}
+	if (rtl_region_find((uintptr_t)addr, &f) < 0) {
+		errno = ENOENT;
+		return -1;
+	}
 	/* Of two concurrent frees of one region, the second sees a new
 	 * generation here and fails. */
 	pthread_mutex_lock(&rtl_define_lock);

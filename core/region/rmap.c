@@ -17,10 +17,25 @@
 
 typedef _Atomic uintptr_t entry_t;
 
+/* A shared page: a bit per granule mapped, and the region of each granule.
+ * A granule's pointer counts only while its bit is set (set after the
+ * pointer is stored; a removal clears the bits alone), so that removing a
+ * region, scanning for the next mapped granule or counting is one word.
+ * The word is read beside the pointer, not before it: a lookup's two loads
+ * do not wait on each other. */
 struct subtable {
+	_Atomic uint64_t mapped;
 	_Atomic(struct rtl_region *) g[GRANS];
-	unsigned used; /* granules mapped; writers only (define lock) */
 };
+_Static_assert(GRANS == 64, "one bit per granule of a page in a word");
+
+/* Bits [lo, hi) of a word, 0 <= lo <= hi <= 64. */
+static inline uint64_t bits(unsigned lo, unsigned hi)
+{
+	uint64_t below_hi = hi >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << hi) - 1;
+
+	return below_hi & ~(((uint64_t)1 << lo) - 1);
+}
 
 static _Atomic(entry_t *) *top;
 static uint64_t ntop;
@@ -50,8 +65,11 @@ static entry_t *leaf_of(uint64_t page, int create)
 struct rtl_region *rtl_rmap_get(uint64_t off)
 {
 	uint64_t page = off >> PAGE_SHIFT;
+	const struct subtable *sub;
+	struct rtl_region *r;
 	entry_t *leaf;
 	uintptr_t e;
+	unsigned i;
 
 	if (page >> LEAF_BITS >= ntop)
 		return NULL;
@@ -62,18 +80,23 @@ struct rtl_region *rtl_rmap_get(uint64_t off)
 	                         memory_order_acquire);
 	if (!(e & TAG_SUB))
 		return (struct rtl_region *)e;
-	return atomic_load_explicit(
-	        &((struct subtable *)(e & ~TAG_SUB))->g[(off >> GRAN_SHIFT) & (GRANS - 1)],
-	        memory_order_acquire);
+	sub = (struct subtable *)(e & ~TAG_SUB);
+	i = (unsigned)(off >> GRAN_SHIFT) & (GRANS - 1);
+	r = atomic_load_explicit(&sub->g[i], memory_order_acquire);
+	if (!(atomic_load_explicit(&sub->mapped, memory_order_acquire) >> i & 1))
+		return NULL;
+	return r;
 }
 
-/* Set granules [glo, ghi) of a shared page to r (or clear them, r NULL). */
+/* Set granules [glo, ghi) of a shared page to r (or clear them, r NULL).
+ * Writers hold the define lock; readers see a granule's bit only once its
+ * pointer is there. */
 static int set_granules(entry_t *slot, unsigned glo, unsigned ghi,
                         struct rtl_region *r)
 {
 	uintptr_t e = atomic_load_explicit(slot, memory_order_relaxed);
+	uint64_t want = bits(glo, ghi), now;
 	struct subtable *sub;
-	unsigned i;
 
 	if (!e) {
 		if (!r)
@@ -81,28 +104,25 @@ static int set_granules(entry_t *slot, unsigned glo, unsigned ghi,
 		sub = rtl_pool_get(&sub_pool);
 		if (!sub)
 			return -1;
-		for (i = glo; i < ghi; i++)
+		for (unsigned i = glo; i < ghi; i++)
 			atomic_store_explicit(&sub->g[i], r, memory_order_relaxed);
-		sub->used = ghi - glo;
+		atomic_store_explicit(&sub->mapped, want, memory_order_relaxed);
 		atomic_store_explicit(slot, (uintptr_t)sub | TAG_SUB,
 		                      memory_order_release);
 		return 0;
 	}
 	sub = (struct subtable *)(e & ~TAG_SUB);
-	if (r) { /* insert fills free granules: define checked them */
-		for (i = glo; i < ghi; i++)
+	now = atomic_load_explicit(&sub->mapped, memory_order_relaxed);
+	if (r) {                                     /* insert fills free granules: define checked them */
+		for (unsigned i = glo; i < ghi; i++) /* r's fields, then r */
 			atomic_store_explicit(&sub->g[i], r, memory_order_release);
-		sub->used += ghi - glo;
+		atomic_store_explicit(&sub->mapped, now | want, memory_order_release);
 		return 0;
 	}
-	/* Remove counts what it clears: undoing an insert that failed part
-	 * way clears granules that were never set. */
-	for (i = glo; i < ghi; i++)
-		if (atomic_load_explicit(&sub->g[i], memory_order_relaxed)) {
-			atomic_store_explicit(&sub->g[i], NULL, memory_order_release);
-			sub->used--;
-		}
-	if (sub->used)
+	/* Remove clears the bits; the pointers stay, unread. */
+	now &= ~want;
+	atomic_store_explicit(&sub->mapped, now, memory_order_release);
+	if (now)
 		return 0;
 	atomic_store_explicit(slot, 0, memory_order_release);
 	rtl_pool_put(&sub_pool, sub); /* type-stable: readers may still look */
@@ -160,20 +180,19 @@ int rtl_rmap_busy(uint64_t lo, uint64_t len)
 }
 
 /* The first granule of [off, end) that sub maps, off and end in one page;
- * end if none. One load per granule: a shared page's neighbours are
- * scanned in the subtable itself, not looked up one by one. */
+ * end if none. One load: the page's bit word. */
 static uint64_t next_in_sub(const struct subtable *sub, uint64_t off, uint64_t end)
 {
-	uint64_t page = off & ~(uint64_t)((1u << PAGE_SHIFT) - 1);
+	uint64_t page = off & ~(uint64_t)((1u << PAGE_SHIFT) - 1), at;
+	unsigned glo = (unsigned)((off - page) >> GRAN_SHIFT);
+	unsigned ghi = (unsigned)((end - page + (1u << GRAN_SHIFT) - 1) >> GRAN_SHIFT);
+	uint64_t m = atomic_load_explicit(&sub->mapped, memory_order_acquire) &
+	             bits(glo, ghi > GRANS ? GRANS : ghi);
 
-	for (unsigned i = (unsigned)((off - page) >> GRAN_SHIFT);
-	     page + ((uint64_t)i << GRAN_SHIFT) < end && i < GRANS; i++)
-		if (atomic_load_explicit(&sub->g[i], memory_order_acquire)) {
-			uint64_t at = page + ((uint64_t)i << GRAN_SHIFT);
-
-			return at > off ? at : off;
-		}
-	return end;
+	if (!m)
+		return end;
+	at = page + ((uint64_t)__builtin_ctzll(m) << GRAN_SHIFT);
+	return at > off ? at : off;
 }
 
 uint64_t rtl_rmap_next(uint64_t off, uint64_t end)

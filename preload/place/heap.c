@@ -28,6 +28,7 @@
 #include "epoch.h"
 #include "maps.h"
 #include "next.h"
+#include "placement.h"
 #include "policy.h"
 #include "record.h"
 #include "rtl/region.h"
@@ -121,11 +122,8 @@ static void *define(void *rw, size_t size, const struct rtl_choice *c,
 	 * RO view with its pages raised. */
 	int home = c->prot == rwprot ? PROT_READ : c->prot;
 
-	if (!region_define(rw, size, NULL))
+	if (rtl_define_in_views(rw, size, c->handler, rec) < 0)
 		return NULL;
-	if (c->handler)
-		region_handler(rw, c->handler);
-	region_set_data(rw, rec);
 	/* A block of whole pages is protected in place: the program's copies
 	 * of its address never change view, so its pointer comparisons hold
 	 * (docs/preload.md, "Blocks of whole pages"). Only where it can trap

@@ -10,6 +10,7 @@
 #include "init.h"
 #include "meta.h"
 #include "protect.h"
+#include "records.h"
 #include "region.h"
 #include "views.h"
 
@@ -155,6 +156,7 @@ int region_track(void *addr, int on)
 	struct rtl_dirty *d = NULL;
 	struct rtl_found f;
 	struct rtl_region *r;
+	rtl_shards_t s;
 	size_t size;
 	int err = 0;
 
@@ -172,17 +174,17 @@ int region_track(void *addr, int on)
 	}
 	r = f.r;
 	size = r->size;
-	if (!on) {
+	/* Its shards too: a free that holds them alone (a region defined in
+	 * place) relies on r->ext staying as it saw it. */
+	s = rtl_shards_of(r->lo, r->span);
+	rtl_shards_lock(s);
+	if (atomic_load(&r->gen) != f.gen) {
+		err = ENOENT; /* freed meanwhile */
+	} else if (!on) {
 		state_free(r->ext ? detach(r) : NULL, size);
-		pthread_mutex_unlock(&rtl_define_lock);
-		return 0;
-	}
-	if (!r->ext && !(d = state_new(size))) {
-		pthread_mutex_unlock(&rtl_define_lock);
-		errno = ENOMEM;
-		return -1;
-	}
-	if (rtl_region_lock(&f) < 0) {
+	} else if (!r->ext && !(d = state_new(size))) {
+		err = ENOMEM;
+	} else if (rtl_region_lock(&f) < 0) {
 		err = errno;
 	} else {
 		if (d) {
@@ -194,6 +196,7 @@ int region_track(void *addr, int on)
 		}
 		rtl_lock_release(&r->lock);
 	}
+	rtl_shards_unlock(s);
 	pthread_mutex_unlock(&rtl_define_lock);
 	state_free(d, size);
 	if (err) {

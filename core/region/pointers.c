@@ -193,7 +193,16 @@ int rtl_ptr_bind(struct rtl_region *r, void **var)
 void rtl_ptrs_unbind_region(struct rtl_region *r)
 {
 	struct rtl_ptr *p, *next;
+	int none;
 
+	/* Most regions have no bound pointer: then no registry lock, which
+	 * every thread freeing a region would take in turn. A bind racing
+	 * with the free of its region is the program's use after free. */
+	rtl_lock_acquire(&r->lock);
+	none = !r->bptrs;
+	rtl_lock_release(&r->lock);
+	if (none)
+		return;
 	pthread_mutex_lock(&rtl_registry_lock);
 	rtl_lock_acquire(&r->lock);
 	for (p = r->bptrs; p; p = next) {

@@ -38,7 +38,7 @@ struct rtl_region {
 	/* Second line: bookkeeping. */
 	struct rtl_ptr *bptrs __attribute__((aligned(64))); /* under lock */
 	_Atomic uint64_t traps;                             /* handler calls, for reports */
-	struct rtl_region *next, *prev;                     /* live list, under the define lock */
+	struct rtl_region *next, *prev;                     /* its shard's live list (records.h) */
 	void *ext;                                          /* per-region state of other modules */
 };
 
@@ -69,19 +69,13 @@ static inline int rtl_region_view_at(const struct rtl_region *r, int v)
 	               : v;
 }
 
-/* Serialises define and free (the region map, the extent allocator, the
- * live list). Never taken on the trap path. */
+/* Serialises the extent allocator, the tracked list and what else is not
+ * a region's own; defining and freeing a region take the shard locks of its
+ * pages (records.h). Never taken on the trap path. */
 extern pthread_mutex_t rtl_define_lock;
 
 /* The default handler (region_handler(NULL, h)). */
 extern _Atomic(region_handler_t) rtl_default_handler;
-
-/* Region records: define, free, iterate (for fork). Caller holds the define
- * lock for all three. */
-struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size,
-                                     uint64_t span, uint32_t flags, int view);
-void rtl_region_destroy(struct rtl_region *r);
-void rtl_regions_after_fork(void);
 
 /* Find the region whose span holds address a (any view). Lock-free and
  * async-signal-safe. Returns 0 and fills *f, or -1 if none. */

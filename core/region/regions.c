@@ -14,21 +14,17 @@
 #include "meta.h"
 #include "placement.h"
 #include "pointers.h"
+#include "records.h"
 #include "rmap.h"
 #include "stats.h"
 #include "views.h"
 #include "say.h"
 
-/* Adaptive: a waiter spins a while before it sleeps. The sections it guards
- * are short (a map insert or removal, a list link), so two threads defining
- * and freeing regions (the preload's swizzle blocks) mostly meet in the
- * spin; a plain mutex put the waiter to sleep in the kernel every time. */
+/* Adaptive: a waiter spins a while before it sleeps (its sections are
+ * short). Regions defined in place take the shard locks alone
+ * (records.h); owned ones take this one too, for the extent allocator. */
 pthread_mutex_t rtl_define_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
 _Atomic(region_handler_t) rtl_default_handler;
-
-static struct rtl_pool record_pool = RTL_POOL_INIT(sizeof(struct rtl_region));
-static struct rtl_region *spare; /* freed records; keep their generation */
-static struct rtl_region *live;
 
 /* ---- lookup (lock-free, async-signal-safe) ---- */
 
@@ -88,84 +84,6 @@ int rtl_region_find_locked(const void *addr, struct rtl_found *f)
 	return rtl_region_lock(f);
 }
 
-/* ---- records (define lock held) ---- */
-
-struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size,
-                                     uint64_t span, uint32_t flags, int view)
-{
-	struct rtl_region *r = spare;
-
-	if (r)
-		spare = r->next;
-	else if (!(r = rtl_pool_get(&record_pool)))
-		return NULL;
-	atomic_fetch_add_explicit(&r->gen, 1, memory_order_relaxed); /* odd */
-	atomic_thread_fence(memory_order_release);
-	r->lo = lo;
-	r->size = size;
-	r->span = span;
-	r->flags = flags;
-	rtl_lock_reset(&r->lock);
-	atomic_store(&r->view, view);
-	atomic_store(&r->mixed, 0);
-	r->bptrs = NULL;
-	atomic_store(&r->handler, NULL);
-	atomic_store(&r->data, NULL);
-	atomic_store(&r->traps, 0);
-	r->ext = NULL;
-	if (rtl_rmap_insert(r) < 0) {
-		atomic_fetch_add_explicit(&r->gen, 1, memory_order_release);
-		r->next = spare;
-		spare = r;
-		return NULL;
-	}
-	r->prev = NULL;
-	r->next = live;
-	if (live)
-		live->prev = r;
-	live = r;
-	atomic_fetch_add_explicit(&r->gen, 1, memory_order_release); /* even */
-	RTL_COUNT(regions);
-	return r;
-}
-
-void rtl_region_destroy(struct rtl_region *r)
-{
-	/* Taking the lock waits out a region_protect in flight. */
-	rtl_lock_acquire(&r->lock);
-	atomic_fetch_add_explicit(&r->gen, 1, memory_order_relaxed); /* odd */
-	atomic_thread_fence(memory_order_release);
-	rtl_inplace_clear(r);
-	rtl_lock_release(&r->lock);
-	rtl_rmap_remove(r);
-	if (r->prev)
-		r->prev->next = r->next;
-	else
-		live = r->next;
-	if (r->next)
-		r->next->prev = r->prev;
-	atomic_fetch_add_explicit(&r->gen, 1, memory_order_release); /* even */
-	r->next = spare;
-	spare = r;
-	RTL_ADD(regions, (uint64_t)-1);
-}
-
-void rtl_regions_after_fork(void)
-{
-	struct rtl_region *r;
-	for (r = live; r; r = r->next) {
-		rtl_lock_reset(&r->lock);
-		if (rtl_inplace_after_fork(r) < 0) {
-			/* Sharing memory with the parent would be silent
-			 * corruption (as in fork.c). */
-			static const char msg[] = "rtl: fork: cannot protect a "
-			                          "region in place in the child; aborting the child\n";
-			rtl_say(msg, sizeof(msg) - 1);
-			abort();
-		}
-	}
-}
-
 /* ---- allocation ---- */
 
 /* A new owned region of size bytes; returns its record, NULL with errno. */
@@ -187,8 +105,12 @@ static struct rtl_region *alloc_owned(size_t size)
 		errno = ENOMEM;
 	}
 	if (off >= 0) {
+		rtl_shards_t s = rtl_shards_of((uint64_t)off, block);
+
+		rtl_shards_lock(s);
 		r = rtl_region_create((uint64_t)off, size, block, RTL_REGION_OWNED,
 		                      RTL_VIEW_RW);
+		rtl_shards_unlock(s);
 		if (!r) {
 			rtl_extent_free((uint64_t)off, block);
 			errno = ENOMEM;
@@ -198,7 +120,8 @@ static struct rtl_region *alloc_owned(size_t size)
 	return r;
 }
 
-/* End a region; the define lock is held. */
+/* End a region: its shards are held, and the define lock if it is owned
+ * or tracked (free_found). */
 static void free_record_locked(struct rtl_region *r)
 {
 	uint64_t off = r->lo;
@@ -214,11 +137,45 @@ static void free_record_locked(struct rtl_region *r)
 	}
 }
 
+/* Free the region f found, if it is still that one (of two concurrent
+ * frees, the second sees a new generation and fails with ENOENT). Only the
+ * region's shards for a region defined in place and not tracked; the
+ * define lock first for the others (extents, the tracked list). A region
+ * cannot become tracked meanwhile: region_track takes its shards too. */
+static int free_found(const struct rtl_found *f)
+{
+	struct rtl_region *r = f->r;
+	rtl_shards_t s = rtl_shards_of(r->lo, r->span);
+	int global = 0;
+
+	for (;;) {
+		if (global)
+			pthread_mutex_lock(&rtl_define_lock);
+		rtl_shards_lock(s);
+		if (atomic_load(&r->gen) != f->gen) {
+			rtl_shards_unlock(s);
+			if (global)
+				pthread_mutex_unlock(&rtl_define_lock);
+			errno = ENOENT;
+			return -1;
+		}
+		if (global || (!(r->flags & RTL_REGION_OWNED) && !r->ext))
+			break;
+		rtl_shards_unlock(s); /* the define lock comes first */
+		global = 1;
+	}
+	free_record_locked(r);
+	rtl_shards_unlock(s);
+	if (global)
+		pthread_mutex_unlock(&rtl_define_lock);
+	return 0;
+}
+
 static void free_record(struct rtl_region *r)
 {
-	pthread_mutex_lock(&rtl_define_lock);
-	free_record_locked(r);
-	pthread_mutex_unlock(&rtl_define_lock);
+	struct rtl_found f = { .r = r, .gen = atomic_load(&r->gen) };
+
+	free_found(&f);
 }
 
 static void *bind_or_undo(struct rtl_region *r, void *bptr, uintptr_t addr)
@@ -264,12 +221,14 @@ static struct rtl_region *define_in_place(uintptr_t addr, size_t size,
 	uint64_t off = addr - rtl_view_base(view);
 	uint64_t span = (size + RTL_GRANULE) & ~(uint64_t)(RTL_GRANULE - 1); /* > size */
 	struct rtl_region *r = NULL;
+	rtl_shards_t s;
 
 	if ((off & (RTL_GRANULE - 1)) || off + span > rtl_views.size) {
 		errno = EINVAL;
 		return NULL;
 	}
-	pthread_mutex_lock(&rtl_define_lock);
+	s = rtl_shards_of(off, span);
+	rtl_shards_lock(s);
 	if (rtl_rmap_busy(off, span))
 		errno = EEXIST;
 	else if (rtl_inplace_conflict(off, span))
@@ -278,7 +237,7 @@ static struct rtl_region *define_in_place(uintptr_t addr, size_t size,
 		atomic_store_explicit(&r->handler, h, memory_order_relaxed);
 		atomic_store_explicit(&r->data, data, memory_order_relaxed);
 	}
-	pthread_mutex_unlock(&rtl_define_lock);
+	rtl_shards_unlock(s);
 	return r;
 }
 
@@ -388,17 +347,7 @@ int region_free(void *addr)
 		errno = ENOENT;
 		return -1;
 	}
-	/* Of two concurrent frees of one region, the second sees a new
-	 * generation here and fails. */
-	pthread_mutex_lock(&rtl_define_lock);
-	if (atomic_load(&f.r->gen) != f.gen) {
-		pthread_mutex_unlock(&rtl_define_lock);
-		errno = ENOENT;
-		return -1;
-	}
-	free_record_locked(f.r);
-	pthread_mutex_unlock(&rtl_define_lock);
-	return 0;
+	return free_found(&f);
 }
 
 int region_handler(void *addr, region_handler_t h)

@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <sys/mman.h>
 
 #include "meta.h"
+#include "records.h"
 #include "views.h"
 
 #define PAGE_SHIFT 12
@@ -41,6 +43,33 @@ static _Atomic(entry_t *) *top;
 static uint64_t ntop;
 static struct rtl_pool sub_pool = RTL_POOL_INIT(sizeof(struct subtable));
 
+/* Subtables freed on each shard's pages, a few kept for its next shared
+ * page: the pool's lock is one all threads would share. Under the shard's
+ * lock, which every writer of those pages holds. */
+#define SUB_KEEP 8
+static struct sub_cache {
+	struct subtable *sub[SUB_KEEP];
+	unsigned n;
+} __attribute__((aligned(64))) sub_cache[RTL_SHARDS];
+
+static struct subtable *sub_get(uint64_t off)
+{
+	struct sub_cache *c = &sub_cache[rtl_shard_index(off)];
+
+	return c->n ? c->sub[--c->n] : rtl_pool_get(&sub_pool);
+}
+
+/* A subtable no page uses: readers may still look (type-stable). */
+static void sub_put(uint64_t off, struct subtable *sub)
+{
+	struct sub_cache *c = &sub_cache[rtl_shard_index(off)];
+
+	if (c->n < SUB_KEEP)
+		c->sub[c->n++] = sub;
+	else
+		rtl_pool_put(&sub_pool, sub);
+}
+
 int rtl_rmap_init(uint64_t arena_size)
 {
 	uint64_t pages = arena_size >> PAGE_SHIFT;
@@ -54,10 +83,16 @@ static entry_t *leaf_of(uint64_t page, int create)
 	entry_t *leaf = atomic_load_explicit(&top[page >> LEAF_BITS],
 	                                     memory_order_acquire);
 	if (!leaf && create) {
-		leaf = rtl_pages_alloc(LEAF_SIZE * sizeof(entry_t));
-		if (leaf)
-			atomic_store_explicit(&top[page >> LEAF_BITS], leaf,
-			                      memory_order_release);
+		/* Writers of different shards may meet here: one leaf wins. */
+		entry_t *mine = rtl_pages_alloc(LEAF_SIZE * sizeof(entry_t));
+
+		if (!mine)
+			return NULL;
+		if (atomic_compare_exchange_strong_explicit(
+		            &top[page >> LEAF_BITS], &leaf, mine,
+		            memory_order_acq_rel, memory_order_acquire))
+			return mine;
+		munmap(mine, LEAF_SIZE * sizeof(entry_t));
 	}
 	return leaf;
 }
@@ -89,10 +124,10 @@ struct rtl_region *rtl_rmap_get(uint64_t off)
 }
 
 /* Set granules [glo, ghi) of a shared page to r (or clear them, r NULL).
- * Writers hold the define lock; readers see a granule's bit only once its
- * pointer is there. */
-static int set_granules(entry_t *slot, unsigned glo, unsigned ghi,
-                        struct rtl_region *r)
+ * Writers hold the page's shard lock (records.h); readers see a granule's
+ * bit only once its pointer is there. */
+static int set_granules(uint64_t page, entry_t *slot, unsigned glo,
+                        unsigned ghi, struct rtl_region *r)
 {
 	uintptr_t e = atomic_load_explicit(slot, memory_order_relaxed);
 	uint64_t want = bits(glo, ghi), now;
@@ -101,7 +136,7 @@ static int set_granules(entry_t *slot, unsigned glo, unsigned ghi,
 	if (!e) {
 		if (!r)
 			return 0;
-		sub = rtl_pool_get(&sub_pool);
+		sub = sub_get(page << PAGE_SHIFT);
 		if (!sub)
 			return -1;
 		for (unsigned i = glo; i < ghi; i++)
@@ -125,7 +160,7 @@ static int set_granules(entry_t *slot, unsigned glo, unsigned ghi,
 	if (now)
 		return 0;
 	atomic_store_explicit(slot, 0, memory_order_release);
-	rtl_pool_put(&sub_pool, sub); /* type-stable: readers may still look */
+	sub_put(page << PAGE_SHIFT, sub);
 	return 0;
 }
 
@@ -149,7 +184,7 @@ static int walk(uint64_t lo, uint64_t hi, struct rtl_region *r)
 			atomic_store_explicit(slot, (uintptr_t)r, memory_order_release);
 			continue;
 		}
-		if (set_granules(slot,
+		if (set_granules(page, slot,
 		                 lo > pstart ? (unsigned)((lo - pstart) >> GRAN_SHIFT) : 0,
 		                 hi < pend ? (unsigned)((hi - pstart) >> GRAN_SHIFT) : GRANS,
 		                 r) < 0)

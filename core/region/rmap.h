@@ -3,7 +3,8 @@
  * A two-level radix table of pages. A page wholly inside one region points at
  * it; a page shared by regions points at a subtable of 64 granules of 64
  * bytes (regions start and end on 64-byte boundaries). Readers are lock-free
- * and may run in the trap handler; writers hold the core's define lock. */
+ * and may run in the trap handler; writers hold the shard locks of the pages
+ * they change (records.h). */
 #ifndef RTL_RMAP_H
 #define RTL_RMAP_H
 

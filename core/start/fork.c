@@ -13,6 +13,7 @@
 #include "foreign.h"
 #include "fork.h"
 #include "pointers.h"
+#include "records.h"
 #include "region.h"
 #include "views.h"
 
@@ -23,6 +24,7 @@ void rtl_fork_prepare(void)
 {
 	/* No define, free or registration is half-done at the fork. */
 	pthread_mutex_lock(&rtl_define_lock);
+	rtl_shards_lock(RTL_SHARDS_ALL);
 	pthread_mutex_lock(&rtl_registry_lock);
 	rtl_foreign_fork_prepare();
 	if (pipe2(copied, O_CLOEXEC) < 0)
@@ -43,6 +45,7 @@ void rtl_fork_parent(void)
 	}
 	rtl_foreign_fork_done();
 	pthread_mutex_unlock(&rtl_registry_lock);
+	rtl_shards_unlock(RTL_SHARDS_ALL);
 	pthread_mutex_unlock(&rtl_define_lock);
 }
 
@@ -65,5 +68,6 @@ void rtl_fork_child(void)
 	rtl_ptrs_after_fork();
 	rtl_foreign_fork_done();
 	pthread_mutex_unlock(&rtl_registry_lock);
+	rtl_shards_unlock(RTL_SHARDS_ALL);
 	pthread_mutex_unlock(&rtl_define_lock);
 }

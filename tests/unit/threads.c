@@ -1,5 +1,6 @@
 /* Regions defined, protected and trapped from many threads at once: no
  * handler call lost or duplicated, no region disturbed by another's traps. */
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -131,4 +132,67 @@ TEST(threads_trap_on_one_region)
 	}
 	CHECK(h_calls >= 1);
 	CHECK(h_calls <= THREADS);
+}
+
+/* Threads define regions in place at overlapping places of one extent, in
+ * pages they share, and free them; some track theirs. A define either
+ * fails with EEXIST or gets granules no other live region holds: each
+ * winner claims its granules in a table and must find them unclaimed. */
+#define RACE_GRANULES 1024 /* 64 KiB: 16 pages */
+static char *race_base;
+static _Atomic long race_owner[RACE_GRANULES];
+
+static void *race_defines(void *arg)
+{
+	long id = (long)arg + 1;
+	unsigned seed = (unsigned)id * 2654435761u;
+
+	for (int i = 0; i < 20000; i++) {
+		unsigned g, n;
+		char *r;
+
+		seed = seed * 1103515245u + 12345u;
+		g = (seed >> 8) % RACE_GRANULES;
+		n = 1 + (seed >> 20) % 96; /* up to 6 KiB: across pages */
+		if (g + n > RACE_GRANULES)
+			n = RACE_GRANULES - g;
+		r = region_define(race_base + (size_t)g * 64, (size_t)n * 64 - 1, NULL);
+		if (!r) {
+			if (errno != EEXIST)
+				return (void *)1;
+			continue;
+		}
+		for (unsigned k = g; k < g + n; k++) {
+			long none = 0;
+			if (!atomic_compare_exchange_strong(&race_owner[k], &none, id))
+				return (void *)2; /* overlaps a live region */
+		}
+		if ((i & 7) == 0 && region_track(r, 1) < 0)
+			return (void *)3;
+		for (unsigned k = g; k < g + n; k++)
+			atomic_store(&race_owner[k], 0);
+		if (region_free(r) < 0)
+			return (void *)4;
+	}
+	return NULL;
+}
+
+TEST(racing_defines_never_overlap)
+{
+	pthread_t tid[THREADS];
+	uint64_t before = stats().regions;
+	size_t got;
+
+	race_base = rtl_reserve(RACE_GRANULES * 64, &got);
+	CHECK(race_base != NULL);
+	for (long i = 0; i < THREADS; i++)
+		pthread_create(&tid[i], NULL, race_defines, (void *)i);
+	for (int i = 0; i < THREADS; i++) {
+		void *ret;
+		pthread_join(tid[i], &ret);
+		CHECK(ret == NULL);
+	}
+	CHECK_EQ(stats().regions, before);
+	CHECK_EQ(region_dirty(NULL, 0, 0), 0); /* no tracked record left */
+	CHECK_EQ(rtl_unreserve(race_base, got), 0);
 }

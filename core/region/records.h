@@ -1,0 +1,48 @@
+/* Region records and the shard locks that serialise defining and freeing
+ * them.
+ *
+ * The pages of the views hash to RTL_SHARDS shards, a page to one. Whoever
+ * defines or frees a region holds the locks of the shards its pages hash
+ * to (rtl_shards_of), so that two threads defining regions on different
+ * pages (the preload's blocks, each thread in its own arena) do not wait
+ * for each other; overlap checks, the region map and the in-place checks
+ * only ever look at the pages of the range they lock. Each shard keeps the
+ * live records and the spare ones of the regions that start on its pages.
+ *
+ * Lock order: rtl_define_lock (extents, tracked regions), then shards in
+ * ascending order, then rtl_registry_lock, then a region's lock. Never
+ * taken on the trap path. */
+#ifndef RTL_RECORDS_H
+#define RTL_RECORDS_H
+
+#include <stdint.h>
+
+#include "page.h"
+#include "region.h"
+
+#define RTL_SHARDS 64
+typedef uint64_t rtl_shards_t; /* bit i: shard i */
+#define RTL_SHARDS_ALL (~(rtl_shards_t)0)
+
+/* The shard of the page offset off lies on. */
+static inline unsigned rtl_shard_index(uint64_t off)
+{
+	return (unsigned)((off >> rtl_page_shift()) % RTL_SHARDS);
+}
+
+/* The shards of the pages [lo, lo + len) lies on (len > 0). */
+rtl_shards_t rtl_shards_of(uint64_t lo, uint64_t len);
+void rtl_shards_lock(rtl_shards_t s);
+void rtl_shards_unlock(rtl_shards_t s);
+
+/* A new record for [lo, lo + span), mapped; NULL (ENOMEM). The caller
+ * holds rtl_shards_of(lo, span). */
+struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size,
+                                     uint64_t span, uint32_t flags, int view);
+/* Unmap r and keep its record for reuse; the same shards held. */
+void rtl_region_destroy(struct rtl_region *r);
+/* In a forked child: every live record's lock reset, its in-place pages
+ * copied (fork.c; every shard is held). */
+void rtl_regions_after_fork(void);
+
+#endif

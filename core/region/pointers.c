@@ -2,9 +2,9 @@
  * pointers (searched on every protect, as in the paper), region_bptr,
  * region_ptr, region_ptr_free, and rewriting them on a protection change.
  *
- * Lock order: rtl_define_lock, rtl_registry_lock, a region's lock, then
- * unbounded_lock. Swizzling runs under the region lock only, so it may run
- * in a trap handler. */
+ * Lock order: rtl_define_lock, the shard locks (records.h),
+ * rtl_registry_lock, a region's lock, then unbounded_lock. Swizzling runs
+ * under the region lock only, so it may run in a trap handler. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/uio.h>

@@ -7,8 +7,8 @@
 
 #include "region.h"
 
-/* Lock order: rtl_define_lock, rtl_registry_lock, a region's lock, then
- * the unbounded list's lock. */
+/* Lock order: rtl_define_lock, the shard locks (records.h),
+ * rtl_registry_lock, a region's lock, then the unbounded list's lock. */
 extern pthread_mutex_t rtl_registry_lock;
 
 /* Read or write a pointer variable the caller handed in: 0, or -1 with

@@ -4,19 +4,16 @@
 #include <errno.h>
 
 #include "init.h"
+#include "placement.h"
 #include "region.h"
 #include "views.h"
 
-int region_find(const void *addr, struct region_info *out)
+int rtl_block_find(const void *addr, struct rtl_block *b)
 {
 	struct rtl_found f;
 	uint64_t lo, size;
 	void *data;
 
-	if (!out) {
-		errno = EINVAL;
-		return -1;
-	}
 	if (!rtl_started() || rtl_region_find((uintptr_t)addr, &f) < 0) {
 		errno = ENOENT;
 		return -1;
@@ -29,11 +26,32 @@ int region_find(const void *addr, struct region_info *out)
 		errno = ENOENT; /* freed meanwhile */
 		return -1;
 	}
-	out->base = (void *)rtl_view_addr(f.view, lo);
-	out->size = size;
-	out->offset = f.off - lo;
-	out->prot = rtl_view_prot(rtl_region_view_at(f.r, f.view));
-	out->data = data;
+	b->base = (void *)rtl_view_addr(f.view, lo);
+	b->size = size;
+	b->offset = f.off - lo;
+	b->data = data;
+	b->region = f.r;
+	b->gen = f.gen;
+	return 0;
+}
+
+int region_find(const void *addr, struct region_info *out)
+{
+	struct rtl_block b;
+	const struct rtl_region *r;
+
+	if (!out) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (rtl_block_find(addr, &b) < 0)
+		return -1;
+	r = b.region;
+	out->base = b.base;
+	out->size = b.size;
+	out->offset = b.offset;
+	out->prot = rtl_view_prot(rtl_region_view_at(r, rtl_view_of((uintptr_t)b.base)));
+	out->data = b.data;
 	return 0;
 }
 

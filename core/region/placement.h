@@ -6,6 +6,7 @@
 #define RTL_PLACEMENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "export.h"
 #include "rtl/region.h"
@@ -31,6 +32,23 @@ RTL_PRIVATE_API int rtl_unreserve(void *addr, size_t size);
  * the views). */
 RTL_PRIVATE_API int rtl_define_in_views(void *addr, size_t size,
                                         region_handler_t h, void *data);
+
+/* What region_find tells of the region holding addr, and what lets
+ * rtl_block_free end that region without looking it up again (the
+ * preload's free: one lookup instead of two). Lock-free. */
+struct rtl_block {
+	void *base; /* in the view addr lies in */
+	size_t size;
+	size_t offset; /* of addr */
+	void *data;
+	void *region; /* private to the core */
+	uint32_t gen;
+};
+RTL_PRIVATE_API int rtl_block_find(const void *addr, struct rtl_block *b);
+
+/* region_free of the region b found; -1 with ENOENT if it is no longer
+ * that one (freed meanwhile). */
+RTL_PRIVATE_API int rtl_block_free(const struct rtl_block *b);
 
 /* Give the physical memory of [addr, addr + len) back: afterwards it reads
  * as zero in every view. addr lies in the RW view, inside an extent the

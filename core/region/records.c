@@ -5,63 +5,60 @@
 
 #include "inplace.h"
 #include "meta.h"
+#include "mutex.h"
 #include "page.h"
 #include "rmap.h"
 #include "say.h"
-#include "stats.h"
 
 /* Spare records a shard keeps; more go to the common list, so that records
  * freed on some shards serve regions defined on others. */
-#define SPARE_MAX 64
+#define SPARE_MAX 16
 
 struct shard {
-	/* Adaptive: its sections are short, and a waiter mostly meets the
-	 * holder leaving. */
-	pthread_mutex_t mu;
+	struct rtl_mutex mu;      /* spins a while, then sleeps (mutex.h) */
 	struct rtl_region *live;  /* regions starting on the shard's pages */
 	struct rtl_region *spare; /* freed records; they keep their generation */
 	unsigned nspare;
+	/* Live regions, written under mu, read by region_stats without it:
+	 * no atomic read-modify-write on the define path (a lock add is as
+	 * dear as the rest of a record's setup). */
+	_Atomic uint64_t nlive;
 } __attribute__((aligned(64)));
 
-#define SHARD_INIT { .mu = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP }
-#define SHARDS_8 SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, \
-                 SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT
-_Static_assert(RTL_SHARDS == 64, "the initialiser below has 64");
-static struct shard shards[RTL_SHARDS] = { SHARDS_8, SHARDS_8, SHARDS_8, SHARDS_8,
-	                                   SHARDS_8, SHARDS_8, SHARDS_8, SHARDS_8 };
+/* Zero is a free rtl_mutex and an empty shard: in .bss. */
+static struct shard shards[RTL_SHARDS];
 
 static struct rtl_pool record_pool = RTL_POOL_INIT(sizeof(struct rtl_region));
 static pthread_mutex_t common_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct rtl_region *common_spare;
 
-rtl_shards_t rtl_shards_of(uint64_t lo, uint64_t len)
-{
-	unsigned shift = rtl_page_shift();
-	uint64_t first = lo >> shift, n = ((lo + len - 1) >> shift) - first + 1;
-	rtl_shards_t run;
-	unsigned at = (unsigned)(first % RTL_SHARDS);
-
-	if (n >= RTL_SHARDS)
-		return RTL_SHARDS_ALL;
-	run = ((rtl_shards_t)1 << n) - 1;
-	return at ? run << at | run >> (RTL_SHARDS - at) : run;
-}
-
+/* Ascending, the lock order: a run that wraps is taken from shard 0. */
 void rtl_shards_lock(rtl_shards_t s)
 {
-	for (; s; s &= s - 1) /* ascending: the lock order */
-		pthread_mutex_lock(&shards[__builtin_ctzll(s)].mu);
+	uint32_t end = s.first + s.n;
+
+	for (uint32_t i = RTL_SHARDS; i < end; i++)
+		rtl_mutex_lock(&shards[i - RTL_SHARDS].mu);
+	for (uint32_t i = s.first; i < end && i < RTL_SHARDS; i++)
+		rtl_mutex_lock(&shards[i].mu);
 }
 
 void rtl_shards_unlock(rtl_shards_t s)
 {
-	for (; s; s &= s - 1)
-		pthread_mutex_unlock(&shards[__builtin_ctzll(s)].mu);
+	for (uint32_t i = 0; i < s.n; i++)
+		rtl_mutex_unlock(&shards[(s.first + i) % RTL_SHARDS].mu);
 }
 
 static struct shard *home_of(uint64_t lo)
 {
 	return &shards[rtl_shard_index(lo)];
+}
+
+static void count_live(struct shard *sh, uint64_t delta)
+{
+	atomic_store_explicit(&sh->nlive,
+	                      atomic_load_explicit(&sh->nlive, memory_order_relaxed) + delta,
+	                      memory_order_relaxed);
 }
 
 /* A record: the shard's spare, the common list's, or a new one. */
@@ -96,8 +93,9 @@ static void record_put(struct shard *sh, struct rtl_region *r)
 	pthread_mutex_unlock(&common_mu);
 }
 
-struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size,
-                                     uint64_t span, uint32_t flags, int view)
+struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size, uint64_t span,
+                                     uint32_t flags, int view,
+                                     region_handler_t h, void *data)
 {
 	struct shard *sh = home_of(lo);
 	struct rtl_region *r = record_get(sh);
@@ -114,8 +112,8 @@ struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size,
 	atomic_store(&r->view, view);
 	atomic_store(&r->mixed, 0);
 	r->bptrs = NULL;
-	atomic_store(&r->handler, NULL);
-	atomic_store(&r->data, NULL);
+	atomic_store(&r->handler, h);
+	atomic_store(&r->data, data);
 	atomic_store(&r->traps, 0);
 	r->ext = NULL;
 	if (rtl_rmap_insert(r) < 0) {
@@ -129,7 +127,7 @@ struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size,
 		sh->live->prev = r;
 	sh->live = r;
 	atomic_fetch_add_explicit(&r->gen, 1, memory_order_release); /* even */
-	RTL_COUNT(regions);
+	count_live(sh, 1);
 	return r;
 }
 
@@ -152,7 +150,16 @@ void rtl_region_destroy(struct rtl_region *r)
 		r->next->prev = r->prev;
 	atomic_fetch_add_explicit(&r->gen, 1, memory_order_release); /* even */
 	record_put(sh, r);
-	RTL_ADD(regions, (uint64_t)-1);
+	count_live(sh, (uint64_t)-1);
+}
+
+uint64_t rtl_regions_live(void)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < RTL_SHARDS; i++)
+		n += atomic_load_explicit(&shards[i].nlive, memory_order_relaxed);
+	return n;
 }
 
 void rtl_regions_after_fork(void)

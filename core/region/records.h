@@ -20,9 +20,16 @@
 #include "page.h"
 #include "region.h"
 
-#define RTL_SHARDS 64
-typedef uint64_t rtl_shards_t; /* bit i: shard i */
-#define RTL_SHARDS_ALL (~(rtl_shards_t)0)
+/* Many: each thread under the preload has a page of blocks open per size
+ * class, so two threads' open pages meet on the same shard often with few
+ * shards (64 made two threads' defines wait on each other as often as not). */
+#define RTL_SHARDS 1024
+
+/* The shards first, first + 1, ... (modulo RTL_SHARDS), n of them. */
+typedef struct {
+	uint32_t first, n;
+} rtl_shards_t;
+#define RTL_SHARDS_ALL ((rtl_shards_t){ 0, RTL_SHARDS })
 
 /* The shard of the page offset off lies on. */
 static inline unsigned rtl_shard_index(uint64_t off)
@@ -31,16 +38,28 @@ static inline unsigned rtl_shard_index(uint64_t off)
 }
 
 /* The shards of the pages [lo, lo + len) lies on (len > 0). */
-rtl_shards_t rtl_shards_of(uint64_t lo, uint64_t len);
+static inline rtl_shards_t rtl_shards_of(uint64_t lo, uint64_t len)
+{
+	unsigned shift = rtl_page_shift();
+	uint64_t pages = ((lo + len - 1) >> shift) - (lo >> shift) + 1;
+
+	return (rtl_shards_t){ rtl_shard_index(lo),
+		               pages < RTL_SHARDS ? (uint32_t)pages : RTL_SHARDS };
+}
+
 void rtl_shards_lock(rtl_shards_t s);
 void rtl_shards_unlock(rtl_shards_t s);
 
-/* A new record for [lo, lo + span), mapped; NULL (ENOMEM). The caller
- * holds rtl_shards_of(lo, span). */
-struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size,
-                                     uint64_t span, uint32_t flags, int view);
+/* A new record for [lo, lo + span), mapped, with its handler and data set
+ * before anyone can find it; NULL with errno EEXIST (some of the range is
+ * another region's) or ENOMEM. The caller holds rtl_shards_of(lo, span). */
+struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size, uint64_t span,
+                                     uint32_t flags, int view,
+                                     region_handler_t h, void *data);
 /* Unmap r and keep its record for reuse; the same shards held. */
 void rtl_region_destroy(struct rtl_region *r);
+/* Live regions, summed over the shards (region_stats). */
+uint64_t rtl_regions_live(void);
 /* In a forked child: every live record's lock reset, its in-place pages
  * copied (fork.c; every shard is held). */
 void rtl_regions_after_fork(void);

@@ -109,7 +109,7 @@ static struct rtl_region *alloc_owned(size_t size)
 
 		rtl_shards_lock(s);
 		r = rtl_region_create((uint64_t)off, size, block, RTL_REGION_OWNED,
-		                      RTL_VIEW_RW);
+		                      RTL_VIEW_RW, NULL, NULL);
 		rtl_shards_unlock(s);
 		if (!r) {
 			rtl_extent_free((uint64_t)off, block);
@@ -171,6 +171,17 @@ static int free_found(const struct rtl_found *f)
 	return 0;
 }
 
+int rtl_block_free(const struct rtl_block *b)
+{
+	struct rtl_found f = { .r = b ? b->region : NULL, .gen = b ? b->gen : 0 };
+
+	if (!f.r) {
+		errno = EINVAL;
+		return -1;
+	}
+	return free_found(&f);
+}
+
 static void free_record(struct rtl_region *r)
 {
 	struct rtl_found f = { .r = r, .gen = atomic_load(&r->gen) };
@@ -229,13 +240,12 @@ static struct rtl_region *define_in_place(uintptr_t addr, size_t size,
 	}
 	s = rtl_shards_of(off, span);
 	rtl_shards_lock(s);
-	if (rtl_rmap_busy(off, span))
-		errno = EEXIST;
-	else if (rtl_inplace_conflict(off, span))
-		errno = EBUSY; /* those pages' protection is another region's */
-	else if ((r = rtl_region_create(off, size, span, 0, view))) {
-		atomic_store_explicit(&r->handler, h, memory_order_relaxed);
-		atomic_store_explicit(&r->data, data, memory_order_relaxed);
+	/* EEXIST if some of it is mapped: the map checks as it inserts. */
+	r = rtl_region_create(off, size, span, 0, view, h, data);
+	if (r && rtl_inplace_conflict(off, span)) {
+		rtl_region_destroy(r); /* those pages' protection is another's */
+		r = NULL;
+		errno = EBUSY;
 	}
 	rtl_shards_unlock(s);
 	return r;

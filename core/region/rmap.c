@@ -46,7 +46,7 @@ static struct rtl_pool sub_pool = RTL_POOL_INIT(sizeof(struct subtable));
 /* Subtables freed on each shard's pages, a few kept for its next shared
  * page: the pool's lock is one all threads would share. Under the shard's
  * lock, which every writer of those pages holds. */
-#define SUB_KEEP 8
+#define SUB_KEEP 4
 static struct sub_cache {
 	struct subtable *sub[SUB_KEEP];
 	unsigned n;
@@ -123,6 +123,23 @@ struct rtl_region *rtl_rmap_get(uint64_t off)
 	return r;
 }
 
+/* Point granules [glo, ghi) of sub at r; four stores a turn (a region of
+ * a few KiB sets dozens, and an atomic store is never unrolled for us). */
+static void fill(struct subtable *sub, unsigned glo, unsigned ghi,
+                 struct rtl_region *r)
+{
+	_Atomic(struct rtl_region *) *g = &sub->g[glo], *end = &sub->g[ghi];
+
+	for (; end - g >= 4; g += 4) {
+		atomic_store_explicit(&g[0], r, memory_order_relaxed);
+		atomic_store_explicit(&g[1], r, memory_order_relaxed);
+		atomic_store_explicit(&g[2], r, memory_order_relaxed);
+		atomic_store_explicit(&g[3], r, memory_order_relaxed);
+	}
+	for (; g < end; g++)
+		atomic_store_explicit(g, r, memory_order_relaxed);
+}
+
 /* Set granules [glo, ghi) of a shared page to r (or clear them, r NULL).
  * Writers hold the page's shard lock (records.h); readers see a granule's
  * bit only once its pointer is there. */
@@ -139,8 +156,7 @@ static int set_granules(uint64_t page, entry_t *slot, unsigned glo,
 		sub = sub_get(page << PAGE_SHIFT);
 		if (!sub)
 			return -1;
-		for (unsigned i = glo; i < ghi; i++)
-			atomic_store_explicit(&sub->g[i], r, memory_order_relaxed);
+		fill(sub, glo, ghi, r);
 		atomic_store_explicit(&sub->mapped, want, memory_order_relaxed);
 		atomic_store_explicit(slot, (uintptr_t)sub | TAG_SUB,
 		                      memory_order_release);
@@ -148,9 +164,11 @@ static int set_granules(uint64_t page, entry_t *slot, unsigned glo,
 	}
 	sub = (struct subtable *)(e & ~TAG_SUB);
 	now = atomic_load_explicit(&sub->mapped, memory_order_relaxed);
-	if (r) {                                     /* insert fills free granules: define checked them */
-		for (unsigned i = glo; i < ghi; i++) /* r's fields, then r */
-			atomic_store_explicit(&sub->g[i], r, memory_order_release);
+	if (r) { /* insert fills free granules (walk checked them) */
+		/* r's fields before r: a reader's acquire load of a pointer
+		 * stored after this fence synchronises with it. */
+		atomic_thread_fence(memory_order_release);
+		fill(sub, glo, ghi, r);
 		atomic_store_explicit(&sub->mapped, now | want, memory_order_release);
 		return 0;
 	}
@@ -164,40 +182,64 @@ static int set_granules(uint64_t page, entry_t *slot, unsigned glo,
 	return 0;
 }
 
-/* Walk the pages of [lo, hi) and map them to r (NULL: unmap). */
-static int walk(uint64_t lo, uint64_t hi, struct rtl_region *r)
+/* Whether any granule of [glo, ghi) of the page entry e is mapped. */
+static int page_busy(uintptr_t e, unsigned glo, unsigned ghi)
+{
+	if (!(e & TAG_SUB))
+		return e != 0;
+	return (atomic_load_explicit(&((struct subtable *)(e & ~TAG_SUB))->mapped,
+	                             memory_order_relaxed) &
+	        bits(glo, ghi)) != 0;
+}
+
+/* Walk the pages of [lo, hi) and map them to r, each page once none of it
+ * is mapped (NULL: unmap). Where it stopped: hi, or the start of the page
+ * that was mapped already (*err EEXIST) or that needed memory (ENOMEM). */
+static uint64_t walk(uint64_t lo, uint64_t hi, struct rtl_region *r, int *err)
 {
 	uint64_t page;
 
 	for (page = lo >> PAGE_SHIFT; page <= (hi - 1) >> PAGE_SHIFT; page++) {
 		uint64_t pstart = page << PAGE_SHIFT, pend = pstart + (1u << PAGE_SHIFT);
+		unsigned glo = lo > pstart ? (unsigned)((lo - pstart) >> GRAN_SHIFT) : 0;
+		unsigned ghi = hi < pend ? (unsigned)((hi - pstart) >> GRAN_SHIFT) : GRANS;
 		entry_t *leaf = leaf_of(page, r != NULL);
 		entry_t *slot;
 
 		if (!leaf) {
-			if (r)
-				return -1;
-			continue;
+			if (!r)
+				continue;
+			*err = ENOMEM;
+			return pstart > lo ? pstart : lo;
 		}
 		slot = &leaf[page & (LEAF_SIZE - 1)];
-		if (lo <= pstart && hi >= pend) {
+		if (r && page_busy(atomic_load_explicit(slot, memory_order_relaxed),
+		                   glo, ghi)) {
+			*err = EEXIST;
+			return pstart > lo ? pstart : lo;
+		}
+		if (glo == 0 && ghi == GRANS) {
 			atomic_store_explicit(slot, (uintptr_t)r, memory_order_release);
 			continue;
 		}
-		if (set_granules(page, slot,
-		                 lo > pstart ? (unsigned)((lo - pstart) >> GRAN_SHIFT) : 0,
-		                 hi < pend ? (unsigned)((hi - pstart) >> GRAN_SHIFT) : GRANS,
-		                 r) < 0)
-			return -1;
+		if (set_granules(page, slot, glo, ghi, r) < 0) {
+			*err = ENOMEM;
+			return pstart > lo ? pstart : lo;
+		}
 	}
-	return 0;
+	return hi;
 }
 
 int rtl_rmap_insert(struct rtl_region *r)
 {
-	if (walk(r->lo, r->lo + r->span, r) < 0) {
-		walk(r->lo, r->lo + r->span, NULL);
-		errno = ENOMEM;
+	uint64_t hi = r->lo + r->span, stop;
+	int err = 0;
+
+	stop = walk(r->lo, hi, r, &err);
+	if (stop < hi) {
+		if (stop > r->lo) /* only what this walk mapped */
+			walk(r->lo, stop, NULL, &err);
+		errno = err;
 		return -1;
 	}
 	return 0;
@@ -205,7 +247,9 @@ int rtl_rmap_insert(struct rtl_region *r)
 
 void rtl_rmap_remove(struct rtl_region *r)
 {
-	walk(r->lo, r->lo + r->span, NULL);
+	int err;
+
+	walk(r->lo, r->lo + r->span, NULL, &err);
 }
 
 int rtl_rmap_busy(uint64_t lo, uint64_t len)

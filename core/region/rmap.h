@@ -14,7 +14,9 @@
 
 int rtl_rmap_init(uint64_t arena_size);
 
-/* Map or unmap [r->lo, r->lo + r->span). Insert fails with ENOMEM. */
+/* Map [r->lo, r->lo + r->span) to r if none of it is mapped: -1 with
+ * EEXIST if some is, ENOMEM without memory (nothing mapped then); or unmap
+ * it. */
 int rtl_rmap_insert(struct rtl_region *r);
 void rtl_rmap_remove(struct rtl_region *r);
 

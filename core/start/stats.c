@@ -6,6 +6,7 @@
 
 #include "decoder.h"
 #include "init.h"
+#include "records.h"
 #include "rtl/region.h"
 
 struct rtl_stats rtl_stats[RTL_STATS_SHARDS];
@@ -35,7 +36,7 @@ int region_stats(struct region_stats *out)
 	out->handler_calls = RTL_STATS_SUM(handler_calls);
 	out->stale_traps = RTL_STATS_SUM(stale_traps);
 	out->protects = RTL_STATS_SUM(protects);
-	out->regions = RTL_STATS_SUM(regions);
+	out->regions = rtl_regions_live();
 	out->foreign = RTL_STATS_SUM(foreign);
 	rtl_decode_cache_stats(&out->decode_hits, &out->decode_misses);
 	out->trap_ns = RTL_STATS_SUM(trap_ns);

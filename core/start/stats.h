@@ -17,7 +17,6 @@ struct rtl_stats {
 	_Atomic uint64_t stale_traps;       /* resolved by swizzling alone */
 	_Atomic uint64_t protects;          /* region_protect calls that succeeded */
 	_Atomic uint64_t decode_misses;     /* decodes not found in the cache */
-	_Atomic uint64_t regions;           /* live regions */
 	_Atomic uint64_t foreign;           /* SIGSEGVs passed on */
 	_Atomic uint64_t trap_ns;           /* in the handler, outermost traps */
 	_Atomic uint64_t syscall_buffers;   /* resolved for a system call */

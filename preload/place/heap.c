@@ -309,7 +309,6 @@ fail:
 
 int rtl_heap_find(const void *p, struct rtl_obj *o)
 {
-	struct region_info r;
 	struct rtl_rec *rec;
 
 	if (rtl_alias_owns(p)) {
@@ -320,15 +319,16 @@ int rtl_heap_find(const void *p, struct rtl_obj *o)
 		o->rw = rec->rw;
 		o->size = rec->size;
 		o->rec = rec;
+		o->region.region = NULL;
 		return 0;
 	}
-	if (region_find(p, &r) < 0 || r.offset != 0)
+	if (rtl_block_find(p, &o->region) < 0 || o->region.offset != 0)
 		return -1;
-	o->rw = (void *)rtl_view_move((uintptr_t)r.base, RTL_VIEW_RW);
+	o->rw = (void *)rtl_view_move((uintptr_t)o->region.base, RTL_VIEW_RW);
 	if (!rtl_arena_owns(o->rw))
 		return -1;
-	o->size = r.size;
-	o->rec = r.data;
+	o->size = o->region.size;
+	o->rec = o->region.data;
 	return 0;
 }
 
@@ -346,7 +346,7 @@ int rtl_heap_free(const struct rtl_obj *o)
 	} else {
 		if (rec)
 			rtl_epoch_freeing(rec);
-		if (region_free(o->rw) < 0)
+		if (rtl_block_free(&o->region) < 0)
 			return -1;
 		rtl_heap_left_in_place(rec);
 	}
@@ -378,7 +378,7 @@ void *rtl_heap_resize(const struct rtl_obj *o, size_t size,
 	if (want > have || rtl_arena_good_size(want, align) != have)
 		return NULL;
 	rtl_epoch_freeing(rec);
-	if (region_free(o->rw) < 0)
+	if (rtl_block_free(&o->region) < 0)
 		return NULL;
 	rtl_heap_left_in_place(rec);
 	rec->size = size;

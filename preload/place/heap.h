@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "placement.h"
 #include "record.h"
 #include "select.h"
 
@@ -35,6 +36,7 @@ struct rtl_obj {
 	void *rw; /* first byte in the RW view */
 	size_t size;
 	struct rtl_rec *rec;
+	struct rtl_block region; /* a region's; .region NULL for an alias */
 };
 int rtl_heap_find(const void *p, struct rtl_obj *o); /* -1: not one */
 

@@ -163,3 +163,34 @@ TEST(removing_granules_never_set_keeps_the_neighbour)
 	CHECK(rtl_rmap_get(10 * PAGE + 64) == &ghost);
 	CHECK(rtl_rmap_get(10 * PAGE) == NULL);
 }
+
+/* An insert checks as it goes: one that meets another region on a later
+ * page fails with EEXIST and takes back the pages it had mapped, and only
+ * those; the other region keeps every granule, its shared page included. */
+TEST(an_insert_meeting_a_region_fails_and_maps_nothing)
+{
+	struct rtl_region old, whole, late;
+
+	start();
+	CHECK_EQ(rtl_rmap_insert(rec(&old, 22 * PAGE + 1024, 128)), 0);
+	CHECK_EQ(rtl_rmap_insert(rec(&whole, 24 * PAGE, PAGE)), 0);
+	/* From the middle of page 20 into old's granules on page 22. */
+	errno = 0;
+	CHECK_EQ(rtl_rmap_insert(rec(&late, 20 * PAGE + 512, 2 * PAGE + 576)), -1);
+	CHECK_EQ(errno, EEXIST);
+	CHECK(rtl_rmap_get(20 * PAGE + 512) == NULL);
+	CHECK(rtl_rmap_get(21 * PAGE) == NULL);
+	CHECK(rtl_rmap_get(22 * PAGE) == NULL);
+	CHECK(rtl_rmap_get(22 * PAGE + 1024) == &old);
+	CHECK(rtl_rmap_get(22 * PAGE + 1151) == &old);
+	CHECK_EQ(rtl_rmap_next(20 * PAGE, 23 * PAGE), 22 * PAGE + 1024);
+	/* A whole page that is taken. */
+	CHECK_EQ(rtl_rmap_insert(rec(&late, 23 * PAGE, 2 * PAGE)), -1);
+	CHECK_EQ(errno, EEXIST);
+	CHECK(rtl_rmap_get(23 * PAGE) == NULL);
+	CHECK(rtl_rmap_get(24 * PAGE + 5) == &whole);
+	/* The granules just before old are free. */
+	CHECK_EQ(rtl_rmap_insert(rec(&late, 21 * PAGE, PAGE + 1024)), 0);
+	CHECK(rtl_rmap_get(22 * PAGE + 1023) == &late);
+	CHECK(rtl_rmap_get(22 * PAGE + 1024) == &old);
+}

@@ -5,7 +5,6 @@
 
 #include "inplace.h"
 #include "meta.h"
-#include "mutex.h"
 #include "page.h"
 #include "rmap.h"
 #include "say.h"
@@ -14,18 +13,19 @@
  * freed on some shards serve regions defined on others. */
 #define SPARE_MAX 16
 
+/* What a shard's lock (records.h) guards. */
 struct shard {
-	struct rtl_mutex mu;      /* spins a while, then sleeps (mutex.h) */
 	struct rtl_region *live;  /* regions starting on the shard's pages */
 	struct rtl_region *spare; /* freed records; they keep their generation */
 	unsigned nspare;
-	/* Live regions, written under mu, read by region_stats without it:
+	/* Live regions, written under the lock, read by region_stats:
 	 * no atomic read-modify-write on the define path (a lock add is as
 	 * dear as the rest of a record's setup). */
 	_Atomic uint64_t nlive;
 } __attribute__((aligned(64)));
 
 /* Zero is a free rtl_mutex and an empty shard: in .bss. */
+struct rtl_shard_lock rtl_shard_locks[RTL_SHARDS];
 static struct shard shards[RTL_SHARDS];
 
 static struct rtl_pool record_pool = RTL_POOL_INIT(sizeof(struct rtl_region));
@@ -33,20 +33,20 @@ static pthread_mutex_t common_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct rtl_region *common_spare;
 
 /* Ascending, the lock order: a run that wraps is taken from shard 0. */
-void rtl_shards_lock(rtl_shards_t s)
+void rtl_shards_lock_run(rtl_shards_t s)
 {
 	uint32_t end = s.first + s.n;
 
 	for (uint32_t i = RTL_SHARDS; i < end; i++)
-		rtl_mutex_lock(&shards[i - RTL_SHARDS].mu);
+		rtl_mutex_lock(&rtl_shard_locks[i - RTL_SHARDS].mu);
 	for (uint32_t i = s.first; i < end && i < RTL_SHARDS; i++)
-		rtl_mutex_lock(&shards[i].mu);
+		rtl_mutex_lock(&rtl_shard_locks[i].mu);
 }
 
-void rtl_shards_unlock(rtl_shards_t s)
+void rtl_shards_unlock_run(rtl_shards_t s)
 {
 	for (uint32_t i = 0; i < s.n; i++)
-		rtl_mutex_unlock(&shards[(s.first + i) % RTL_SHARDS].mu);
+		rtl_mutex_unlock(&rtl_shard_locks[(s.first + i) % RTL_SHARDS].mu);
 }
 
 static struct shard *home_of(uint64_t lo)
@@ -109,12 +109,14 @@ struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size, uint64_t span,
 	r->span = span;
 	r->flags = flags;
 	rtl_lock_reset(&r->lock);
-	atomic_store(&r->view, view);
-	atomic_store(&r->mixed, 0);
+	/* Relaxed: the map's release store and the even generation publish
+	 * them (a seq_cst store is a fence each on x86, 5 of them here). */
+	atomic_store_explicit(&r->view, view, memory_order_relaxed);
+	atomic_store_explicit(&r->mixed, 0, memory_order_relaxed);
 	r->bptrs = NULL;
-	atomic_store(&r->handler, h);
-	atomic_store(&r->data, data);
-	atomic_store(&r->traps, 0);
+	atomic_store_explicit(&r->handler, h, memory_order_relaxed);
+	atomic_store_explicit(&r->data, data, memory_order_relaxed);
+	atomic_store_explicit(&r->traps, 0, memory_order_relaxed);
 	r->ext = NULL;
 	if (rtl_rmap_insert(r) < 0) {
 		atomic_fetch_add_explicit(&r->gen, 1, memory_order_release);

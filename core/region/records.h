@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "mutex.h"
 #include "page.h"
 #include "region.h"
 
@@ -47,8 +48,31 @@ static inline rtl_shards_t rtl_shards_of(uint64_t lo, uint64_t len)
 		               pages < RTL_SHARDS ? (uint32_t)pages : RTL_SHARDS };
 }
 
-void rtl_shards_lock(rtl_shards_t s);
-void rtl_shards_unlock(rtl_shards_t s);
+/* The shard locks, a cache line each. */
+struct rtl_shard_lock {
+	struct rtl_mutex mu;
+} __attribute__((aligned(64)));
+extern struct rtl_shard_lock rtl_shard_locks[RTL_SHARDS];
+
+void rtl_shards_lock_run(rtl_shards_t s);
+void rtl_shards_unlock_run(rtl_shards_t s);
+
+/* Most regions lie on one page: one lock, inline. */
+static inline void rtl_shards_lock(rtl_shards_t s)
+{
+	if (s.n == 1)
+		rtl_mutex_lock(&rtl_shard_locks[s.first].mu);
+	else
+		rtl_shards_lock_run(s);
+}
+
+static inline void rtl_shards_unlock(rtl_shards_t s)
+{
+	if (s.n == 1)
+		rtl_mutex_unlock(&rtl_shard_locks[s.first].mu);
+	else
+		rtl_shards_unlock_run(s);
+}
 
 /* A new record for [lo, lo + span), mapped, with its handler and data set
  * before anyone can find it; NULL with errno EEXIST (some of the range is

@@ -78,23 +78,28 @@ int rtl_rmap_init(uint64_t arena_size)
 	return top ? 0 : -1;
 }
 
-static entry_t *leaf_of(uint64_t page, int create)
+/* A leaf that does not exist yet: out of line, once per 16 MiB. */
+static __attribute__((noinline)) entry_t *leaf_new(uint64_t page)
+{
+	/* Writers of different shards may meet here: one leaf wins. */
+	entry_t *mine = rtl_pages_alloc(LEAF_SIZE * sizeof(entry_t)), *leaf = NULL;
+
+	if (!mine)
+		return NULL;
+	if (atomic_compare_exchange_strong_explicit(&top[page >> LEAF_BITS], &leaf,
+	                                            mine, memory_order_acq_rel,
+	                                            memory_order_acquire))
+		return mine;
+	munmap(mine, LEAF_SIZE * sizeof(entry_t));
+	return leaf;
+}
+
+static inline entry_t *leaf_of(uint64_t page, int create)
 {
 	entry_t *leaf = atomic_load_explicit(&top[page >> LEAF_BITS],
 	                                     memory_order_acquire);
-	if (!leaf && create) {
-		/* Writers of different shards may meet here: one leaf wins. */
-		entry_t *mine = rtl_pages_alloc(LEAF_SIZE * sizeof(entry_t));
 
-		if (!mine)
-			return NULL;
-		if (atomic_compare_exchange_strong_explicit(
-		            &top[page >> LEAF_BITS], &leaf, mine,
-		            memory_order_acq_rel, memory_order_acquire))
-			return mine;
-		munmap(mine, LEAF_SIZE * sizeof(entry_t));
-	}
-	return leaf;
+	return leaf || !create ? leaf : leaf_new(page);
 }
 
 struct rtl_region *rtl_rmap_get(uint64_t off)

@@ -155,7 +155,9 @@ void rtl_heap_left_in_place(void *data)
 {
 	struct rtl_rec *rec = data;
 
-	if (rec && atomic_exchange(&rec->in_place, 0))
+	/* Most never were: a load, not a locked exchange, for them. */
+	if (rec && atomic_load_explicit(&rec->in_place, memory_order_relaxed) &&
+	    atomic_exchange(&rec->in_place, 0))
 		atomic_fetch_sub_explicit(&rtl_in_place_live, 1,
 		                          memory_order_relaxed);
 }
@@ -268,7 +270,7 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 	rec->site = site;
 	rec->size = size;
 	rec->mech = (uint8_t)c->mechanism;
-	atomic_store(&rec->in_place, 0);
+	atomic_store_explicit(&rec->in_place, 0, memory_order_relaxed);
 	if (c->mechanism == RTL_MECH_ALIAS || c->mechanism == RTL_MECH_PAGE ||
 	    small_auto(size, align, c)) {
 		why = RTL_FALLBACK_MAPS;

@@ -19,15 +19,21 @@
 
 typedef _Atomic uintptr_t entry_t;
 
-/* A shared page: a bit per granule mapped, and the region of each granule.
- * A granule's pointer counts only while its bit is set (set after the
- * pointer is stored; a removal clears the bits alone), so that removing a
- * region, scanning for the next mapped granule or counting is one word.
- * The word is read beside the pointer, not before it: a lookup's two loads
- * do not wait on each other. */
+/* A shared page. Each region on it is there once, however many granules
+ * it covers: a region that starts on the page at its start granule (a bit
+ * in starts, its record in g), one that starts on an earlier page as the
+ * head. A granule belongs to the nearest start at or below it, or to the
+ * head without one; mapped says which granules belong to a region at all.
+ * Defining or freeing a region on a shared page is a few stores whatever
+ * its size, and a scan for the next mapped granule is one word. Readers
+ * take mapped (acquire), then starts and one record pointer: mapped, starts
+ * and head share the first cache line; a lookup at a start granule loads
+ * its pointer beside them, one elsewhere loads it after. */
 struct subtable {
 	_Atomic uint64_t mapped;
-	_Atomic(struct rtl_region *) g[GRANS];
+	_Atomic uint64_t starts; /* of those mapped */
+	_Atomic(struct rtl_region *) head;
+	_Atomic(struct rtl_region *) g[GRANS]; /* read at start granules only */
 };
 _Static_assert(GRANS == 64, "one bit per granule of a page in a word");
 
@@ -106,7 +112,7 @@ struct rtl_region *rtl_rmap_get(uint64_t off)
 {
 	uint64_t page = off >> PAGE_SHIFT;
 	const struct subtable *sub;
-	struct rtl_region *r;
+	uint64_t mapped, starts;
 	entry_t *leaf;
 	uintptr_t e;
 	unsigned i;
@@ -122,65 +128,70 @@ struct rtl_region *rtl_rmap_get(uint64_t off)
 		return (struct rtl_region *)e;
 	sub = (struct subtable *)(e & ~TAG_SUB);
 	i = (unsigned)(off >> GRAN_SHIFT) & (GRANS - 1);
-	r = atomic_load_explicit(&sub->g[i], memory_order_acquire);
-	if (!(atomic_load_explicit(&sub->mapped, memory_order_acquire) >> i & 1))
+	mapped = atomic_load_explicit(&sub->mapped, memory_order_acquire);
+	starts = atomic_load_explicit(&sub->starts, memory_order_acquire) &
+	         bits(0, i + 1);
+	if (!(mapped >> i & 1))
 		return NULL;
-	return r;
+	if (!starts)
+		return atomic_load_explicit(&sub->head, memory_order_acquire);
+	return atomic_load_explicit(&sub->g[63 - __builtin_clzll(starts)],
+	                            memory_order_acquire);
 }
 
-/* Point granules [glo, ghi) of sub at r; four stores a turn (a region of
- * a few KiB sets dozens, and an atomic store is never unrolled for us). */
-static void fill(struct subtable *sub, unsigned glo, unsigned ghi,
-                 struct rtl_region *r)
-{
-	_Atomic(struct rtl_region *) *g = &sub->g[glo], *end = &sub->g[ghi];
-
-	for (; end - g >= 4; g += 4) {
-		atomic_store_explicit(&g[0], r, memory_order_relaxed);
-		atomic_store_explicit(&g[1], r, memory_order_relaxed);
-		atomic_store_explicit(&g[2], r, memory_order_relaxed);
-		atomic_store_explicit(&g[3], r, memory_order_relaxed);
-	}
-	for (; g < end; g++)
-		atomic_store_explicit(g, r, memory_order_relaxed);
-}
-
-/* Set granules [glo, ghi) of a shared page to r (or clear them, r NULL).
- * Writers hold the page's shard lock (records.h); readers see a granule's
- * bit only once its pointer is there. */
+/* Map granules [glo, ghi) of a shared page to r (unmap them: r NULL); r
+ * starts on this page (at glo) or on an earlier one (then glo is 0).
+ * Writers hold the page's shard lock (records.h). */
 static int set_granules(uint64_t page, entry_t *slot, unsigned glo,
-                        unsigned ghi, struct rtl_region *r)
+                        unsigned ghi, int starts_here, struct rtl_region *r)
 {
 	uintptr_t e = atomic_load_explicit(slot, memory_order_relaxed);
-	uint64_t want = bits(glo, ghi), now;
+	uint64_t want = bits(glo, ghi), start = starts_here ? (uint64_t)1 << glo : 0;
 	struct subtable *sub;
 
 	if (!e) {
 		if (!r)
 			return 0;
-		sub = sub_get(page << PAGE_SHIFT);
+		sub = sub_get(page << PAGE_SHIFT); /* mapped and starts 0 */
 		if (!sub)
 			return -1;
-		fill(sub, glo, ghi, r);
+		if (starts_here)
+			atomic_store_explicit(&sub->g[glo], r, memory_order_relaxed);
+		else
+			atomic_store_explicit(&sub->head, r, memory_order_relaxed);
+		atomic_store_explicit(&sub->starts, start, memory_order_relaxed);
 		atomic_store_explicit(&sub->mapped, want, memory_order_relaxed);
 		atomic_store_explicit(slot, (uintptr_t)sub | TAG_SUB,
 		                      memory_order_release);
 		return 0;
 	}
 	sub = (struct subtable *)(e & ~TAG_SUB);
-	now = atomic_load_explicit(&sub->mapped, memory_order_relaxed);
-	if (r) { /* insert fills free granules (walk checked them) */
-		/* r's fields before r: a reader's acquire load of a pointer
-		 * stored after this fence synchronises with it. */
+	if (r) { /* free granules (walk checked them) */
+		/* r's fields, then r, then the bits that lead to it. */
 		atomic_thread_fence(memory_order_release);
-		fill(sub, glo, ghi, r);
-		atomic_store_explicit(&sub->mapped, now | want, memory_order_release);
+		if (starts_here)
+			atomic_store_explicit(&sub->g[glo], r, memory_order_relaxed);
+		else
+			atomic_store_explicit(&sub->head, r, memory_order_relaxed);
+		atomic_store_explicit(&sub->starts,
+		                      atomic_load_explicit(&sub->starts, memory_order_relaxed) | start,
+		                      memory_order_release);
+		atomic_store_explicit(&sub->mapped,
+		                      atomic_load_explicit(&sub->mapped, memory_order_relaxed) | want,
+		                      memory_order_release);
 		return 0;
 	}
-	/* Remove clears the bits; the pointers stay, unread. */
-	now &= ~want;
-	atomic_store_explicit(&sub->mapped, now, memory_order_release);
-	if (now)
+	/* Remove clears bits only (of what is r's: undoing an insert that
+	 * failed part way meets granules never set); pointers stay, unread. */
+	want &= atomic_load_explicit(&sub->mapped, memory_order_relaxed);
+	atomic_store_explicit(&sub->mapped,
+	                      atomic_load_explicit(&sub->mapped, memory_order_relaxed) & ~want,
+	                      memory_order_release);
+	atomic_store_explicit(&sub->starts,
+	                      atomic_load_explicit(&sub->starts, memory_order_relaxed) &
+	                              ~(start & want),
+	                      memory_order_release);
+	if (atomic_load_explicit(&sub->mapped, memory_order_relaxed))
 		return 0;
 	atomic_store_explicit(slot, 0, memory_order_release);
 	sub_put(page << PAGE_SHIFT, sub);
@@ -227,7 +238,7 @@ static uint64_t walk(uint64_t lo, uint64_t hi, struct rtl_region *r, int *err)
 			atomic_store_explicit(slot, (uintptr_t)r, memory_order_release);
 			continue;
 		}
-		if (set_granules(page, slot, glo, ghi, r) < 0) {
+		if (set_granules(page, slot, glo, ghi, lo >= pstart, r) < 0) {
 			*err = ENOMEM;
 			return pstart > lo ? pstart : lo;
 		}

@@ -194,3 +194,76 @@ TEST(an_insert_meeting_a_region_fails_and_maps_nothing)
 	CHECK(rtl_rmap_get(22 * PAGE + 1023) == &late);
 	CHECK(rtl_rmap_get(22 * PAGE + 1024) == &old);
 }
+
+/* Against a model: regions of 1 to 12, sometimes 200, granules inserted and removed at
+ * random over 8 pages (one page's head a region from the page before, its
+ * own starts, whole pages between); after every change, every granule
+ * maps to the region the model says, and the next mapped offset is the
+ * model's. */
+TEST(random_inserts_and_removes_agree_with_a_model)
+{
+	enum { PAGES = 8,
+	       G = PAGES * 64,
+	       N = 64 };
+	static struct rtl_region r[N];
+	static int live[N], owner[G];
+	uint64_t base = 40 * PAGE, x = 12345;
+	long inserted = 0, lookups = 0;
+
+	start();
+	for (int g = 0; g < G; g++)
+		owner[g] = -1;
+	for (int step = 0; step < 20000; step++) {
+		int k;
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		k = (int)(x % N);
+		if (live[k]) {
+			rtl_rmap_remove(&r[k]);
+			for (int g = 0; g < G; g++)
+				if (owner[g] == k)
+					owner[g] = -1;
+			live[k] = 0;
+		} else {
+			/* Mostly small, some past a page. */
+			unsigned a = (unsigned)(x >> 8) % G,
+			         n = 1 + (unsigned)(x >> 24) % (x >> 40 & 3 ? 12 : 200);
+			int free = 1;
+			if (a + n > G)
+				n = G - a;
+			for (unsigned g = a; g < a + n; g++)
+				free &= owner[g] < 0;
+			errno = 0;
+			CHECK_EQ(rtl_rmap_insert(rec(&r[k], base + a * 64ull, n * 64ull)),
+			         free ? 0 : -1);
+			if (!free) {
+				CHECK_EQ(errno, EEXIST);
+				continue;
+			}
+			for (unsigned g = a; g < a + n; g++)
+				owner[g] = k;
+			live[k] = 1;
+			inserted++;
+		}
+		for (int g = 0; g < G; g++) {
+			struct rtl_region *want = owner[g] < 0 ? NULL : &r[owner[g]];
+			if (rtl_rmap_get(base + g * 64ull + (uint64_t)(x % 64)) != want) {
+				CHECK(!"a granule maps to the wrong region");
+				return;
+			}
+			lookups++;
+		}
+		for (int g = 0, next = G; g < G; g += 37, next = G) {
+			for (int h = g; h < G; h++)
+				if (owner[h] >= 0) {
+					next = h;
+					break;
+				}
+			CHECK_EQ(rtl_rmap_next(base + g * 64ull, base + G * 64ull),
+			         base + (uint64_t)next * 64);
+		}
+	}
+	printf("# %ld inserts, %ld lookups\n", inserted, lookups);
+	CHECK(inserted > 2000); /* the model was exercised */
+}

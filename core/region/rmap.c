@@ -112,6 +112,7 @@ struct rtl_region *rtl_rmap_get(uint64_t off)
 {
 	uint64_t page = off >> PAGE_SHIFT;
 	const struct subtable *sub;
+	struct rtl_region *here;
 	uint64_t mapped, starts;
 	entry_t *leaf;
 	uintptr_t e;
@@ -128,11 +129,15 @@ struct rtl_region *rtl_rmap_get(uint64_t off)
 		return (struct rtl_region *)e;
 	sub = (struct subtable *)(e & ~TAG_SUB);
 	i = (unsigned)(off >> GRAN_SHIFT) & (GRANS - 1);
+	/* Three loads whose addresses are known now: the CPU overlaps them. */
 	mapped = atomic_load_explicit(&sub->mapped, memory_order_acquire);
 	starts = atomic_load_explicit(&sub->starts, memory_order_acquire) &
 	         bits(0, i + 1);
+	here = atomic_load_explicit(&sub->g[i], memory_order_acquire);
 	if (!(mapped >> i & 1))
 		return NULL;
+	if (starts >> i) /* i is a start granule */
+		return here;
 	if (!starts)
 		return atomic_load_explicit(&sub->head, memory_order_acquire);
 	return atomic_load_explicit(&sub->g[63 - __builtin_clzll(starts)],

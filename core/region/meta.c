@@ -43,6 +43,11 @@ static void *chunk_alloc(int huge)
 	return aligned;
 }
 
+static char **chain_of(char *chunk)
+{
+	return (char **)(chunk + CHUNK_SIZE - sizeof(char *));
+}
+
 void *rtl_pool_get(struct rtl_pool *p)
 {
 	void *obj;
@@ -62,7 +67,12 @@ void *rtl_pool_get(struct rtl_pool *p)
 				pthread_mutex_unlock(&p->mu);
 				return NULL;
 			}
-			p->left = CHUNK_SIZE;
+			/* The chain of chunks, for rtl_pool_each: the
+			 * chunk's last word holds the one before (objects
+			 * keep their alignment from the chunk's start). */
+			*chain_of(p->chunk) = p->last;
+			p->last = p->chunk;
+			p->left = CHUNK_SIZE - align;
 		}
 		obj = p->chunk;
 		p->chunk += sz;
@@ -81,6 +91,21 @@ void rtl_pool_put(struct rtl_pool *p, void *obj)
 	*(void **)obj = p->free;
 	p->free = obj;
 	pthread_mutex_unlock(&p->mu);
+}
+
+void rtl_pool_each(struct rtl_pool *p, void (*fn)(void *obj))
+{
+	size_t align = p->objsize >= 64 ? 64 : 16;
+	size_t sz = (p->objsize + align - 1) & ~(align - 1);
+
+	for (char *c = p->last; c; c = *chain_of(c)) {
+		/* The newest chunk is carved up to p->chunk; the others
+		 * as far as a whole object fitted. */
+		char *end = c == p->last ? p->chunk : c + CHUNK_SIZE - align;
+
+		for (char *o = c; o + sz <= end; o += sz)
+			fn(o);
+	}
 }
 
 /* Size classes 16 B .. 64 KiB; larger requests map their own pages. */

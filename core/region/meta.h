@@ -16,6 +16,7 @@ struct rtl_pool {
 	char *chunk;     /* current chunk being carved */
 	size_t left;     /* bytes left in it */
 	unsigned chunks; /* taken so far */
+	char *last;      /* the newest chunk; each begins with the one before */
 	pthread_mutex_t mu;
 };
 
@@ -26,6 +27,11 @@ struct rtl_pool {
 
 void *rtl_pool_get(struct rtl_pool *p); /* zeroed object, or NULL (ENOMEM) */
 void rtl_pool_put(struct rtl_pool *p, void *obj);
+
+/* Call fn on every object the pool ever handed out, free or not (a forked
+ * child's walk over the region records). No other thread may use the pool
+ * meanwhile. */
+void rtl_pool_each(struct rtl_pool *p, void (*fn)(void *obj));
 
 /* Variable-size metadata (hash tables). Zeroed; NULL with ENOMEM. */
 void *rtl_meta_alloc(size_t size);

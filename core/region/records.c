@@ -15,7 +15,6 @@
 
 /* What a shard's lock (records.h) guards. */
 struct shard {
-	struct rtl_region *live;  /* regions starting on the shard's pages */
 	struct rtl_region *spare; /* freed records; they keep their generation */
 	unsigned nspare;
 	/* Live regions, written under the lock, read by region_stats:
@@ -123,11 +122,7 @@ struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size, uint64_t span,
 		record_put(sh, r);
 		return NULL;
 	}
-	r->prev = NULL;
-	r->next = sh->live;
-	if (sh->live)
-		sh->live->prev = r;
-	sh->live = r;
+	r->live = 1;                                                 /* no list: a forked child walks the pool (cold lines) */
 	atomic_fetch_add_explicit(&r->gen, 1, memory_order_release); /* even */
 	count_live(sh, 1);
 	return r;
@@ -144,12 +139,7 @@ void rtl_region_destroy(struct rtl_region *r)
 	rtl_inplace_clear(r);
 	rtl_lock_release(&r->lock);
 	rtl_rmap_remove(r);
-	if (r->prev)
-		r->prev->next = r->next;
-	else
-		sh->live = r->next;
-	if (r->next)
-		r->next->prev = r->prev;
+	r->live = 0;
 	atomic_fetch_add_explicit(&r->gen, 1, memory_order_release); /* even */
 	record_put(sh, r);
 	count_live(sh, (uint64_t)-1);
@@ -164,18 +154,24 @@ uint64_t rtl_regions_live(void)
 	return n;
 }
 
+static void after_fork(void *obj)
+{
+	struct rtl_region *r = obj;
+
+	if (!r->live)
+		return;
+	rtl_lock_reset(&r->lock);
+	if (rtl_inplace_after_fork(r) < 0) {
+		/* Sharing memory with the parent would be silent corruption
+		 * (as in fork.c). */
+		static const char msg[] = "rtl: fork: cannot protect a region in "
+		                          "place in the child; aborting the child\n";
+		rtl_say(msg, sizeof(msg) - 1);
+		abort();
+	}
+}
+
 void rtl_regions_after_fork(void)
 {
-	for (int i = 0; i < RTL_SHARDS; i++)
-		for (struct rtl_region *r = shards[i].live; r; r = r->next) {
-			rtl_lock_reset(&r->lock);
-			if (rtl_inplace_after_fork(r) < 0) {
-				/* Sharing memory with the parent would be
-				 * silent corruption (as in fork.c). */
-				static const char msg[] = "rtl: fork: cannot protect a "
-				                          "region in place in the child; aborting the child\n";
-				rtl_say(msg, sizeof(msg) - 1);
-				abort();
-			}
-		}
+	rtl_pool_each(&record_pool, after_fork);
 }

@@ -7,7 +7,7 @@
  * pages (the preload's blocks, each thread in its own arena) do not wait
  * for each other; overlap checks, the region map and the in-place checks
  * only ever look at the pages of the range they lock. Each shard keeps the
- * live records and the spare ones of the regions that start on its pages.
+ * spare records and the live count of the regions that start on its pages.
  *
  * Lock order: rtl_define_lock (extents, tracked regions), then shards in
  * ascending order, then rtl_registry_lock, then a region's lock. Never
@@ -85,7 +85,8 @@ void rtl_region_destroy(struct rtl_region *r);
 /* Live regions, summed over the shards (region_stats). */
 uint64_t rtl_regions_live(void);
 /* In a forked child: every live record's lock reset, its in-place pages
- * copied (fork.c; every shard is held). */
+ * copied (fork.c; every shard is held). Walks the record pool: the live
+ * records keep no list, whose links cost a free two cold cache lines. */
 void rtl_regions_after_fork(void);
 
 #endif

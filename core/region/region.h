@@ -38,7 +38,8 @@ struct rtl_region {
 	/* Second line: bookkeeping. */
 	struct rtl_ptr *bptrs __attribute__((aligned(64))); /* under lock */
 	_Atomic uint64_t traps;                             /* handler calls, for reports */
-	struct rtl_region *next, *prev;                     /* its shard's live list (records.h) */
+	struct rtl_region *next;                            /* spare list (records.c) */
+	int live;                                           /* defined (set under its shards) */
 	void *ext;                                          /* per-region state of other modules */
 };
 

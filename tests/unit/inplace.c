@@ -390,7 +390,7 @@ TEST(readers_race_grants_through_a_readable_home)
 
 /* fork: the child's views are a new file; the in-place protection comes
  * along, and neither side sees the other's writes. */
-TEST(fork_keeps_protection_and_isolation)
+static void fork_keeps(void)
 {
 	char *ro = in_place(2 * PAGE, PROT_READ);
 	char *none = in_place(PAGE, PROT_NONE);
@@ -416,4 +416,19 @@ TEST(fork_keeps_protection_and_isolation)
 	CHECK_EQ(h_calls, 1);
 	CHECK_EQ(peek(none), 0);
 	CHECK_EQ(h_calls, 2);
+}
+
+TEST(fork_keeps_protection_and_isolation)
+{
+	fork_keeps();
+}
+
+/* The same for regions whose records lie past the first 2 MiB of records:
+ * a forked child finds the regions to carry over by walking the record
+ * pool, chunk by chunk. */
+TEST(fork_carries_regions_whose_records_are_in_a_later_chunk)
+{
+	for (int i = 0; i < 20000; i++) /* > 2 MiB of 128-byte records */
+		CHECK(region_alloc(16, NULL) != NULL);
+	fork_keeps();
 }

@@ -122,7 +122,8 @@ struct rtl_region *rtl_region_create(uint64_t lo, uint64_t size, uint64_t span,
 		record_put(sh, r);
 		return NULL;
 	}
-	r->live = 1;                                                 /* no list: a forked child walks the pool (cold lines) */
+	/* No list of live records: a forked child walks the pool. */
+	r->live = 1;
 	atomic_fetch_add_explicit(&r->gen, 1, memory_order_release); /* even */
 	count_live(sh, 1);
 	return r;

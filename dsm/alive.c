@@ -92,11 +92,15 @@ static void ping(int rank, int64_t now)
 	w_free(&w);
 }
 
-/* One peer: ping it if quiet; end the run if silent past DSM_TIMEOUT. */
-static void check_one(int rank, const char *what, int64_t now)
+/* One peer: ping it if quiet; end the run if silent past DSM_TIMEOUT.
+ * Silence counts from the later of its last message and the start of this
+ * wait: a peer we had no reason to hear from while we computed (it pinged
+ * somebody else) is not dead for that. */
+static void check_one(int rank, const char *what, int64_t since, int64_t now)
 {
-	int64_t quiet = now - atomic_load_explicit(&heard_ns[rank],
-	                                           memory_order_relaxed);
+	int64_t heard =
+	        atomic_load_explicit(&heard_ns[rank], memory_order_relaxed);
+	int64_t quiet = now - (heard > since ? heard : since);
 
 	if ((double)quiet < period * 1e9)
 		return;
@@ -114,11 +118,11 @@ void alive_check(int peer, const char *what, struct alive_wait *aw)
 	if (!aw->since)
 		aw->since = now;
 	if (peer >= 0 && peer != dsm.rank) {
-		check_one(peer, what, now);
+		check_one(peer, what, aw->since, now);
 	} else if (peer < 0) {
 		for (int r = 0; r < dsm.nprocs; r++)
 			if (r != dsm.rank)
-				check_one(r, what, now);
+				check_one(r, what, aw->since, now);
 	}
 	if (!aw->noted && (double)(now - aw->since) > dsm.timeout * 1e9) {
 		char line[256];

@@ -230,25 +230,27 @@ int barrier_round(int gc)
  * slow-at-barrier:N:R:S, it computes S seconds longer before arriving. */
 static void maybe_inject(void)
 {
+	const char *x;
 	unsigned n, r, s;
 
-	if (!dsm.inject)
-		return;
-	if (sscanf(dsm.inject, "exit-at-barrier:%u:%u", &n, &r) == 2 &&
+	x = dsm_inject("exit-at-barrier");
+	if (x && sscanf(x, "exit-at-barrier:%u:%u", &n, &r) == 2 &&
 	    n == dsm.epoch && r == (unsigned)dsm.rank) {
 		fprintf(stderr,
 		        "dsm: rank %d: exiting at barrier %u (DSM_INJECT)\n",
 		        dsm.rank, n);
 		_exit(7);
 	}
-	if (sscanf(dsm.inject, "stop-at-barrier:%u:%u", &n, &r) == 2 &&
+	x = dsm_inject("stop-at-barrier");
+	if (x && sscanf(x, "stop-at-barrier:%u:%u", &n, &r) == 2 &&
 	    n == dsm.epoch && r == (unsigned)dsm.rank) {
 		fprintf(stderr,
 		        "dsm: rank %d: stopping at barrier %u (DSM_INJECT)\n",
 		        dsm.rank, n);
 		raise(SIGSTOP);
 	}
-	if (sscanf(dsm.inject, "slow-at-barrier:%u:%u:%u", &n, &r, &s) == 3 &&
+	x = dsm_inject("slow-at-barrier");
+	if (x && sscanf(x, "slow-at-barrier:%u:%u:%u", &n, &r, &s) == 3 &&
 	    n == dsm.epoch && r == (unsigned)dsm.rank) {
 		fprintf(stderr,
 		        "dsm: rank %d: computing %u s more before barrier %u "

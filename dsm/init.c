@@ -73,6 +73,20 @@ static void mpi_defaults(void)
 	setenv("UCX_MEM_MALLOC_HOOKS", "no", 0);
 }
 
+const char *dsm_inject(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *x = dsm.inject; x && *x;) {
+		if (!strncmp(x, name, n) &&
+		    (x[n] == ':' || x[n] == ',' || !x[n]))
+			return x;
+		x = strchr(x, ',');
+		x = x ? x + 1 : NULL;
+	}
+	return NULL;
+}
+
 static double env_num(const char *name, double dflt, double lo, double hi)
 {
 	const char *s = getenv(name);

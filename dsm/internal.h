@@ -155,6 +155,9 @@ extern struct dsm dsm;
 __attribute__((noreturn, format(printf, 1, 2))) void dsm_die(const char *fmt,
                                                              ...);
 void dsm_check_mpi(int rc, const char *call);
+/* DSM_INJECT (tests) is a comma-separated list of faults: the one named
+ * name (its text before any ':'), or NULL. */
+const char *dsm_inject(const char *name);
 
 /* ---- units.c ---- */
 static inline struct unit *dsm_unit(uint32_t id)

@@ -4,22 +4,31 @@
  * (from our children in the barrier tree), copies of collected units,
  * heartbeats. It never waits for the application thread while holding a lock,
  * and never invalidates anything: that happens only at synchronisation. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "wire.h"
 
-/* DSM_INJECT=bad-diff|truncate-diff|bad-message: corrupt our diff replies,
- * to test that receivers reject them (tests/bats/dsm.bats). */
+/* DSM_INJECT (tests): bad-diff, truncate-diff, bad-message corrupt our diff
+ * replies, to test that receivers reject them; slow-reply:R:MS makes rank
+ * R's replies MS milliseconds late (tests/bats/dsm.bats). */
 static void inject(struct wbuf *w, size_t diff_at, uint32_t diff_len)
 {
-	const char *x = dsm.inject;
+	const char *slow = dsm_inject("slow-reply");
+	unsigned r, ms;
 
-	if (!x || !diff_len)
+	if (slow && sscanf(slow, "slow-reply:%u:%u", &r, &ms) == 2 &&
+	    r == (unsigned)dsm.rank) {
+		struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000 };
+		nanosleep(&t, NULL);
+	}
+	if (!diff_len)
 		return;
-	if (!strcmp(x, "bad-diff"))
+	if (dsm_inject("bad-diff"))
 		w->p[diff_at + 4] = 9; /* the format version */
-	else if (!strcmp(x, "truncate-diff")) {
+	else if (dsm_inject("truncate-diff")) {
 		/* One byte less, the length field says so: a diff without its
 		 * end mark, in a well-formed message. */
 		uint32_t n = diff_len - 1;
@@ -28,7 +37,7 @@ static void inject(struct wbuf *w, size_t diff_at, uint32_t diff_len)
 		w->n--;
 		for (int i = 0; i < 4; i++)
 			w->p[diff_at - 4 + i] = (uint8_t)(n >> (8 * i));
-	} else if (!strcmp(x, "bad-message"))
+	} else if (dsm_inject("bad-message"))
 		w->n -= 3;
 }
 

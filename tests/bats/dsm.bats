@@ -174,17 +174,17 @@ assert all(v > 0 for k in d.values() for v in k.values())' "$output"
   refute_output --partial "stopped responding"
 }
 
-# Rank 1 never writes to rank 2 in falseshare: after computing 3 s, rank 2
+# Rank 1 never writes to rank 2 in falseshare: after computing 4 s, rank 2
 # asks it for diffs and its reply comes 300 ms late. Silence before the wait
 # is no sign of death (CI once named rank 1 dead after a phases run like the
 # one above, when its own request to rank 2 came late).
 @test "a peer quiet while this rank computed is not named dead when waited for" {
-  DSM_TIMEOUT=1 mpi 3 -x DSM_TIMEOUT \
-    -x DSM_INJECT=slow-at-barrier:10:2:3,slow-reply:1:300 \
+  DSM_TIMEOUT=2 mpi 3 -x DSM_TIMEOUT \
+    -x DSM_INJECT=slow-at-barrier:10:2:4,slow-reply:1:300 \
     "$b/tests/dsm-proto" falseshare vm
   assert_success
   assert_line "PASS falseshare vm"
-  assert_output --partial "rank 2: computing 3 s more before barrier 10"
+  assert_output --partial "rank 2: computing 4 s more before barrier 10"
   refute_output --partial "stopped responding"
 }
 

@@ -23,6 +23,7 @@
 #include "init.h"
 #include "inplace.h"
 #include "pointers.h"
+#include "records.h"
 #include "rmap.h"
 #include "stats.h"
 #include "views.h"
@@ -219,6 +220,7 @@ int region_protect_in_place(void *addr, int prot)
 {
 	int view = rtl_prot_view(prot), rc;
 	struct rtl_found f;
+	rtl_shards_t s;
 
 	if (rtl_ensure_init() < 0)
 		return -1;
@@ -226,14 +228,27 @@ int region_protect_in_place(void *addr, int prot)
 		errno = EINVAL;
 		return -1;
 	}
-	if (rtl_region_find_locked(addr, &f) < 0)
+	if (!addr || rtl_region_find((uintptr_t)addr, &f) < 0) {
+		errno = addr ? ENOENT : EINVAL;
 		return -1;
+	}
 	if (f.off != f.r->lo) {
-		rtl_lock_release(&f.r->lock);
 		errno = EINVAL;
+		return -1;
+	}
+	/* Its pages' shards before its lock (records.h): no region is
+	 * defined on its end pages between the look at them and the flag
+	 * (define's own look, rtl_inplace_conflict, holds them too). The
+	 * record's range is read before: a new generation under the lock
+	 * means it was freed meanwhile. */
+	s = rtl_shards_of(f.r->lo, f.r->span);
+	rtl_shards_lock(s);
+	if (rtl_region_lock(&f) < 0) {
+		rtl_shards_unlock(s);
 		return -1;
 	}
 	rc = rtl_inplace_set(f.r, f.view, view);
 	rtl_lock_release(&f.r->lock);
+	rtl_shards_unlock(s);
 	return rc;
 }

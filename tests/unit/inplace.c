@@ -388,6 +388,74 @@ TEST(readers_race_grants_through_a_readable_home)
 	CHECK_EQ(stats().foreign, 0);
 }
 
+/* Putting a region in place while another thread defines a region on the
+ * slack of its last page: one of the two must fail with EBUSY, never both
+ * succeed (then the new region's bytes would take the other's page
+ * protection). Each round starts both at a barrier; the region's mapped
+ * pages make the mprotect in between long enough to meet (without the
+ * shard locks region_protect_in_place now takes, 7 runs in 8 failed). */
+#define RACE_ROUNDS 1000
+#define RACE_PAGES 256
+
+static pthread_barrier_t race_start;
+static char *race_slack;
+static _Atomic int race_stop;
+static _Atomic int race_defined;
+
+static void *define_on_slack(void *arg)
+{
+	(void)arg;
+	for (int i = 0;; i++) {
+		char *got;
+		pthread_barrier_wait(&race_start);
+		if (atomic_load(&race_stop))
+			return NULL;
+		/* A varying delay meets the other thread at every point of
+		 * its call, its mprotect of the region's pages included. */
+		for (volatile int spin = (i * 7919) % 20000; spin > 0; spin--)
+			;
+		got = region_define(race_slack, 64, NULL);
+		atomic_store(&race_defined, got != NULL);
+		if (!got && errno != EBUSY)
+			return (void *)1;
+		pthread_barrier_wait(&race_start);
+	}
+}
+
+TEST(in_place_and_a_define_on_its_last_page_never_both_succeed)
+{
+	size_t got = 0;
+	char *pool = rtl_reserve((RACE_PAGES + 2) * PAGE, &got), *rw;
+	pthread_t tid;
+	void *ret;
+
+	CHECK(pool != NULL && got >= (RACE_PAGES + 2) * PAGE);
+	race_slack = pool + RACE_PAGES * PAGE + 256;
+	pthread_barrier_init(&race_start, NULL, 2);
+	pthread_create(&tid, NULL, define_on_slack, NULL);
+	for (int i = 0; i < RACE_ROUNDS; i++) {
+		int placed;
+
+		rw = region_define(pool, RACE_PAGES * PAGE + 64, NULL);
+		CHECK(rw == pool);
+		/* Pages the kernel maps: its mprotect has them to change. */
+		for (size_t k = 0; k <= RACE_PAGES; k++)
+			(void)peek(in_view(rw, PROT_READ) + k * PAGE);
+		pthread_barrier_wait(&race_start);
+		placed = region_protect_in_place(in_view(rw, PROT_READ), RW) == 0;
+		CHECK(placed || errno == EBUSY);
+		pthread_barrier_wait(&race_start); /* the define is done */
+		CHECK(placed + atomic_load(&race_defined) == 1);
+		if (atomic_load(&race_defined))
+			CHECK_EQ(region_free(race_slack), 0);
+		CHECK_EQ(region_free(rw), 0);
+	}
+	atomic_store(&race_stop, 1);
+	pthread_barrier_wait(&race_start);
+	pthread_join(tid, &ret);
+	CHECK(ret == NULL);
+}
+
 /* fork: the child's views are a new file; the in-place protection comes
  * along, and neither side sees the other's writes. */
 static void fork_keeps(void)

@@ -21,6 +21,35 @@ static struct entry *slot(uint64_t pc)
 	return &cache[h >> (64 - CACHE_BITS)];
 }
 
+static uint64_t word_at(const void *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+/* Whether the code at pc still holds in's bytes. Two words cover any
+ * instruction when the 16 bytes from pc lie in one 4 KiB block, so on
+ * pc's page (a word read past it could fault); a byte loop otherwise. */
+static int same_bytes(const struct rtl_insn *in, uint64_t pc)
+{
+	const uint8_t *code = (const uint8_t *)pc;
+	unsigned len = in->len;
+
+	if (len - 1 < RTL_INSN_MAX_BYTES && (pc & 4095) <= 4096 - 16) {
+		if (len >= 8)
+			return word_at(code) == word_at(in->bytes) &&
+			       word_at(code + len - 8) == word_at(in->bytes + len - 8);
+		return ((word_at(code) ^ word_at(in->bytes)) &
+		        ((UINT64_C(1) << (8 * len)) - 1)) == 0;
+	}
+	for (unsigned i = 0; i < len && i < RTL_INSN_MAX_BYTES; i++)
+		if (in->bytes[i] != ((const volatile uint8_t *)pc)[i])
+			return 0;
+	return 1;
+}
+
 int rtl_dcache_get(uint64_t pc, struct rtl_insn *out)
 {
 	struct entry *e = slot(pc);
@@ -38,12 +67,8 @@ int rtl_dcache_get(uint64_t pc, struct rtl_insn *out)
 	s2 = atomic_load_explicit(&e->seq, memory_order_relaxed);
 	if (s1 != s2 || out->pc != pc)
 		return -1;
-	/* The bytes are part of the key: code at pc may have changed. A
-	 * few bytes: compared here, not by a call. */
-	for (unsigned i = 0; i < out->len && i < RTL_INSN_MAX_BYTES; i++)
-		if (out->bytes[i] != ((const volatile uint8_t *)pc)[i])
-			return -1;
-	return 0;
+	/* The bytes are part of the key: code at pc may have changed. */
+	return same_bytes(out, pc) ? 0 : -1;
 }
 
 void rtl_dcache_put(const struct rtl_insn *in)

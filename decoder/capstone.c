@@ -247,21 +247,27 @@ int rtl_decode_buf(const uint8_t *code, size_t len, uint64_t pc,
 
 static _Atomic uint64_t cache_hits, cache_misses;
 
-int rtl_decode(uint64_t pc, struct rtl_insn *out)
+/* Out of line: a cache hit sets up none of this. */
+static __attribute__((noinline)) int decode_and_cache(uint64_t pc, struct rtl_insn *out)
 {
 	/* The page of pc holds the instruction being executed: readable. */
 	struct rtl_code c = { .readable = { pc & ~(rtl_code_page - 1) },
 		              .nreadable = 1 };
 
+	if (decode_at(&c, pc, out) < 0)
+		return -1;
+	rtl_dcache_put(out);
+	return 0;
+}
+
+int rtl_decode(uint64_t pc, struct rtl_insn *out)
+{
 	if (rtl_dcache_get(pc, out) == 0) {
 		atomic_fetch_add_explicit(&cache_hits, 1, memory_order_relaxed);
 		return 0;
 	}
 	atomic_fetch_add_explicit(&cache_misses, 1, memory_order_relaxed);
-	if (decode_at(&c, pc, out) < 0)
-		return -1;
-	rtl_dcache_put(out);
-	return 0;
+	return decode_and_cache(pc, out);
 }
 
 uint64_t rtl_decoder_late_allocs(void)

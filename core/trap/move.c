@@ -149,17 +149,52 @@ static unsigned views_to_move(const struct trap *t, const struct rtl_region *r,
 	return views;
 }
 
-/* region_protect's call, from the handler of the trap being handled or
- * from no trap at all: one call from region_protect to here, the move
- * inline (the common trap's path). */
-void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
+/* The common trap's move: a plain instruction (its one form is base +
+ * disp, nothing after it forms an address; derive.h) and every view moving
+ * to view to. The form reaches its object after the plain move exactly
+ * when its base and its address lie in the span of the same view, or
+ * neither does in a view that moves; then one pass over the registers
+ * moves them all. 0 if it did, -1 if the general path must (the registers
+ * are untouched). */
+static int move_plain(struct trap *t, const struct rtl_region *r, int to)
+{
+	uint64_t lo = rtl_views.base + r->lo, s = rtl_views.size, span = r->span;
+	uint64_t all = RTL_NVIEWS * s;
+	uint64_t *gpr = t->gpr;
+	unsigned ea_in = rtl_view_bit(rtl_plain_ea(&t->insn, gpr), lo, span, s);
+	unsigned base_in = rtl_view_bit(gpr[t->insn.mem[0].base], lo, span, s);
+
+	if ((ea_in ^ base_in) & ~(1u << to))
+		return -1;
+#pragma GCC unroll 32
+	for (int i = 0; i < RTL_NGPR; i++) {
+		uint64_t d = gpr[i] - lo;
+		int v;
+
+		if (d >= all)
+			continue;
+		v = d < s ? 0 : d < 2 * s ? 1
+		                          : 2;
+		if (d - (uint64_t)v * s < span)
+			gpr[i] += (uint64_t)(to - v) * s;
+	}
+	return 0;
+}
+
+/* region_protect's call, from the handler of the trap being handled
+ * (rtl_trap_move_registers in trap.h has seen that there is one). */
+void rtl_trap_move_registers_now(const struct rtl_region *r, int from, int to)
 {
 	struct trap *t = rtl_trap_now;
 	rtl_regset_t held[RTL_NVIEWS];
 	unsigned allowed, todo;
 
-	if (!t)
+	if (from < 0 && t->have_insn && (t->insn.flags & RTL_INSN_PLAIN) &&
+	    move_plain(t, r, to) == 0) {
+		t->moved_r = r;
+		t->moved_to = to;
 		return;
+	}
 	allowed = (from >= 0 ? 1u << from : (1u << RTL_NVIEWS) - 1) & ~(1u << to);
 	todo = views_to_move(t, r, held) & allowed;
 	while (todo) {

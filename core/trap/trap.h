@@ -6,11 +6,20 @@
 
 int rtl_trap_install(void);
 
+struct trap;
+extern __thread struct trap *rtl_trap_now __attribute__((tls_model("initial-exec")));
+
+void rtl_trap_move_registers_now(const struct rtl_region *r, int from, int to);
+
 /* Inside a region handler, the protection calls also move the interrupted
  * thread's registers: every register in r's span, in any view other than
  * to (from < 0), or in view from only, goes to view to. No-op outside a
- * handler. */
-void rtl_trap_move_registers(const struct rtl_region *r, int from, int to);
+ * handler: inline, so that a protection call outside one pays one load. */
+static inline void rtl_trap_move_registers(const struct rtl_region *r, int from, int to)
+{
+	if (rtl_trap_now)
+		rtl_trap_move_registers_now(r, from, to);
+}
 
 /* Inside a region handler: r, protected in place, now has the protection
  * of view; if that allows the trapping access, the trap is granted. */

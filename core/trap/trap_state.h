@@ -9,6 +9,7 @@
 
 #include "decoder.h"
 #include "region.h"
+#include "trap.h"
 
 struct trap {
 	uintptr_t addr;   /* the faulting address */
@@ -33,10 +34,9 @@ struct trap {
 	struct trap *outer;
 };
 
-/* The trap being handled on this thread (NULL outside one), so that a
- * region_protect its handler calls moves the interrupted registers too
- * (move.c). */
-extern __thread struct trap *rtl_trap_now __attribute__((tls_model("initial-exec")));
+/* rtl_trap_now (trap.h): the trap being handled on this thread (NULL
+ * outside one), so that a region_protect its handler calls moves the
+ * interrupted registers too (move.c). */
 
 /* rtl_trap_die and its kin (trap_diag.h), for the files that include only
  * this one. */

@@ -1,7 +1,8 @@
 /* The trap path at its edges: a difference register kept right when the
  * pointer beside it moves, forms no register explains, gathers, reads past
  * a region's end (over-reads) and accesses straddling two regions or a
- * region and free space, and code that changes under the decode cache. */
+ * region and free space, code that changes under the decode cache, and
+ * the grant moving the registers of every view at once. */
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -282,6 +283,95 @@ TEST(decode_cache_follows_code_change)
 	CHECK_EQ(v, 42);
 	CHECK_EQ(h_calls, 2);
 	CHECK(s1.decode_misses - s0.decode_misses == 2);
+}
+
+/* The handler's grant moves every register lying in the region's span,
+ * whichever view it points through (the common trap's one-pass move,
+ * move.c: an instruction nothing after which forms an address, here
+ * addq $1, (%rdi); ret): a stale read-only pointer beside the one that
+ * trapped lands in the writable view too; a number and a pointer
+ * elsewhere stay. */
+TEST(grant_moves_registers_of_every_view)
+{
+	static const uint8_t add_ret[] = { 0x48, 0x83, 0x07, 0x01, 0xc3 };
+	static char elsewhere[16];
+	uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+	                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t *x = region_alloc(64, &x), *p, *q, n = 12345;
+	uint64_t *volatile ro; /* in memory: a register copy would move too */
+	char *e = elsewhere;
+
+	CHECK(code != MAP_FAILED && x);
+	memcpy(code, add_ret, sizeof(add_ret));
+	x[0] = 41;
+	region_handler(x, grant_handler);
+	region_protect(x, PROT_READ);
+	ro = *(uint64_t *volatile *)&x + 1; /* not registered */
+	region_protect(x, PROT_NONE);
+	p = *(uint64_t *volatile *)&x;
+	q = ro;
+	__asm__ volatile(CALL
+	                 : "+D"(p), "+S"(q), "+d"(e), "+c"(n)
+	                 : [f] "r"(code)
+	                 : "rax", "r8", "r9", "r10", "r11", "memory");
+	CHECK_EQ(h_calls, 1);
+	CHECK_EQ(x[0], 42);
+	CHECK(p == *(uint64_t *volatile *)&x);
+	CHECK(q == p + 1);
+	CHECK(q != ro);
+	CHECK(e == elsewhere);
+	CHECK_EQ(n, 12345);
+	munmap(code, 4096);
+}
+
+/* The cache compares every byte of a long instruction with the code: a
+ * change in its last byte is a miss, wherever on its page it lies (two
+ * words compare it, or a byte loop near the page's end). */
+static void store_imm_at(uint8_t *code, uint32_t imm)
+{
+	/* movq $imm, 0(%rdi) with a 32-bit displacement: 11 bytes; ret. */
+	static const uint8_t head[] = { 0x48, 0xc7, 0x87, 0, 0, 0, 0 };
+
+	memcpy(code, head, sizeof(head));
+	memcpy(code + sizeof(head), &imm, sizeof(imm));
+	code[sizeof(head) + sizeof(imm)] = 0xc3;
+}
+
+static uint64_t misses_storing(uint8_t *code, uint64_t **x)
+{
+	struct region_stats s0 = stats();
+
+	region_protect(*x, PROT_READ); /* moves *x, the bound pointer */
+	__asm__ volatile(CALL
+	                 :
+	                 : [f] "r"(code), "D"(*(uint64_t *volatile *)x)
+	                 : "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11",
+	                   "memory");
+	return stats().decode_misses - s0.decode_misses;
+}
+
+TEST(decode_cache_compares_the_last_byte)
+{
+	static const size_t at[] = { 0, 4096 - 16, 4096 - 12 };
+	uint8_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+	                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t *x = region_alloc(64, &x);
+
+	CHECK(page != MAP_FAILED && x);
+	region_handler(x, grant_handler);
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		uint8_t *code = page + at[i];
+
+		store_imm_at(code, 0x11223344);
+		CHECK_EQ(misses_storing(code, &x), 1);
+		CHECK_EQ(x[0], 0x11223344);
+		CHECK_EQ(misses_storing(code, &x), 0);
+		store_imm_at(code, 0x71223344);
+		CHECK_EQ(misses_storing(code, &x), 1);
+		CHECK_EQ(x[0], 0x71223344);
+	}
+	CHECK_EQ(h_calls, 9);
+	munmap(page, 4096);
 }
 
 /* An fs-relative access: its address needs the segment base, which the

@@ -5,7 +5,8 @@
  * a protection change is an mprotect of its pages in that copy alone (no
  * other block is reached through that copy there). Taking a copy is a
  * compare-and-swap on the page's bitmap; no system call unless the pages
- * must change protection.
+ * must change protection, and then the call sets the free pages around
+ * them in that copy too (a run), for the blocks handed out there next.
  *
  * Each copy is one mapping; a page whose protection differs from its
  * neighbours' splits it (maps.c counts each live block as two mappings
@@ -36,7 +37,8 @@ static uintptr_t pool_lo;    /* the pool, in the RW view */
 static size_t pool_len;
 static _Atomic uint64_t (*taken)[WORDS]; /* per pool page: copies in use */
 static uint8_t *state;                   /* per pool page and copy: its protection,
-                                   plus one (0: never set, so RW) */
+                                   plus one (0: never set, so RW;
+                                   UNKNOWN after a failed mprotect) */
 
 size_t rtl_slots_span(void)
 {
@@ -84,6 +86,9 @@ int rtl_slots_init(uintptr_t base)
 			return -1;
 	return 0;
 }
+
+/* A state no protection has: the next taker sets the page's. */
+#define UNKNOWN UINT8_MAX
 
 static int prot_of(size_t page, int k)
 {
@@ -146,6 +151,34 @@ static int choose(size_t first, size_t last, int prot)
 	return any;
 }
 
+/* Pages of copy k this far on each side of a block are set with it when
+ * its pages need an mprotect anyway: the call that sets one page sets a
+ * run, and the blocks later handed out on those pages through copy k
+ * need none (a block's life is then one grant's mprotect, the run's
+ * shared by its pages). A page taken in copy k ends the run. */
+#define RUN_PAGES 32
+
+/* Take copy k on the free pages before first and from last on, up to
+ * RUN_PAGES each side: [*lo, *hi) is then the run, all of it taken. */
+static void take_run(size_t first, size_t last, int k, size_t *lo, size_t *hi)
+{
+	uint64_t bit = (uint64_t)1 << (k % 64);
+	size_t pages = pool_len >> PAGE_SHIFT;
+
+	*lo = first;
+	*hi = last;
+	while (*lo > 0 && first - *lo < RUN_PAGES &&
+	       !(atomic_fetch_or_explicit(&taken[*lo - 1][k / 64], bit,
+	                                  memory_order_acquire) &
+	         bit))
+		--*lo;
+	while (*hi < pages && *hi - last < RUN_PAGES &&
+	       !(atomic_fetch_or_explicit(&taken[*hi][k / 64], bit,
+	                                  memory_order_acquire) &
+	         bit))
+		++*hi;
+}
+
 uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
 {
 	size_t first = (rw - pool_lo) >> PAGE_SHIFT;
@@ -159,17 +192,41 @@ uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
 			return 0;
 		if (take_pages(first, last, k) < 0)
 			continue; /* another thread took it: look again */
-		at = slots_base + (uintptr_t)k * pool_len + first * PAGE;
+		at = slots_base + (uintptr_t)k * pool_len;
 		for (size_t p = first; p < last; p++)
 			differ |= prot_of(p, k) != prot;
-		if (differ && syscall(SYS_mprotect, (void *)at, (last - first) * PAGE,
-		                      prot) < 0) {
-			give_pages(first, last, k);
-			return 0;
+		if (differ) {
+			size_t lo, hi;
+			long rc;
+
+			take_run(first, last, k, &lo, &hi);
+			rc = syscall(SYS_mprotect, (void *)(at + lo * PAGE),
+			             (hi - lo) * PAGE, prot);
+			if (rc < 0 && (lo < first || hi > last)) {
+				/* Out of mappings, say: the block's pages alone.
+				 * A failed call may have changed some pages. */
+				for (size_t p = lo; p < hi; p++)
+					state[p * RTL_SLOTS + (size_t)k] = UNKNOWN;
+				give_pages(lo, first, k);
+				give_pages(last, hi, k);
+				lo = first;
+				hi = last;
+				rc = syscall(SYS_mprotect, (void *)(at + lo * PAGE),
+				             (hi - lo) * PAGE, prot);
+			}
+			/* The state before the pages go: their next taker reads it. */
+			for (size_t p = lo; rc == 0 && p < hi; p++)
+				set_state(p, k, prot);
+			give_pages(lo, first, k);
+			give_pages(last, hi, k);
+			if (rc < 0) {
+				for (size_t p = first; p < last; p++)
+					state[p * RTL_SLOTS + (size_t)k] = UNKNOWN;
+				give_pages(first, last, k);
+				return 0;
+			}
 		}
-		for (size_t p = first; p < last; p++)
-			set_state(p, k, prot);
-		return at + (rw & (PAGE - 1));
+		return at + first * PAGE + (rw & (PAGE - 1));
 	}
 	return 0;
 }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bats
+# The preload's slots (preload/place/slots.c): small blocks under the auto
+# and alias mechanisms, each reached through a copy of the pool of its own.
+# A block whose pages must change protection sets a run of free pages
+# around them in its copy with the same call; the blocks handed out there
+# next need no call of their own, and get exactly the protection their
+# rule asks for.
+
+bats_require_minimum_version 1.5.0
+load preload_helpers
+
+setup() {
+  preload_setup
+  SLOTS=$PROGS/slot_runs
+}
+
+# rep MODE EXPR: a Python expression over slot_runs' report under MODE.
+rep() {
+  local files=("$REP/$1"/slot_runs.*.json)
+  [[ ${#files[@]} -eq 1 && -e ${files[0]} ]] || {
+    echo "want one slot_runs report in $REP/$1, have: ${files[*]}" >&2
+    return 1
+  }
+  report_get "${files[0]}" "$2"
+}
+
+@test "slots: a block made read-only sets a run of its copy's free pages with it" {
+  policy maps '[rule r]' 'size = 64' 'protect = read'
+  run_mode maps "$SLOTS" maps
+  run cat "$BATS_TEST_TMPDIR/runs/maps.out"
+  # A shared mapping of rtl's memory, read-only, and more than the block's
+  # own page (one page alone before runs: its neighbours stayed writable).
+  assert_output --regexp '^r--s [0-9]+$'
+  local pages=${output#r--s }
+  ((pages > 1 && pages <= 65))
+}
+
+@test "slots: read-only blocks beside read-write ones, each trapping exactly as its rule says" {
+  local m
+  for m in auto alias; do
+    policy "ring-$m" "mechanism = $m" \
+      '[rule small]' 'size = 16..1K' 'protect = read' 'on_write = count, grant-rw' \
+      '[rule large]' 'size = 1025..4K' 'protect = rw'
+  done
+  run_mode none timeout 120 "$SLOTS" ring 20000
+  run_mode ring-auto timeout 120 "$SLOTS" ring 20000
+  run_mode ring-alias timeout 120 "$SLOTS" ring 20000
+  same_as_without ring-auto ring-alias
+  run cat "$BATS_TEST_TMPDIR/runs/none.out"
+  assert_output --regexp '^[0-9]+ small [0-9]+ large sum [0-9]+$'
+  local small=${output%% small*} large=${output#* small }
+  large=${large%% large*}
+  ((small > 1000 && large > 1000))
+  # Every read-only block's first write traps once; no read-write block
+  # ever traps, and nothing is left to the system allocator.
+  for m in auto alias; do
+    assert_equal "$(rep "ring-$m" '[(x["selected"], x["write_traps"], x["read_traps"]) for x in r["rules"]]')" \
+      "[($small, $small, 0), ($large, 0, 0)]"
+    assert_equal "$(rep "ring-$m" '(r["totals"]["stale_traps"], r["totals"]["fallbacks"])')" "(0, 0)"
+  done
+}

@@ -4,7 +4,7 @@
 # A block whose pages must change protection sets a run of free pages
 # around them in its copy with the same call; the blocks handed out there
 # next need no call of their own, and get exactly the protection their
-# rule asks for.
+# rule asks for, with one thread or several.
 
 bats_require_minimum_version 1.5.0
 load preload_helpers
@@ -57,5 +57,27 @@ rep() {
     assert_equal "$(rep "ring-$m" '[(x["selected"], x["write_traps"], x["read_traps"]) for x in r["rules"]]')" \
       "[($small, $small, 0), ($large, 0, 0)]"
     assert_equal "$(rep "ring-$m" '(r["totals"]["stale_traps"], r["totals"]["fallbacks"])')" "(0, 0)"
+  done
+}
+
+@test "slots: four threads taking and setting copies at once, each block as its rule says" {
+  local m
+  for m in auto alias; do
+    policy "threads-$m" "mechanism = $m" \
+      '[rule small]' 'size = 16..1K' 'protect = read' 'on_write = count, grant-rw' \
+      '[rule large]' 'size = 1025..4K' 'protect = rw'
+  done
+  run_mode none timeout 120 "$SLOTS" ring 10000 4
+  run_mode threads-auto timeout 120 "$SLOTS" ring 10000 4
+  run_mode threads-alias timeout 120 "$SLOTS" ring 10000 4
+  same_as_without threads-auto threads-alias
+  run cat "$BATS_TEST_TMPDIR/runs/none.out"
+  local small=${output%% small*} large=${output#* small }
+  large=${large%% large*}
+  ((small > 4000 && large > 4000))
+  for m in auto alias; do
+    assert_equal "$(rep "threads-$m" '[(x["selected"], x["write_traps"], x["read_traps"]) for x in r["rules"]]')" \
+      "[($small, $small, 0), ($large, 0, 0)]"
+    assert_equal "$(rep "threads-$m" '(r["totals"]["stale_traps"], r["totals"]["fallbacks"])')" "(0, 0)"
   done
 }

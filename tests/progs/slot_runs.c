@@ -1,9 +1,10 @@
 /* The preload's slots (preload/place/slots.c) under page protection, for
  * tests/bats/slots.bats.
  *
- *   slot_runs ring N   N blocks of 16 B to 4 KiB (sizes from a fixed
+ *   slot_runs ring N [T]  N blocks of 16 B to 4 KiB (sizes from a fixed
  *                      sequence), 512 live at once, each written whole
- *                      when made and checked whole before its free;
+ *                      when made and checked whole before its free; with
+ *                      T, T threads at once, each with blocks of its own;
  *                      prints how many were of 1 KiB or less, how many
  *                      larger, and a checksum of what it read back
  *   slot_runs maps     one 64-byte block, read: prints the permissions of
@@ -12,31 +13,38 @@
  *                      slot's run of pages set with the block's own;
  *                      without rtl, the heap) */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define LIVE 512
+#define MAX_THREADS 8
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+struct ring {
+	long n;
+	uint64_t rng;
+	long small, large;
+	uint64_t sum;
+	int failed;
+};
 
-static uint64_t next(void)
+static uint64_t next(struct ring *r)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	r->rng ^= r->rng << 13;
+	r->rng ^= r->rng >> 7;
+	r->rng ^= r->rng << 17;
+	return r->rng;
 }
 
-static int ring(long n)
+static void *ring(void *arg)
 {
-	static unsigned char *block[LIVE];
-	static size_t size[LIVE];
-	long small = 0, large = 0;
-	uint64_t sum = 0;
+	struct ring *r = arg;
+	unsigned char *block[LIVE] = { 0 };
+	size_t size[LIVE];
 
-	for (long i = 0; i < n + LIVE; i++) {
+	for (long i = 0; i < r->n + LIVE; i++) {
 		int k = (int)(i % LIVE);
 
 		if (block[k]) {
@@ -46,26 +54,53 @@ static int ring(long n)
 				if (block[k][b] != want) {
 					fprintf(stderr, "block %ld byte %zu: %u, not %u\n",
 					        i - LIVE, b, block[k][b], want);
-					return 1;
+					r->failed = 1;
+					return NULL;
 				}
-				sum += block[k][b];
+				r->sum += block[k][b];
 			}
 			free(block[k]);
 			block[k] = NULL;
 		}
-		if (i >= n)
+		if (i >= r->n)
 			continue;
-		size[k] = 16 + next() % 4081;
+		size[k] = 16 + next(r) % 4081;
 		block[k] = malloc(size[k]);
 		if (!block[k]) {
 			perror("malloc");
-			return 1;
+			r->failed = 1;
+			return NULL;
 		}
 		memset(block[k], (unsigned char)i, size[k]);
 		if (size[k] <= 1024)
-			small++;
+			r->small++;
 		else
-			large++;
+			r->large++;
+	}
+	return NULL;
+}
+
+static int rings(long n, int threads)
+{
+	static struct ring r[MAX_THREADS];
+	pthread_t t[MAX_THREADS];
+	long small = 0, large = 0;
+	uint64_t sum = 0;
+
+	for (int i = 0; i < threads; i++) {
+		r[i] = (struct ring){ .n = n, .rng = 0x9e3779b97f4a7c15ull + (uint64_t)i };
+		if (pthread_create(&t[i], NULL, ring, &r[i]) != 0) {
+			perror("pthread_create");
+			return 1;
+		}
+	}
+	for (int i = 0; i < threads; i++) {
+		pthread_join(t[i], NULL);
+		if (r[i].failed)
+			return 1;
+		small += r[i].small;
+		large += r[i].large;
+		sum += r[i].sum;
 	}
 	printf("%ld small %ld large sum %" PRIu64 "\n", small, large, sum);
 	return 0;
@@ -99,10 +134,14 @@ static int maps(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "ring") == 0)
-		return ring(atol(argv[2]));
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "ring") == 0) {
+		int threads = argc == 4 ? atoi(argv[3]) : 1;
+
+		if (threads >= 1 && threads <= MAX_THREADS)
+			return rings(atol(argv[2]), threads);
+	}
 	if (argc == 2 && strcmp(argv[1], "maps") == 0)
 		return maps();
-	fprintf(stderr, "usage: slot_runs ring N | slot_runs maps\n");
+	fprintf(stderr, "usage: slot_runs ring N [THREADS 1-8] | slot_runs maps\n");
 	return 2;
 }

@@ -35,49 +35,39 @@ rep() {
   ((pages > 1 && pages <= 65))
 }
 
-@test "slots: read-only blocks beside read-write ones, each trapping exactly as its rule says" {
-  local m
+# rings NAME ARGS...: slot_runs ring ARGS without rtl and under NAME-auto
+# and NAME-alias (read-only blocks of up to 1 KiB, read-write ones above),
+# all three alike; every read-only block's first write traps once, no
+# read-write block ever traps, nothing is left to the system allocator.
+rings() {
+  local name=$1 m small large
+  shift
   for m in auto alias; do
-    policy "ring-$m" "mechanism = $m" \
+    policy "$name-$m" "mechanism = $m" \
       '[rule small]' 'size = 16..1K' 'protect = read' 'on_write = count, grant-rw' \
       '[rule large]' 'size = 1025..4K' 'protect = rw'
   done
-  run_mode none timeout 120 "$SLOTS" ring 20000
-  run_mode ring-auto timeout 120 "$SLOTS" ring 20000
-  run_mode ring-alias timeout 120 "$SLOTS" ring 20000
-  same_as_without ring-auto ring-alias
+  run_mode none timeout 120 "$SLOTS" ring "$@"
+  run_mode "$name-auto" timeout 120 "$SLOTS" ring "$@"
+  run_mode "$name-alias" timeout 120 "$SLOTS" ring "$@"
+  same_as_without "$name-auto" "$name-alias"
   run cat "$BATS_TEST_TMPDIR/runs/none.out"
   assert_output --regexp '^[0-9]+ small [0-9]+ large sum [0-9]+$'
-  local small=${output%% small*} large=${output#* small }
+  small=${output%% small*}
+  large=${output#* small }
   large=${large%% large*}
   ((small > 1000 && large > 1000))
-  # Every read-only block's first write traps once; no read-write block
-  # ever traps, and nothing is left to the system allocator.
   for m in auto alias; do
-    assert_equal "$(rep "ring-$m" '[(x["selected"], x["write_traps"], x["read_traps"]) for x in r["rules"]]')" \
+    assert_equal "$(rep "$name-$m" '[(x["selected"], x["write_traps"], x["read_traps"]) for x in r["rules"]]')" \
       "[($small, $small, 0), ($large, 0, 0)]"
-    assert_equal "$(rep "ring-$m" '(r["totals"]["stale_traps"], r["totals"]["fallbacks"])')" "(0, 0)"
+    assert_equal "$(rep "$name-$m" '(r["totals"]["stale_traps"], r["totals"]["fallbacks"])')" "(0, 0)"
   done
 }
 
+@test "slots: read-only blocks beside read-write ones, each trapping exactly as its rule says" {
+  rings ring 20000
+}
+
 @test "slots: four threads taking and setting copies at once, each block as its rule says" {
-  local m
-  for m in auto alias; do
-    policy "threads-$m" "mechanism = $m" \
-      '[rule small]' 'size = 16..1K' 'protect = read' 'on_write = count, grant-rw' \
-      '[rule large]' 'size = 1025..4K' 'protect = rw'
-  done
-  run_mode none timeout 120 "$SLOTS" ring 10000 4
-  run_mode threads-auto timeout 120 "$SLOTS" ring 10000 4
-  run_mode threads-alias timeout 120 "$SLOTS" ring 10000 4
-  same_as_without threads-auto threads-alias
-  run cat "$BATS_TEST_TMPDIR/runs/none.out"
-  local small=${output%% small*} large=${output#* small }
-  large=${large%% large*}
-  ((small > 4000 && large > 4000))
-  for m in auto alias; do
-    assert_equal "$(rep "threads-$m" '[(x["selected"], x["write_traps"], x["read_traps"]) for x in r["rules"]]')" \
-      "[($small, $small, 0), ($large, 0, 0)]"
-    assert_equal "$(rep "threads-$m" '(r["totals"]["stale_traps"], r["totals"]["fallbacks"])')" "(0, 0)"
-  done
+  rings threads 10000 4
 }

@@ -24,6 +24,7 @@
 #include "arena.h"
 #include "views.h"
 #include "page.h"
+#include "relax.h"
 #include "say.h"
 
 #define PAGE rtl_page_size()
@@ -158,25 +159,69 @@ static int choose(size_t first, size_t last, int prot)
  * shared by its pages). A page taken in copy k ends the run. */
 #define RUN_PAGES 32
 
-/* Take copy k on the free pages before first and from last on, up to
- * RUN_PAGES each side: [*lo, *hi) is then the run, all of it taken. */
-static void take_run(size_t first, size_t last, int k, size_t *lo, size_t *hi)
+/* A run claims a page's copy only while the page has more free copies
+ * than this: a block taking a copy there never finds them all taken
+ * because of a run. */
+#define RUN_SPARE 8
+
+/* Runs between their claim and their release: a page whose copies all
+ * look taken may be waiting for one of them (only under a race the
+ * spare copies did not cover). */
+static _Atomic unsigned runs_held;
+
+static int spare_copies(size_t p)
+{
+	int used = 0;
+
+	for (int w = 0; w < WORDS; w++)
+		used += __builtin_popcountll(
+		        atomic_load_explicit(&taken[p][w], memory_order_relaxed));
+	return RTL_SLOTS - used > RUN_SPARE;
+}
+
+static int claim(size_t p, int k)
 {
 	uint64_t bit = (uint64_t)1 << (k % 64);
+
+	return spare_copies(p) &&
+	       !(atomic_fetch_or_explicit(&taken[p][k / 64], bit,
+	                                  memory_order_acquire) &
+	         bit);
+}
+
+/* Take copy k on the free pages before first and from last on, up to
+ * RUN_PAGES each side: [*lo, *hi) is then the run, all of it taken, until
+ * release_run. */
+static void take_run(size_t first, size_t last, int k, size_t *lo, size_t *hi)
+{
 	size_t pages = pool_len >> PAGE_SHIFT;
 
+	atomic_fetch_add_explicit(&runs_held, 1, memory_order_relaxed);
 	*lo = first;
 	*hi = last;
-	while (*lo > 0 && first - *lo < RUN_PAGES &&
-	       !(atomic_fetch_or_explicit(&taken[*lo - 1][k / 64], bit,
-	                                  memory_order_acquire) &
-	         bit))
+	while (*lo > 0 && first - *lo < RUN_PAGES && claim(*lo - 1, k))
 		--*lo;
-	while (*hi < pages && *hi - last < RUN_PAGES &&
-	       !(atomic_fetch_or_explicit(&taken[*hi][k / 64], bit,
-	                                  memory_order_acquire) &
-	         bit))
+	while (*hi < pages && *hi - last < RUN_PAGES && claim(*hi, k))
 		++*hi;
+}
+
+static void release_run(size_t first, size_t last, int k, size_t lo, size_t hi)
+{
+	give_pages(lo, first, k);
+	give_pages(last, hi, k);
+	atomic_fetch_sub_explicit(&runs_held, 1, memory_order_release);
+}
+
+/* Whether a run was held: then wait for the runs to end (bounded), and
+ * look again. */
+static int waited_for_runs(void)
+{
+	if (!atomic_load_explicit(&runs_held, memory_order_acquire))
+		return 0;
+	for (int i = 0; i < (1 << 16) && atomic_load_explicit(&runs_held, memory_order_acquire);
+	     i++)
+		rtl_cpu_relax();
+	return 1;
 }
 
 uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
@@ -188,6 +233,8 @@ uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
 		int k = choose(first, last, prot), differ = 0;
 		uintptr_t at;
 
+		if (k < 0 && waited_for_runs())
+			continue; /* a copy may have been a run's */
 		if (k < 0)
 			return 0;
 		if (take_pages(first, last, k) < 0)
@@ -207,18 +254,18 @@ uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
 				 * A failed call may have changed some pages. */
 				for (size_t p = lo; p < hi; p++)
 					state[p * RTL_SLOTS + (size_t)k] = UNKNOWN;
-				give_pages(lo, first, k);
-				give_pages(last, hi, k);
-				lo = first;
-				hi = last;
-				rc = syscall(SYS_mprotect, (void *)(at + lo * PAGE),
-				             (hi - lo) * PAGE, prot);
+				release_run(first, last, k, lo, hi);
+				rc = syscall(SYS_mprotect, (void *)(at + first * PAGE),
+				             (last - first) * PAGE, prot);
+				for (size_t p = first; rc == 0 && p < last; p++)
+					set_state(p, k, prot);
+			} else {
+				/* The state before the pages go: their next
+				 * taker reads it. */
+				for (size_t p = lo; rc == 0 && p < hi; p++)
+					set_state(p, k, prot);
+				release_run(first, last, k, lo, hi);
 			}
-			/* The state before the pages go: their next taker reads it. */
-			for (size_t p = lo; rc == 0 && p < hi; p++)
-				set_state(p, k, prot);
-			give_pages(lo, first, k);
-			give_pages(last, hi, k);
 			if (rc < 0) {
 				for (size_t p = first; p < last; p++)
 					state[p * RTL_SLOTS + (size_t)k] = UNKNOWN;

@@ -71,3 +71,14 @@ rings() {
 @test "slots: four threads taking and setting copies at once, each block as its rule says" {
   rings threads 10000 4
 }
+
+@test "slots: pages full of 16-byte blocks, four threads: a run never makes a block fall back" {
+  # 256 blocks of 16 bytes fill a page, one per copy: a run holding a
+  # copy of such a page while another thread looks for one there must not
+  # make it look full (choose() finds none: the block would fall back).
+  policy dense 'mechanism = auto' '[rule r]' 'size = 16' 'protect = read'
+  run_mode dense timeout 120 "$SLOTS" dense 200000 4
+  run cat "$BATS_TEST_TMPDIR/runs/dense.out"
+  assert_output "820000 blocks"
+  assert_equal "$(rep dense '(r["totals"]["selected"], r["totals"]["fallbacks"])')" "(820000, 0)"
+}

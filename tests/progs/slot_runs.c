@@ -7,6 +7,11 @@
  *                      T, T threads at once, each with blocks of its own;
  *                      prints how many were of 1 KiB or less, how many
  *                      larger, and a checksum of what it read back
+ *   slot_runs dense N T   T threads, each keeping 5000 blocks of 16 bytes
+ *                      live and replacing one at random N times, so that
+ *                      pages hold up to 256 of them, each through a copy
+ *                      of its own; each block is read once; prints the
+ *                      number of blocks made
  *   slot_runs maps     one 64-byte block, read: prints the permissions of
  *                      the mapping that holds it and how many pages that
  *                      mapping has (under a rule that protects it, a
@@ -18,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LIVE 512
 #define MAX_THREADS 8
@@ -106,6 +112,54 @@ static int rings(long n, int threads)
 	return 0;
 }
 
+#define DENSE 5000
+
+static void *dense(void *arg)
+{
+	struct ring *r = arg;
+	static __thread unsigned char *block[DENSE];
+
+	for (long i = 0; i < DENSE + r->n; i++) {
+		int k = i < DENSE ? (int)i : (int)(next(r) % DENSE);
+
+		free(block[k]);
+		block[k] = malloc(16);
+		if (!block[k]) {
+			perror("malloc");
+			r->failed = 1;
+			return NULL;
+		}
+		r->sum += *(volatile unsigned char *)block[k] & 0;
+		r->small++;
+	}
+	for (int k = 0; k < DENSE; k++)
+		free(block[k]);
+	return NULL;
+}
+
+static int denses(long n, int threads)
+{
+	static struct ring r[MAX_THREADS];
+	pthread_t t[MAX_THREADS];
+	long made = 0;
+
+	for (int i = 0; i < threads; i++) {
+		r[i] = (struct ring){ .n = n, .rng = 0x9e3779b97f4a7c15ull + (uint64_t)i };
+		if (pthread_create(&t[i], NULL, dense, &r[i]) != 0) {
+			perror("pthread_create");
+			return 1;
+		}
+	}
+	for (int i = 0; i < threads; i++) {
+		pthread_join(t[i], NULL);
+		if (r[i].failed)
+			return 1;
+		made += r[i].small;
+	}
+	printf("%ld blocks\n", made);
+	return 0;
+}
+
 static int maps(void)
 {
 	char *volatile p = malloc(64);
@@ -122,7 +176,7 @@ static int maps(void)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", &lo, &hi, perms) == 3 &&
 		    a >= lo && a < hi) {
-			printf("%s %zu\n", perms, (size_t)(hi - lo) / 4096);
+			printf("%s %zu\n", perms, (size_t)(hi - lo) / (size_t)sysconf(_SC_PAGESIZE));
 			fclose(f);
 			return 0;
 		}
@@ -140,8 +194,15 @@ int main(int argc, char **argv)
 		if (threads >= 1 && threads <= MAX_THREADS)
 			return rings(atol(argv[2]), threads);
 	}
+	if (argc == 4 && strcmp(argv[1], "dense") == 0) {
+		int threads = atoi(argv[3]);
+
+		if (threads >= 1 && threads <= MAX_THREADS)
+			return denses(atol(argv[2]), threads);
+	}
 	if (argc == 2 && strcmp(argv[1], "maps") == 0)
 		return maps();
-	fprintf(stderr, "usage: slot_runs ring N [THREADS 1-8] | slot_runs maps\n");
+	fprintf(stderr, "usage: slot_runs ring N [THREADS 1-8] | slot_runs dense N THREADS | "
+	                "slot_runs maps\n");
 	return 2;
 }

@@ -324,6 +324,36 @@ TEST(grant_moves_registers_of_every_view)
 	munmap(code, 4096);
 }
 
+/* A plain load whose base lies outside the region it reads (8 bytes below
+ * it, in the padding of the region before), mov 8(%rdi), %rax; ret: the
+ * base must move with the region though it is not in its span, which the
+ * one-pass move cannot do, so the derived-address solver runs, and the
+ * load reads the region's bytes. */
+TEST(plain_load_through_a_base_below_the_region)
+{
+	static const uint8_t load_ret[] = { 0x48, 0x8b, 0x47, 0x08, 0xc3 };
+	uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+	                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a, *b, *p;
+	uint64_t v;
+
+	CHECK(code != MAP_FAILED);
+	memcpy(code, load_ret, sizeof(load_ret));
+	adjacent(&a, &b);
+	memcpy(b, "region b", 8);
+	region_handler(b, grant_handler);
+	region_protect(b, PROT_NONE);
+	p = *(char *volatile *)&b - 8;
+	__asm__ volatile(CALL
+	                 : "=a"(v), "+D"(p)
+	                 : [f] "r"(code)
+	                 : "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory");
+	CHECK_EQ(h_calls, 1);
+	CHECK(memcmp(&v, "region b", 8) == 0);
+	CHECK(p + 8 == *(char *volatile *)&b);
+	munmap(code, 4096);
+}
+
 /* The cache compares every byte of a long instruction with the code: a
  * change in its last byte is a miss, wherever on its page it lies (two
  * words compare it, or a byte loop near the page's end). */

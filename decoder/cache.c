@@ -31,7 +31,9 @@ static uint64_t word_at(const void *p)
 
 /* Whether the code at pc still holds in's bytes. Two words cover any
  * instruction when the 16 bytes from pc lie in one 4 KiB block, so on
- * pc's page (a word read past it could fault); a byte loop otherwise. */
+ * pc's page (a word read past it could fault); a byte loop otherwise.
+ * Both architectures rtl runs on are little-endian: the mask keeps a
+ * word's first len bytes. */
 static int same_bytes(const struct rtl_insn *in, uint64_t pc)
 {
 	const uint8_t *code = (const uint8_t *)pc;

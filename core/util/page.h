@@ -4,27 +4,38 @@
 #ifndef RTL_PAGE_H
 #define RTL_PAGE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <sys/auxv.h>
 
 static inline size_t rtl_page_size(void)
 {
-	static size_t page;
+	/* Atomic, relaxed: threads may both fill it in, with the same value
+	 * (plain loads and stores on x86-64 and aarch64). */
+	static _Atomic size_t page;
+	size_t p = atomic_load_explicit(&page, memory_order_relaxed);
 
-	if (!page)
-		page = (size_t)getauxval(AT_PAGESZ);
-	return page ? page : 4096;
+	if (!p) {
+		p = (size_t)getauxval(AT_PAGESZ);
+		if (!p)
+			p = 4096;
+		atomic_store_explicit(&page, p, memory_order_relaxed);
+	}
+	return p;
 }
 
 /* log2 of the page size: hot paths shift instead of dividing by a size
  * that is not a constant. */
 static inline unsigned rtl_page_shift(void)
 {
-	static unsigned shift;
+	static _Atomic unsigned shift;
+	unsigned s = atomic_load_explicit(&shift, memory_order_relaxed);
 
-	if (!shift)
-		shift = (unsigned)__builtin_ctzl(rtl_page_size());
-	return shift;
+	if (!s) {
+		s = (unsigned)__builtin_ctzl(rtl_page_size());
+		atomic_store_explicit(&shift, s, memory_order_relaxed);
+	}
+	return s;
 }
 
 #endif

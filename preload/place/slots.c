@@ -97,9 +97,12 @@ static int prot_of(size_t page, int k)
 	return s ? s - 1 : RW;
 }
 
-static void set_state(size_t page, int k, int prot)
+/* Pages [first, last) of copy k have prot; or, prot < 0, may have any
+ * (a failed mprotect may have changed some): the next taker sets it. */
+static void set_states(size_t first, size_t last, int k, int prot)
 {
-	state[page * RTL_SLOTS + (size_t)k] = (uint8_t)(prot + 1);
+	for (size_t p = first; p < last; p++)
+		state[p * RTL_SLOTS + (size_t)k] = prot < 0 ? UNKNOWN : (uint8_t)(prot + 1);
 }
 
 /* Release copy k on pages [first, last). */
@@ -112,15 +115,20 @@ static void give_pages(size_t first, size_t last, int k)
 		                          memory_order_release);
 }
 
-/* Take copy k on pages [first, last), all or none. */
-static int take_pages(size_t first, size_t last, int k)
+/* Take copy k on page p: whether it was free. */
+static int take_page(size_t p, int k)
 {
 	uint64_t bit = (uint64_t)1 << (k % 64);
 
+	return !(atomic_fetch_or_explicit(&taken[p][k / 64], bit, memory_order_acquire) &
+	         bit);
+}
+
+/* Take copy k on pages [first, last), all or none. */
+static int take_pages(size_t first, size_t last, int k)
+{
 	for (size_t p = first; p < last; p++) {
-		if (atomic_fetch_or_explicit(&taken[p][k / 64], bit,
-		                             memory_order_acquire) &
-		    bit) {
+		if (!take_page(p, k)) {
 			give_pages(first, p, k);
 			return -1;
 		}
@@ -181,12 +189,7 @@ static int spare_copies(size_t p)
 
 static int claim(size_t p, int k)
 {
-	uint64_t bit = (uint64_t)1 << (k % 64);
-
-	return spare_copies(p) &&
-	       !(atomic_fetch_or_explicit(&taken[p][k / 64], bit,
-	                                  memory_order_acquire) &
-	         bit);
+	return spare_copies(p) && take_page(p, k);
 }
 
 /* Take copy k on the free pages before first and from last on, up to
@@ -252,23 +255,21 @@ uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
 			if (rc < 0 && (lo < first || hi > last)) {
 				/* Out of mappings, say: the block's pages alone.
 				 * A failed call may have changed some pages. */
-				for (size_t p = lo; p < hi; p++)
-					state[p * RTL_SLOTS + (size_t)k] = UNKNOWN;
+				set_states(lo, hi, k, -1);
 				release_run(first, last, k, lo, hi);
 				rc = syscall(SYS_mprotect, (void *)(at + first * PAGE),
 				             (last - first) * PAGE, prot);
-				for (size_t p = first; rc == 0 && p < last; p++)
-					set_state(p, k, prot);
+				if (rc == 0)
+					set_states(first, last, k, prot);
 			} else {
 				/* The state before the pages go: their next
 				 * taker reads it. */
-				for (size_t p = lo; rc == 0 && p < hi; p++)
-					set_state(p, k, prot);
+				if (rc == 0)
+					set_states(lo, hi, k, prot);
 				release_run(first, last, k, lo, hi);
 			}
 			if (rc < 0) {
-				for (size_t p = first; p < last; p++)
-					state[p * RTL_SLOTS + (size_t)k] = UNKNOWN;
+				set_states(first, last, k, -1);
 				give_pages(first, last, k);
 				return 0;
 			}
@@ -303,8 +304,7 @@ void rtl_slot_protected(uintptr_t addr, size_t len, int prot)
 	int k;
 
 	locate(addr, len, &first, &last, &k);
-	for (size_t p = first; p < last; p++)
-		set_state(p, k, prot);
+	set_states(first, last, k, prot);
 }
 
 void rtl_slots_forked(void)

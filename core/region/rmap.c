@@ -19,6 +19,14 @@
 
 typedef _Atomic uintptr_t entry_t;
 
+/* A page's place in a leaf: its entry, and where the record of a region on
+ * it probably lies when the page is shared (hint below). One line of the
+ * leaf holds four pages' slots. */
+struct slot {
+	entry_t e;
+	_Atomic uint64_t hint;
+};
+
 /* A shared page. Each region on it is there once, however many granules
  * it covers: a region that starts on the page at its start granule (a bit
  * in starts, its record in g), one that starts on an earlier page as the
@@ -45,7 +53,76 @@ static inline uint64_t bits(unsigned lo, unsigned hi)
 	return below_hi & ~(((uint64_t)1 << lo) - 1);
 }
 
-static _Atomic(entry_t *) *top;
+/* ---- record hints ----
+ *
+ * On a shared page the record's address is in the subtable, so a lookup
+ * would wait for two misses one after the other: the subtable's line, then
+ * the record's. Regions defined one after another on a page (an array of
+ * objects, a slab of blocks) have records one after another in the pool, a
+ * fixed step apart; the page's slot keeps that progression, learnt from the
+ * first two regions that start on it, and a lookup prefetches the record it
+ * predicts while it loads the subtable. The hint only ever prefetches: a
+ * wrong or stale one (a region freed, its record reused) costs a wasted
+ * line, never a wrong answer. Written under the page's shard lock, read
+ * with relaxed loads.
+ *
+ * Bits: 0-5 the first start granule g0; 6-12 the step in granules between
+ * starts (0: one start seen); 13-21 the step between their records in
+ * lines, signed; 22-63 the first record's address in lines (addresses
+ * below 2^48). 0: no hint. */
+#define HINT_GSTEP_SHIFT 6
+#define HINT_RSTEP_SHIFT 13
+#define HINT_REC_SHIFT 22
+#define HINT_RSTEP_MAX 255 /* lines, either way */
+#define LINE_SHIFT 6
+
+static uint64_t hint_first(const struct rtl_region *r, unsigned g0)
+{
+	uintptr_t a = (uintptr_t)r;
+
+	if (a >> 48 || a & ((1u << LINE_SHIFT) - 1))
+		return 0;
+	return (uint64_t)(a >> LINE_SHIFT) << HINT_REC_SHIFT | g0;
+}
+
+/* r starts at granule g of a page whose hint is h: h with the step learnt
+ * from its second start, a new hint on an empty page, or h as it was. */
+static uint64_t hint_learn(uint64_t h, const struct rtl_region *r, unsigned g)
+{
+	unsigned g0 = h & (GRANS - 1);
+	int64_t lines;
+
+	if (!h)
+		return hint_first(r, g);
+	if (h >> HINT_GSTEP_SHIFT & 0x7f || g <= g0)
+		return h;
+	lines = ((int64_t)(uintptr_t)r >> LINE_SHIFT) - (int64_t)(h >> HINT_REC_SHIFT);
+	if (lines < -HINT_RSTEP_MAX || lines > HINT_RSTEP_MAX ||
+	    ((uintptr_t)r & ((1u << LINE_SHIFT) - 1)))
+		return h;
+	return h | (uint64_t)(g - g0) << HINT_GSTEP_SHIFT |
+	       ((uint64_t)lines & 0x1ff) << HINT_RSTEP_SHIFT;
+}
+
+/* floor(x / k) = x * step_inverse[k] >> 16 for x < 64, 0 < k <= 64; 0 for
+ * k = 0 (one start seen: the first record). Filled by rtl_rmap_init. */
+static uint32_t step_inverse[GRANS + 1];
+
+/* The record that hint h predicts for granule i, or 0. */
+static inline uintptr_t hint_predict(uint64_t h, unsigned i)
+{
+	unsigned g0 = h & (GRANS - 1), gstep = h >> HINT_GSTEP_SHIFT & 0x7f;
+	int64_t rstep = (int64_t)(h << (64 - HINT_REC_SHIFT)) >> (64 - 9);
+	uintptr_t rec = (uintptr_t)(h >> HINT_REC_SHIFT) << LINE_SHIFT;
+	unsigned n;
+
+	if (!h || i < g0)
+		return 0;
+	n = (i - g0) * step_inverse[gstep] >> 16;
+	return rec + (uintptr_t)(n * rstep * (1 << LINE_SHIFT));
+}
+
+static _Atomic(struct slot *) *top;
 static uint64_t ntop;
 static struct rtl_pool sub_pool = RTL_POOL_INIT(sizeof(struct subtable));
 
@@ -79,16 +156,19 @@ static void sub_put(uint64_t off, struct subtable *sub)
 int rtl_rmap_init(uint64_t arena_size)
 {
 	uint64_t pages = arena_size >> PAGE_SHIFT;
+
+	for (unsigned k = 1; k <= GRANS; k++)
+		step_inverse[k] = (65536 + k - 1) / k;
 	ntop = (pages + LEAF_SIZE - 1) >> LEAF_BITS;
 	top = rtl_pages_alloc(ntop * sizeof(*top));
 	return top ? 0 : -1;
 }
 
 /* A leaf that does not exist yet: out of line, once per 16 MiB. */
-static __attribute__((noinline)) entry_t *leaf_new(uint64_t page)
+static __attribute__((noinline)) struct slot *leaf_new(uint64_t page)
 {
 	/* Writers of different shards may meet here: one leaf wins. */
-	entry_t *mine = rtl_pages_alloc(LEAF_SIZE * sizeof(entry_t)), *leaf = NULL;
+	struct slot *mine = rtl_pages_alloc(LEAF_SIZE * sizeof(struct slot)), *leaf = NULL;
 
 	if (!mine)
 		return NULL;
@@ -96,14 +176,14 @@ static __attribute__((noinline)) entry_t *leaf_new(uint64_t page)
 	                                            mine, memory_order_acq_rel,
 	                                            memory_order_acquire))
 		return mine;
-	munmap(mine, LEAF_SIZE * sizeof(entry_t));
+	munmap(mine, LEAF_SIZE * sizeof(struct slot));
 	return leaf;
 }
 
-static inline entry_t *leaf_of(uint64_t page, int create)
+static inline struct slot *leaf_of(uint64_t page, int create)
 {
-	entry_t *leaf = atomic_load_explicit(&top[page >> LEAF_BITS],
-	                                     memory_order_acquire);
+	struct slot *leaf = atomic_load_explicit(&top[page >> LEAF_BITS],
+	                                         memory_order_acquire);
 
 	return leaf || !create ? leaf : leaf_new(page);
 }
@@ -114,8 +194,8 @@ struct rtl_region *rtl_rmap_get(uint64_t off)
 	const struct subtable *sub;
 	struct rtl_region *here;
 	uint64_t mapped, starts;
-	entry_t *leaf;
-	uintptr_t e;
+	struct slot *leaf, *slot;
+	uintptr_t e, guess;
 	unsigned i;
 
 	if (page >> LEAF_BITS >= ntop)
@@ -123,12 +203,17 @@ struct rtl_region *rtl_rmap_get(uint64_t off)
 	leaf = leaf_of(page, 0);
 	if (!leaf)
 		return NULL;
-	e = atomic_load_explicit(&leaf[page & (LEAF_SIZE - 1)],
-	                         memory_order_acquire);
+	slot = &leaf[page & (LEAF_SIZE - 1)];
+	e = atomic_load_explicit(&slot->e, memory_order_acquire);
 	if (!(e & TAG_SUB))
 		return (struct rtl_region *)e;
 	sub = (struct subtable *)(e & ~TAG_SUB);
 	i = (unsigned)(off >> GRAN_SHIFT) & (GRANS - 1);
+	/* The record the page's hint predicts, fetched beside the subtable
+	 * (a prefetch cannot fault, whatever the hint says). */
+	guess = hint_predict(atomic_load_explicit(&slot->hint, memory_order_relaxed), i);
+	if (guess)
+		__builtin_prefetch((const void *)guess);
 	/* Three loads whose addresses are known now: the CPU overlaps them. */
 	mapped = atomic_load_explicit(&sub->mapped, memory_order_acquire);
 	starts = atomic_load_explicit(&sub->starts, memory_order_acquire) &
@@ -144,13 +229,25 @@ struct rtl_region *rtl_rmap_get(uint64_t off)
 	                            memory_order_acquire);
 }
 
+uintptr_t rtl_rmap_guess(uint64_t off)
+{
+	uint64_t page = off >> PAGE_SHIFT;
+	struct slot *leaf = page >> LEAF_BITS < ntop ? leaf_of(page, 0) : NULL;
+	struct slot *slot = leaf ? &leaf[page & (LEAF_SIZE - 1)] : NULL;
+
+	if (!slot || !(atomic_load_explicit(&slot->e, memory_order_acquire) & TAG_SUB))
+		return 0;
+	return hint_predict(atomic_load_explicit(&slot->hint, memory_order_relaxed),
+	                    (unsigned)(off >> GRAN_SHIFT) & (GRANS - 1));
+}
+
 /* Map granules [glo, ghi) of a shared page to r (unmap them: r NULL); r
  * starts on this page (at glo) or on an earlier one (then glo is 0).
  * Writers hold the page's shard lock (records.h). */
-static int set_granules(uint64_t page, entry_t *slot, unsigned glo,
+static int set_granules(uint64_t page, struct slot *slot, unsigned glo,
                         unsigned ghi, int starts_here, struct rtl_region *r)
 {
-	uintptr_t e = atomic_load_explicit(slot, memory_order_relaxed);
+	uintptr_t e = atomic_load_explicit(&slot->e, memory_order_relaxed);
 	uint64_t want = bits(glo, ghi), start = starts_here ? (uint64_t)1 << glo : 0;
 	struct subtable *sub;
 
@@ -166,11 +263,19 @@ static int set_granules(uint64_t page, entry_t *slot, unsigned glo,
 			atomic_store_explicit(&sub->head, r, memory_order_relaxed);
 		atomic_store_explicit(&sub->starts, start, memory_order_relaxed);
 		atomic_store_explicit(&sub->mapped, want, memory_order_relaxed);
-		atomic_store_explicit(slot, (uintptr_t)sub | TAG_SUB,
+		atomic_store_explicit(&slot->hint, starts_here ? hint_first(r, glo) : 0,
+		                      memory_order_relaxed);
+		atomic_store_explicit(&slot->e, (uintptr_t)sub | TAG_SUB,
 		                      memory_order_release);
 		return 0;
 	}
 	sub = (struct subtable *)(e & ~TAG_SUB);
+	if (r && starts_here)
+		atomic_store_explicit(&slot->hint,
+		                      hint_learn(atomic_load_explicit(&slot->hint,
+		                                                      memory_order_relaxed),
+		                                 r, glo),
+		                      memory_order_relaxed);
 	if (r) { /* free granules (walk checked them) */
 		/* r's fields, then r, then the bits that lead to it. */
 		atomic_thread_fence(memory_order_release);
@@ -198,7 +303,7 @@ static int set_granules(uint64_t page, entry_t *slot, unsigned glo,
 	                      memory_order_release);
 	if (atomic_load_explicit(&sub->mapped, memory_order_relaxed))
 		return 0;
-	atomic_store_explicit(slot, 0, memory_order_release);
+	atomic_store_explicit(&slot->e, 0, memory_order_release);
 	sub_put(page << PAGE_SHIFT, sub);
 	return 0;
 }
@@ -224,8 +329,8 @@ static uint64_t walk(uint64_t lo, uint64_t hi, struct rtl_region *r, int *err)
 		uint64_t pstart = page << PAGE_SHIFT, pend = pstart + (1u << PAGE_SHIFT);
 		unsigned glo = lo > pstart ? (unsigned)((lo - pstart) >> GRAN_SHIFT) : 0;
 		unsigned ghi = hi < pend ? (unsigned)((hi - pstart) >> GRAN_SHIFT) : GRANS;
-		entry_t *leaf = leaf_of(page, r != NULL);
-		entry_t *slot;
+		struct slot *leaf = leaf_of(page, r != NULL);
+		struct slot *slot;
 
 		if (!leaf) {
 			if (!r)
@@ -234,13 +339,13 @@ static uint64_t walk(uint64_t lo, uint64_t hi, struct rtl_region *r, int *err)
 			return pstart > lo ? pstart : lo;
 		}
 		slot = &leaf[page & (LEAF_SIZE - 1)];
-		if (r && page_busy(atomic_load_explicit(slot, memory_order_relaxed),
+		if (r && page_busy(atomic_load_explicit(&slot->e, memory_order_relaxed),
 		                   glo, ghi)) {
 			*err = EEXIST;
 			return pstart > lo ? pstart : lo;
 		}
 		if (glo == 0 && ghi == GRANS) {
-			atomic_store_explicit(slot, (uintptr_t)r, memory_order_release);
+			atomic_store_explicit(&slot->e, (uintptr_t)r, memory_order_release);
 			continue;
 		}
 		if (set_granules(page, slot, glo, ghi, lo >= pstart, r) < 0) {
@@ -300,7 +405,7 @@ uint64_t rtl_rmap_next(uint64_t off, uint64_t end)
 	while (off < end) {
 		uint64_t page = off >> PAGE_SHIFT;
 		uint64_t pend = (page + 1) << PAGE_SHIFT;
-		entry_t *leaf;
+		struct slot *leaf;
 		uintptr_t e;
 
 		if (page >> LEAF_BITS >= ntop)
@@ -310,7 +415,7 @@ uint64_t rtl_rmap_next(uint64_t off, uint64_t end)
 			off = ((page >> LEAF_BITS) + 1) << (LEAF_BITS + PAGE_SHIFT);
 			continue;
 		}
-		e = atomic_load_explicit(&leaf[page & (LEAF_SIZE - 1)],
+		e = atomic_load_explicit(&leaf[page & (LEAF_SIZE - 1)].e,
 		                         memory_order_acquire);
 		if (e && !(e & TAG_SUB))
 			return off;

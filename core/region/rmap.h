@@ -4,7 +4,9 @@
  * it; a page shared by regions points at a subtable of 64 granules of 64
  * bytes (regions start and end on 64-byte boundaries). Readers are lock-free
  * and may run in the trap handler; writers hold the shard locks of the pages
- * they change (records.h). */
+ * they change (records.h). A shared page's slot also predicts where its
+ * regions' records lie, so that a lookup fetches the record and the
+ * subtable together: one miss's wait, not two. */
 #ifndef RTL_RMAP_H
 #define RTL_RMAP_H
 
@@ -29,5 +31,9 @@ uint64_t rtl_rmap_next(uint64_t off, uint64_t end);
 
 /* The record mapped at off, unvalidated (may be stale), or NULL. */
 struct rtl_region *rtl_rmap_get(uint64_t off);
+
+/* The record rtl_rmap_get prefetches for off on a shared page, from the
+ * page's hint (rmap.c), or 0: for tests, it is never read. */
+uintptr_t rtl_rmap_guess(uint64_t off);
 
 #endif

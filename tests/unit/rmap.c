@@ -267,3 +267,61 @@ TEST(random_inserts_and_removes_agree_with_a_model)
 	printf("# %ld inserts, %ld lookups\n", inserted, lookups);
 	CHECK(inserted > 2000); /* the model was exercised */
 }
+
+/* The hint of a shared page (rmap.c): regions defined one after another
+ * with records one after another, a fixed step apart either way, have
+ * every granule's record predicted, so that a lookup fetches it beside the
+ * subtable. Region records are 128 bytes: two lines. */
+TEST(regions_defined_in_order_have_their_records_predicted)
+{
+	static struct rtl_region up[32], down[20];
+	int wrong = 0;
+
+	start();
+	/* 64-byte regions 128 bytes apart, as region_alloc(64) places them. */
+	for (int k = 0; k < 32; k++)
+		CHECK_EQ(rtl_rmap_insert(rec(&up[k], 20 * PAGE + k * 128ull, 64)), 0);
+	for (int k = 0; k < 32; k++)
+		for (uint64_t at = 0; at < 64; at += 63)
+			wrong += rtl_rmap_guess(20 * PAGE + k * 128ull + at) !=
+			         (uintptr_t)&up[k];
+	/* 192-byte regions, each with the record before the last one's. */
+	for (int k = 0; k < 20; k++)
+		CHECK_EQ(rtl_rmap_insert(rec(&down[19 - k], 21 * PAGE + k * 192ull, 192)), 0);
+	for (int k = 0; k < 20; k++)
+		for (uint64_t at = 0; at < 192; at += 64)
+			wrong += rtl_rmap_guess(21 * PAGE + k * 192ull + at) !=
+			         (uintptr_t)&down[19 - k];
+	CHECK_EQ(wrong, 0);
+	/* A whole page is its record already: nothing to predict. */
+	CHECK_EQ(rtl_rmap_insert(rec(&up[0], 30 * PAGE, PAGE)), 0);
+	CHECK_EQ(rtl_rmap_guess(30 * PAGE), 0);
+}
+
+/* A hint that no longer holds (the page's regions freed and defined again
+ * with their records in another order) predicts wrong records, and every
+ * lookup still answers the right one. */
+TEST(a_stale_hint_never_changes_an_answer)
+{
+	static struct rtl_region r[16];
+	int wrong = 0;
+
+	start();
+	for (int k = 0; k < 16; k++)
+		CHECK_EQ(rtl_rmap_insert(rec(&r[k], 50 * PAGE + k * 256ull, 256)), 0);
+	/* All but the first: the page stays shared, its hint as it was. */
+	for (int k = 1; k < 16; k++)
+		rtl_rmap_remove(&r[k]);
+	for (int k = 1; k < 16; k++) {
+		int j = 1 + (k * 7) % 15; /* a permutation of 1..15 */
+		CHECK_EQ(rtl_rmap_insert(rec(&r[j], 50 * PAGE + k * 256ull, 256)), 0);
+	}
+	for (int k = 0; k < 16; k++) {
+		int j = k ? 1 + (k * 7) % 15 : 0;
+		for (uint64_t at = 0; at < 256; at += 64) {
+			wrong += rtl_rmap_guess(50 * PAGE + k * 256ull + at) != (uintptr_t)&r[j];
+			CHECK(rtl_rmap_get(50 * PAGE + k * 256ull + at) == &r[j]);
+		}
+	}
+	CHECK(wrong > 0); /* the hint was wrong here, the answers were not */
+}

@@ -37,9 +37,10 @@ static uintptr_t slots_base; /* copy k at slots_base + k * pool_len */
 static uintptr_t pool_lo;    /* the pool, in the RW view */
 static size_t pool_len;
 static _Atomic uint64_t (*taken)[WORDS]; /* per pool page: copies in use */
-static uint8_t *state;                   /* per pool page and copy: its protection,
-                                   plus one (0: never set, so RW;
-                                   UNKNOWN after a failed mprotect) */
+/* Per pool page and copy: its protection plus one (0: never set, so RW;
+ * UNKNOWN after a failed mprotect). Written by the copy's taker; read by
+ * choose() while other takers write theirs: relaxed atomics, plain moves. */
+static _Atomic uint8_t *state;
 
 size_t rtl_slots_span(void)
 {
@@ -93,7 +94,8 @@ int rtl_slots_init(uintptr_t base)
 
 static int prot_of(size_t page, int k)
 {
-	uint8_t s = state[page * RTL_SLOTS + (size_t)k];
+	uint8_t s = atomic_load_explicit(&state[page * RTL_SLOTS + (size_t)k],
+	                                 memory_order_relaxed);
 	return s ? s - 1 : RW;
 }
 
@@ -102,7 +104,9 @@ static int prot_of(size_t page, int k)
 static void set_states(size_t first, size_t last, int k, int prot)
 {
 	for (size_t p = first; p < last; p++)
-		state[p * RTL_SLOTS + (size_t)k] = prot < 0 ? UNKNOWN : (uint8_t)(prot + 1);
+		atomic_store_explicit(&state[p * RTL_SLOTS + (size_t)k],
+		                      prot < 0 ? UNKNOWN : (uint8_t)(prot + 1),
+		                      memory_order_relaxed);
 }
 
 /* Release copy k on pages [first, last). */
@@ -320,4 +324,8 @@ void rtl_slots_forked(void)
 	/* Every page of the new copies is read-write: so says the state now.
 	 * The live blocks' pages get their protection back from alias.c. */
 	madvise(state, pool_len / PAGE * RTL_SLOTS, MADV_DONTNEED);
+	/* Runs other threads held at the fork have no thread to end them
+	 * here: their pages stay taken (at most 2 * RUN_PAGES of one copy
+	 * each, lost to the child), and no take may wait for them. */
+	atomic_store_explicit(&runs_held, 0, memory_order_relaxed);
 }

@@ -28,11 +28,13 @@ KEYS = [
     "heaptrack_over_glibc",
     "threads_scaling_2",
     "real_programs_over_plain",
+    "real_programs_traps_per_second",
 ]
 
 # Keys whose value is an object of numbers (by mechanism, program...).
 NESTED = ("preload_malloc_over_glibc", "preload_malloc_read_over_budget",
-          "threads_scaling_2", "real_programs_over_plain")
+          "threads_scaling_2", "real_programs_over_plain",
+          "real_programs_traps_per_second")
 
 # (key, limit, what): the targets (bench/README.md); ratios are of medians,
 # same run.
@@ -97,10 +99,11 @@ def summary(al, pc, pre, th, ti):
         scaling["glibc_malloc"] = ratio(
             dig(mal, "1_thread", "plain", "ns_per_op"),
             dig(mal, "2_threads", "plain", "ns_per_op"))
-    real = {}
+    real, traps = {}, {}
     for prog, row in (dig(pre, "real_programs") or {}).items():
         for pol in ("builtin", "rw", "read_grant"):
             real["%s_%s" % (prog, pol)] = dig(row, pol, "over_plain")
+            traps["%s_%s" % (prog, pol)] = dig(row, pol, "traps_per_second")
     return {
         "lookup_1e3_ns": dig(pc, "lookup", "1000", "independent",
                              "median_ns"),
@@ -114,6 +117,7 @@ def summary(al, pc, pre, th, ti):
         "threads_scaling_2": scaling if any(number(v) for v in
                                             scaling.values()) else None,
         "real_programs_over_plain": real or None,
+        "real_programs_traps_per_second": traps or None,
         "rt_basic_trap_over_floor": dig(t4, "RT-basic", "trap",
                                         "ratio_median"),
         "rt_basic_prot1_over_vm": dig(t4, "RT-basic", "prot1",

@@ -85,14 +85,15 @@ keys = ["rt_basic_trap_over_floor", "rt_basic_prot1_over_vm",
         "lookup_1e3_ns", "lookup_1e6_over_miss", "trap_instructions",
         "preload_malloc_over_glibc", "preload_malloc_read_over_budget",
         "heaptrack_over_glibc", "threads_scaling_2",
-        "real_programs_over_plain"]
+        "real_programs_over_plain", "real_programs_traps_per_second"]
 assert sorted(s) == sorted(keys), sorted(s)
 for k in keys[:7] + ["lookup_1e3_ns"]:
     assert isinstance(s[k], (int, float)) and s[k] > 0, (k, s[k])
 # Without the preload, its keys are null; the threads' are measured.
 for k in ("preload_none_over_plain", "preload_all_over_plain",
           "preload_malloc_over_glibc", "preload_malloc_read_over_budget",
-          "heaptrack_over_glibc", "real_programs_over_plain"):
+          "heaptrack_over_glibc", "real_programs_over_plain",
+          "real_programs_traps_per_second"):
     assert s[k] is None, (k, s[k])
 for w in ("trap", "protect", "signal"):
     v = s["threads_scaling_2"][w]

@@ -27,13 +27,14 @@ KEYS = [
     "preload_malloc_read_over_budget",
     "heaptrack_over_glibc",
     "threads_scaling_2",
+    "threads_scaling_4",
     "real_programs_over_plain",
     "real_programs_traps_per_second",
 ]
 
 # Keys whose value is an object of numbers (by mechanism, program...).
 NESTED = ("preload_malloc_over_glibc", "preload_malloc_read_over_budget",
-          "threads_scaling_2", "real_programs_over_plain",
+          "threads_scaling_2", "threads_scaling_4", "real_programs_over_plain",
           "real_programs_traps_per_second")
 
 # (key, limit, what): the targets (bench/README.md); ratios are of medians,
@@ -87,8 +88,10 @@ def summary(al, pc, pre, th, ti):
     routed = dig(pre, "routed_malloc") or {}
     scaling = {}
     # signal: the bare signal round trip, what the kernel lets traps do
+    scaling4 = {}
     for w in ("trap", "protect", "signal"):
         scaling[w] = dig(th, w, "2", "total_over_1")
+        scaling4[w] = dig(th, w, "4", "total_over_1")
     mal = dig(pre, "malloc_free") or {}
     if mal:
         # total throughput is 1 / ns_per_op (wall time per pair, all
@@ -116,6 +119,8 @@ def summary(al, pc, pre, th, ti):
         "heaptrack_over_glibc": routed.get("heaptrack_over_glibc"),
         "threads_scaling_2": scaling if any(number(v) for v in
                                             scaling.values()) else None,
+        "threads_scaling_4": scaling4 if any(number(v) for v in
+                                             scaling4.values()) else None,
         "real_programs_over_plain": real or None,
         "real_programs_traps_per_second": traps or None,
         "rt_basic_trap_over_floor": dig(t4, "RT-basic", "trap",

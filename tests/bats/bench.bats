@@ -84,7 +84,7 @@ keys = ["rt_basic_trap_over_floor", "rt_basic_prot1_over_vm",
         "preload_none_over_plain", "preload_all_over_plain",
         "lookup_1e3_ns", "lookup_1e6_over_miss", "trap_instructions",
         "preload_malloc_over_glibc", "preload_malloc_read_over_budget",
-        "heaptrack_over_glibc", "threads_scaling_2",
+        "heaptrack_over_glibc", "threads_scaling_2", "threads_scaling_4",
         "real_programs_over_plain", "real_programs_traps_per_second"]
 assert sorted(s) == sorted(keys), sorted(s)
 for k in keys[:7] + ["lookup_1e3_ns"]:
@@ -96,8 +96,9 @@ for k in ("preload_none_over_plain", "preload_all_over_plain",
           "real_programs_traps_per_second"):
     assert s[k] is None, (k, s[k])
 for w in ("trap", "protect", "signal"):
-    v = s["threads_scaling_2"][w]
-    assert isinstance(v, float) and v > 0, (w, v)
+    for k in ("threads_scaling_2", "threads_scaling_4"):
+        v = s[k][w]
+        assert isinstance(v, float) and v > 0, (k, w, v)
 # callgrind's count, when valgrind is installed (make bench installs it)
 t = s["trap_instructions"]
 assert t is None or t > 50, t

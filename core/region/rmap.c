@@ -66,14 +66,16 @@ static inline uint64_t bits(unsigned lo, unsigned hi)
  * line, never a wrong answer. Written under the page's shard lock, read
  * with relaxed loads.
  *
- * Bits: 0-5 the first start granule g0; 6-12 the step in granules between
- * starts (0: one start seen); 13-21 the step between their records in
- * lines, signed; 22-63 the first record's address in lines (addresses
+ * Bits: 0-5 the first start granule g0; 6-11 the step in granules between
+ * starts (1-63; 0: one start seen); 12-21 the step between their records
+ * in lines, signed; 22-63 the first record's address in lines (addresses
  * below 2^48). 0: no hint. */
 #define HINT_GSTEP_SHIFT 6
-#define HINT_RSTEP_SHIFT 13
+#define HINT_GSTEP_MASK 0x3f
+#define HINT_RSTEP_SHIFT 12
+#define HINT_RSTEP_BITS 10
 #define HINT_REC_SHIFT 22
-#define HINT_RSTEP_MAX 255 /* lines, either way */
+#define HINT_RSTEP_MAX 511 /* lines, either way */
 #define LINE_SHIFT 6
 
 static uint64_t hint_first(const struct rtl_region *r, unsigned g0)
@@ -94,25 +96,25 @@ static uint64_t hint_learn(uint64_t h, const struct rtl_region *r, unsigned g)
 
 	if (!h)
 		return hint_first(r, g);
-	if (h >> HINT_GSTEP_SHIFT & 0x7f || g <= g0)
+	if (h >> HINT_GSTEP_SHIFT & HINT_GSTEP_MASK || g <= g0)
 		return h;
 	lines = ((int64_t)(uintptr_t)r >> LINE_SHIFT) - (int64_t)(h >> HINT_REC_SHIFT);
 	if (lines < -HINT_RSTEP_MAX || lines > HINT_RSTEP_MAX ||
 	    ((uintptr_t)r & ((1u << LINE_SHIFT) - 1)))
 		return h;
 	return h | (uint64_t)(g - g0) << HINT_GSTEP_SHIFT |
-	       ((uint64_t)lines & 0x1ff) << HINT_RSTEP_SHIFT;
+	       ((uint64_t)lines & ((1u << HINT_RSTEP_BITS) - 1)) << HINT_RSTEP_SHIFT;
 }
 
-/* floor(x / k) = x * step_inverse[k] >> 16 for x < 64, 0 < k <= 64; 0 for
+/* floor(x / k) = x * step_inverse[k] >> 16 for x < 64, 0 < k < 64; 0 for
  * k = 0 (one start seen: the first record). Filled by rtl_rmap_init. */
-static uint32_t step_inverse[GRANS + 1];
+static uint32_t step_inverse[HINT_GSTEP_MASK + 1];
 
 /* The record that hint h predicts for granule i, or 0. */
 static inline uintptr_t hint_predict(uint64_t h, unsigned i)
 {
-	unsigned g0 = h & (GRANS - 1), gstep = h >> HINT_GSTEP_SHIFT & 0x7f;
-	int64_t rstep = (int64_t)(h << (64 - HINT_REC_SHIFT)) >> (64 - 9);
+	unsigned g0 = h & (GRANS - 1), gstep = h >> HINT_GSTEP_SHIFT & HINT_GSTEP_MASK;
+	int64_t rstep = (int64_t)(h << (64 - HINT_REC_SHIFT)) >> (64 - HINT_RSTEP_BITS);
 	uintptr_t rec = (uintptr_t)(h >> HINT_REC_SHIFT) << LINE_SHIFT;
 	unsigned n;
 
@@ -157,7 +159,7 @@ int rtl_rmap_init(uint64_t arena_size)
 {
 	uint64_t pages = arena_size >> PAGE_SHIFT;
 
-	for (unsigned k = 1; k <= GRANS; k++)
+	for (unsigned k = 1; k <= HINT_GSTEP_MASK; k++)
 		step_inverse[k] = (65536 + k - 1) / k;
 	ntop = (pages + LEAF_SIZE - 1) >> LEAF_BITS;
 	top = rtl_pages_alloc(ntop * sizeof(*top));

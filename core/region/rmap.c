@@ -190,22 +190,25 @@ static inline struct slot *leaf_of(uint64_t page, int create)
 	return leaf || !create ? leaf : leaf_new(page);
 }
 
+/* The slot of page, or NULL where no leaf holds it. */
+static inline struct slot *slot_of(uint64_t page)
+{
+	struct slot *leaf = page >> LEAF_BITS < ntop ? leaf_of(page, 0) : NULL;
+
+	return leaf ? &leaf[page & (LEAF_SIZE - 1)] : NULL;
+}
+
 struct rtl_region *rtl_rmap_get(uint64_t off)
 {
-	uint64_t page = off >> PAGE_SHIFT;
+	struct slot *slot = slot_of(off >> PAGE_SHIFT);
 	const struct subtable *sub;
 	struct rtl_region *here;
 	uint64_t mapped, starts;
-	struct slot *leaf, *slot;
 	uintptr_t e, guess;
 	unsigned i;
 
-	if (page >> LEAF_BITS >= ntop)
+	if (!slot)
 		return NULL;
-	leaf = leaf_of(page, 0);
-	if (!leaf)
-		return NULL;
-	slot = &leaf[page & (LEAF_SIZE - 1)];
 	e = atomic_load_explicit(&slot->e, memory_order_acquire);
 	if (!(e & TAG_SUB))
 		return (struct rtl_region *)e;
@@ -233,9 +236,7 @@ struct rtl_region *rtl_rmap_get(uint64_t off)
 
 uintptr_t rtl_rmap_guess(uint64_t off)
 {
-	uint64_t page = off >> PAGE_SHIFT;
-	struct slot *leaf = page >> LEAF_BITS < ntop ? leaf_of(page, 0) : NULL;
-	struct slot *slot = leaf ? &leaf[page & (LEAF_SIZE - 1)] : NULL;
+	struct slot *slot = slot_of(off >> PAGE_SHIFT);
 
 	if (!slot || !(atomic_load_explicit(&slot->e, memory_order_acquire) & TAG_SUB))
 		return 0;

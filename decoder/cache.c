@@ -10,6 +10,9 @@
 
 struct entry {
 	_Atomic uint32_t seq; /* odd while being written */
+	/* A plain instruction's operand, for rtl_decode_plain to copy in two
+	 * words; base is -1 when the instruction is not plain. */
+	struct rtl_plain plain;
 	struct rtl_insn insn;
 };
 
@@ -34,7 +37,8 @@ static uint64_t word_at(const void *p)
  * pc's page (a word read past it could fault); a byte loop otherwise.
  * Both architectures rtl runs on are little-endian: the mask keeps a
  * word's first len bytes. */
-static int same_bytes(const struct rtl_insn *in, uint64_t pc)
+static inline __attribute__((always_inline)) int same_bytes(const struct rtl_insn *in,
+                                                            uint64_t pc)
 {
 	const uint8_t *code = (const uint8_t *)pc;
 	unsigned len = in->len;
@@ -73,6 +77,23 @@ int rtl_dcache_get(uint64_t pc, struct rtl_insn *out)
 	return same_bytes(out, pc) ? 0 : -1;
 }
 
+int rtl_decode_plain(uint64_t pc, struct rtl_plain *out)
+{
+	const struct entry *e = slot(pc);
+	uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire), s2;
+	int same;
+
+	if (s1 & 1 || !s1)
+		return -1;
+	/* Read in place, then the sequence again: a torn read is caught by
+	 * it, bytes included. */
+	same = e->insn.pc == pc && same_bytes(&e->insn, pc);
+	memcpy(out, &e->plain, sizeof(*out));
+	atomic_thread_fence(memory_order_acquire);
+	s2 = atomic_load_explicit(&e->seq, memory_order_relaxed);
+	return s1 == s2 && same && (uint8_t)out->base < RTL_NGPR ? 0 : -1;
+}
+
 void rtl_dcache_put(const struct rtl_insn *in)
 {
 	struct entry *e = slot(in->pc);
@@ -84,5 +105,12 @@ void rtl_dcache_put(const struct rtl_insn *in)
 		return;
 	atomic_thread_fence(memory_order_release);
 	memcpy(&e->insn, in, rtl_insn_used(in));
+	e->plain.base = RTL_REG_NONE;
+	if (in->flags & RTL_INSN_PLAIN) {
+		e->plain.base = in->mem[0].base;
+		e->plain.access = in->mem[0].access;
+		e->plain.size = in->mem[0].size;
+		e->plain.disp = in->mem[0].disp;
+	}
 	atomic_store_explicit(&e->seq, s + 2, memory_order_release);
 }

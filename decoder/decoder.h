@@ -169,6 +169,22 @@ int rtl_decoder_init(void);
  * and the instruction's bytes). 0, or -1 if it cannot be decoded. */
 int rtl_decode(uint64_t pc, struct rtl_insn *out);
 
+/* What the trap's fast path needs of a plain instruction (RTL_INSN_PLAIN,
+ * derive.h): its one operand, base + disp. */
+struct rtl_plain {
+	int8_t base;    /* a general register */
+	uint8_t access; /* RTL_ACC_*, 0 if the backend cannot tell */
+	uint16_t size;  /* bytes accessed, 0 if unknown */
+	int64_t disp;
+};
+
+/* From the decode cache only, never decoding and never copying the whole
+ * entry: 0 and *out if the instruction at pc is cached with its bytes
+ * unchanged and is plain; -1 otherwise (rtl_decode then). Counts a hit in
+ * the caller's statistics, not here (a shared counter would bounce between
+ * trapping threads). */
+int rtl_decode_plain(uint64_t pc, struct rtl_plain *out);
+
 /* Decode from a buffer, no cache (tests, fuzzing). The look-ahead (later,
  * ptr_regs) covers the code in the buffer only. */
 int rtl_decode_buf(const uint8_t *code, size_t len, uint64_t pc,

@@ -26,19 +26,23 @@ uint64_t rtl_stats_sum(size_t offset)
 
 int region_stats(struct region_stats *out)
 {
+	uint64_t fast;
+
 	if (!out) {
 		errno = EINVAL;
 		return -1;
 	}
 	if (rtl_ensure_init() < 0)
 		return -1;
-	out->traps = RTL_STATS_SUM(traps);
-	out->handler_calls = RTL_STATS_SUM(handler_calls);
+	fast = RTL_STATS_SUM(fast_traps);
+	out->traps = RTL_STATS_SUM(traps) + fast;
+	out->handler_calls = RTL_STATS_SUM(handler_calls) + fast;
 	out->stale_traps = RTL_STATS_SUM(stale_traps);
 	out->protects = RTL_STATS_SUM(protects);
 	out->regions = rtl_regions_live();
 	out->foreign = RTL_STATS_SUM(foreign);
 	rtl_decode_cache_stats(&out->decode_hits, &out->decode_misses);
+	out->decode_hits += fast;
 	out->trap_ns = RTL_STATS_SUM(trap_ns);
 	out->syscall_buffers = RTL_STATS_SUM(syscall_buffers);
 	out->in_place_protects = RTL_STATS_SUM(in_place_protects);

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
+
 struct rtl_stats {
 	_Atomic uint64_t traps;             /* faults in the views */
 	_Atomic uint64_t handler_calls;     /* user handler invoked */
@@ -22,6 +24,9 @@ struct rtl_stats {
 	_Atomic uint64_t syscall_buffers;   /* resolved for a system call */
 	_Atomic uint64_t in_place_protects; /* mprotects of in-place regions */
 	_Atomic uint64_t in_place_failed;   /* ... that fell back to views */
+	_Atomic uint64_t fast_traps;        /* on the fast path: each a trap, a
+	                                       decode-cache hit and a handler
+	                                       call, counted once */
 } __attribute__((aligned(64)));
 
 #define RTL_STATS_SHARDS 16
@@ -51,8 +56,9 @@ extern _Atomic int rtl_time_traps;
 	atomic_fetch_add_explicit(&rtl_stats_mine()->field, (n), memory_order_relaxed)
 #define RTL_COUNT(field) RTL_ADD(field, 1)
 
-/* The sum of a counter over the shards. */
-uint64_t rtl_stats_sum(size_t offset);
+/* The sum of a counter over the shards (exported for the unit tests,
+ * which tell the trap's fast path from its general path by fast_traps). */
+RTL_PRIVATE_API uint64_t rtl_stats_sum(size_t offset);
 #define RTL_STATS_SUM(field) rtl_stats_sum(offsetof(struct rtl_stats, field))
 
 #endif

@@ -65,4 +65,22 @@ static inline void rtl_ctx_set_gprs(ucontext_t *uc,
 	uc->uc_mcontext.sp = gpr[31];
 }
 
+/* The frame's general registers as one array: x0..x30, then sp, which the
+ * frame keeps right after them (checked below), so the decoder's
+ * numbering is the array's. The fast trap path reads and moves them where
+ * they are. */
+static inline uint64_t *rtl_ctx_frame(ucontext_t *uc)
+{
+	_Static_assert(__builtin_offsetof(mcontext_t, sp) ==
+	                       __builtin_offsetof(mcontext_t, regs) + 31 * 8,
+	               "sp follows x30 in the signal frame");
+	return (uint64_t *)((char *)&uc->uc_mcontext +
+	                    __builtin_offsetof(mcontext_t, regs));
+}
+
+static inline int rtl_ctx_slot(int reg)
+{
+	return reg;
+}
+
 #endif

@@ -72,4 +72,38 @@ static inline void rtl_ctx_set_gprs(ucontext_t *uc,
 	g[REG_R15] = (greg_t)gpr[15];
 }
 
+/* The frame's general registers as one array, in the frame's order
+ * (REG_R8 .. REG_RSP are its first sixteen words), and where register i of
+ * the decoder's numbering lies in it: the fast trap path reads and moves
+ * them where they are, with no copy in and out. */
+static inline uint64_t *rtl_ctx_frame(ucontext_t *uc)
+{
+	_Static_assert(REG_R8 == 0 && REG_RSP == RTL_NGPR - 1,
+	               "the frame's general registers lead its gregs");
+	return (uint64_t *)&uc->uc_mcontext.gregs[REG_R8];
+}
+
+static inline int rtl_ctx_slot(int reg)
+{
+	static const int8_t slot[RTL_NGPR] = {
+		REG_RAX,
+		REG_RCX,
+		REG_RDX,
+		REG_RBX,
+		REG_RSP,
+		REG_RBP,
+		REG_RSI,
+		REG_RDI,
+		REG_R8,
+		REG_R9,
+		REG_R10,
+		REG_R11,
+		REG_R12,
+		REG_R13,
+		REG_R14,
+		REG_R15,
+	};
+	return slot[reg];
+}
+
 #endif

@@ -149,6 +149,39 @@ static unsigned views_to_move(const struct trap *t, const struct rtl_region *r,
 	return views;
 }
 
+/* Every register of regs (n of them) lying in r's span, in any view, to
+ * view to: one pass, a few instructions for each register outside the
+ * views (most of them). */
+static inline void move_span(uint64_t *regs, int n, const struct rtl_region *r, int to)
+{
+	uint64_t lo = rtl_views.base + r->lo, s = rtl_views.size, span = r->span;
+	uint64_t all = RTL_NVIEWS * s;
+
+#pragma GCC unroll 32
+	for (int i = 0; i < n; i++) {
+		uint64_t d = regs[i] - lo; /* from the span's start in NONE */
+		uint64_t v;
+
+		/* The register is rebuilt from d: hidden from the compiler,
+		 * which would otherwise keep a copy of it, so that the common
+		 * register (outside the views) costs a load, a subtraction, a
+		 * compare and a branch. */
+		__asm__(""
+		        : "+r"(d));
+		if (d >= all)
+			continue;
+		v = d < s ? 0 : d < 2 * s ? 1
+		                          : 2;
+		if (d - v * s < span)
+			regs[i] = lo + d + ((uint64_t)to - v) * s;
+	}
+}
+
+void rtl_move_frame(uint64_t *frame, const struct rtl_region *r, int to)
+{
+	move_span(frame, RTL_NGPR, r, to);
+}
+
 /* The common trap's move: a plain instruction (its one form is base +
  * disp, nothing after it forms an address; derive.h) and every view moving
  * to view to. The form reaches its object after the plain move exactly
@@ -159,33 +192,19 @@ static unsigned views_to_move(const struct trap *t, const struct rtl_region *r,
 static int move_plain(struct trap *t, const struct rtl_region *r, int to)
 {
 	uint64_t lo = rtl_views.base + r->lo, s = rtl_views.size, span = r->span;
-	uint64_t all = RTL_NVIEWS * s;
-	uint64_t *gpr = t->gpr;
-	unsigned ea_in = rtl_view_bit(rtl_plain_ea(&t->insn, gpr), lo, span, s);
-	unsigned base_in = rtl_view_bit(gpr[t->insn.mem[0].base], lo, span, s);
+	unsigned ea_in = rtl_view_bit(rtl_plain_ea(&t->insn, t->gpr), lo, span, s);
+	unsigned base_in = rtl_view_bit(t->gpr[t->insn.mem[0].base], lo, span, s);
 
 	if ((ea_in ^ base_in) & ~(1u << to))
 		return -1;
-#pragma GCC unroll 32
-	for (int i = 0; i < RTL_NGPR; i++) {
-		uint64_t d = gpr[i] - lo;
-		int v;
-
-		if (d >= all)
-			continue;
-		v = d < s ? 0 : d < 2 * s ? 1
-		                          : 2;
-		if (d - (uint64_t)v * s < span)
-			gpr[i] += (uint64_t)(to - v) * s;
-	}
+	move_span(t->gpr, RTL_NGPR, r, to);
 	return 0;
 }
 
-/* region_protect's call, from the handler of the trap being handled
- * (rtl_trap_move_registers in trap.h has seen that there is one). */
-void rtl_trap_move_registers_now(const struct rtl_region *r, int from, int to)
+/* Every register of t in r's span, in any view other than to (from < 0)
+ * or in view from only, to view to. */
+static void move_registers(struct trap *t, const struct rtl_region *r, int from, int to)
 {
-	struct trap *t = rtl_trap_now;
 	rtl_regset_t held[RTL_NVIEWS];
 	unsigned allowed, todo;
 
@@ -212,6 +231,34 @@ void rtl_trap_move_registers_now(const struct rtl_region *r, int from, int to)
 		t->moved_r = r;
 		t->moved_to = to;
 	}
+}
+
+/* region_protect's call, from the handler of the trap being handled
+ * (rtl_trap_move_registers in trap.h has seen that there is one). On the
+ * fast path, the trapping region's move is only noted: the frame moves
+ * once, after the handler (trap.c). */
+void rtl_trap_move_registers_now(const struct rtl_region *r, int from, int to)
+{
+	struct trap *t = rtl_trap_now;
+
+	if (t->lazy) {
+		if (from < 0 && r == t->f.r) {
+			t->pending_to = to;
+			return;
+		}
+		rtl_trap_materialize(t);
+	}
+	move_registers(t, r, from, to);
+}
+
+/* The move the fast path noted, made by the general path's rules. */
+void rtl_move_pending(struct trap *t)
+{
+	int to = t->pending_to;
+
+	t->pending_to = -1;
+	if (to >= 0)
+		move_registers(t, t->f.r, -1, to);
 }
 
 void rtl_move_from(struct trap *t, const struct rtl_region *r, int from, int to)

@@ -15,6 +15,14 @@
  * a region back from in place. */
 void rtl_move_from(struct trap *t, const struct rtl_region *r, int from, int to);
 
+/* The fast path's move: every register of the signal frame's array frame
+ * (rtl_ctx_frame) lying in r's span, in any view, to view to. */
+void rtl_move_frame(uint64_t *frame, const struct rtl_region *r, int to);
+
+/* Make the move a fast-path trap noted (t->pending_to), by the general
+ * path's rules: rtl_trap_materialize's last step. */
+void rtl_move_pending(struct trap *t);
+
 /* Read vm.mmap_min_addr (below it no register is a pointer), at install. */
 void rtl_move_init(void);
 

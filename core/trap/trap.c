@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "attribute.h"
 #include "clock.h"
 #include "context.h"
 #include "decoder.h"
@@ -82,115 +83,6 @@ int rtl_trap_current_region(uintptr_t a, struct rtl_found *f)
 	return 0;
 }
 
-/* ---- decoding ---- */
-
-/* Which memory operand made the access at addr: its address range holds
- * addr (for a masked access, addr is the first element not masked off). */
-static const struct rtl_mem_op *faulting_operand(const struct trap *t)
-{
-	const struct rtl_insn *in = &t->insn;
-
-	for (int i = 0; i < in->nmem; i++) {
-		const struct rtl_mem_op *m = &in->mem[i];
-		uint64_t ea;
-		if (m->segment)
-			continue;
-		ea = rtl_mem_ea(in, m, t->entry_gpr);
-		if (t->addr - ea < (m->size ? m->size : 1u))
-			return m;
-	}
-	return NULL;
-}
-
-/* Failing that (bt with a bit offset, unknown size): the operand whose
- * address lies in the region's span. */
-static const struct rtl_mem_op *operand_in_span(const struct trap *t)
-{
-	const struct rtl_insn *in = &t->insn;
-	uintptr_t lo = rtl_view_base(t->f.view) + t->f.r->lo;
-
-	for (int i = 0; i < in->nmem; i++) {
-		const struct rtl_mem_op *m = &in->mem[i];
-		if (!m->segment &&
-		    rtl_mem_ea(in, m, t->entry_gpr) - lo < t->f.r->span)
-			return m;
-	}
-	return NULL;
-}
-
-/* Whether the access of operand m overlaps the bytes of the region q its
- * base points into: a vector block read past the end of a string (or
- * before its start) holds some of them. A pointer biased into the next
- * region (glibc's memcmp keeps s1 + (s2 - s1) & ~15, which may lie in the
- * previous region's last bytes) reaches none: its access is the next
- * region's. */
-static int touches(const struct trap *t, const struct rtl_mem_op *m,
-                   const struct rtl_found *q)
-{
-	uint64_t lo = rtl_view_base(q->view) + q->r->lo;
-	uint64_t ea = rtl_mem_ea(&t->insn, m, t->entry_gpr);
-	uint64_t size = m->size ? m->size : 1;
-
-	return ea < lo + q->r->size && ea + size > lo;
-}
-
-/* Which region the trap belongs to: the one at the faulting address, except
- * that an access through base + disp whose base points into another
- * region's span, in the same view, and that touches that region's bytes,
- * belongs to that region (a vector block read past its end must not run a
- * neighbour's handler); its handler is then told the pointer as the
- * address. -1 if none. */
-static int attribute(struct trap *t)
-{
-	int found = rtl_region_find(t->addr, &t->f) == 0;
-	const struct rtl_mem_op *m = t->op;
-	struct rtl_found q;
-
-	/* The usual case: the base points into the same span. */
-	if (found && m && m->base >= 0 && m->base < RTL_NGPR &&
-	    t->entry_gpr[m->base] - (rtl_view_base(t->f.view) + t->f.r->lo) <
-	            t->f.r->span)
-		return 0;
-	if (m && m->index < 0 && m->base >= 0 && m->base < RTL_NGPR &&
-	    rtl_region_find(t->entry_gpr[m->base], &q) == 0 &&
-	    q.view == rtl_view_of(t->addr) && (!found || q.r != t->f.r) &&
-	    touches(t, m, &q)) {
-		t->inside = t->entry_gpr[m->base];
-		q.off = t->addr - rtl_view_base(q.view);
-		t->f = q;
-		return 0;
-	}
-	return found ? 0 : -1;
-}
-
-/* A write must stay inside the span of the region it is checked against:
- * past it lie other regions, which rtl would otherwise let it change. */
-static int write_in_span(const struct trap *t)
-{
-	const struct rtl_mem_op *m = t->op;
-	uint64_t lo, ea, size;
-
-	if (!t->write || !m || !m->size || (t->insn.flags & RTL_INSN_MASKED))
-		return 1;
-	lo = rtl_view_base(t->f.view) + t->f.r->lo;
-	ea = rtl_mem_ea(&t->insn, m, t->entry_gpr) - lo;
-	size = m->size;
-	return ea <= t->f.r->span && t->f.r->span - ea >= size;
-}
-
-/* After swizzling: is the access now going where it may? */
-static int resolved(const struct trap *t)
-{
-	uint64_t ea;
-	int view;
-
-	if (!t->op)
-		return memcmp(t->gpr, t->entry_gpr, sizeof(t->gpr)) != 0;
-	ea = rtl_mem_ea(&t->insn, t->op, t->gpr);
-	view = rtl_view_of(ea);
-	return view < 0 || rtl_view_allows(view, t->write);
-}
-
 /* ---- region traps ---- */
 
 static void call_handler(struct trap *t, region_handler_t h)
@@ -208,7 +100,6 @@ static void call_handler(struct trap *t, region_handler_t h)
 		.data = atomic_load(&r->data),
 	};
 
-	RTL_COUNT(handler_calls);
 	atomic_fetch_add_explicit(&r->traps, 1, memory_order_relaxed);
 	t->outer = rtl_trap_now;
 	rtl_trap_now = t;
@@ -233,6 +124,7 @@ static void in_place_trap(struct trap *t, region_handler_t h)
 		rtl_trap_die(t, "unhandled region trap (no handler)");
 		return;
 	}
+	RTL_COUNT(handler_calls);
 	call_handler(t, h);
 	if (rtl_region_home(r) != t->f.view) {
 		/* The kernel refused the mprotect (out of mappings): r moves
@@ -244,7 +136,7 @@ static void in_place_trap(struct trap *t, region_handler_t h)
 			return;
 		}
 		rtl_move_from(t, r, t->f.view, cv);
-		if (!resolved(t))
+		if (!rtl_trap_resolved(t))
 			rtl_trap_die_unresolved(t, 0);
 		return;
 	}
@@ -260,6 +152,27 @@ static region_handler_t handler_of(const struct rtl_region *r)
 	region_handler_t h = atomic_load(&r->handler);
 
 	return h ? h : atomic_load(&rtl_default_handler);
+}
+
+/* After the handler of a region that moves pointers: the registers to the
+ * view it allows now, unless its region_protect moved them already. */
+static void settle(struct trap *t, struct rtl_region *r)
+{
+	if (!atomic_load(&r->mixed)) {
+		int cv = atomic_load(&r->view);
+
+		if (!rtl_view_allows(cv, t->write)) {
+			rtl_trap_die(t, "region trap not granted by its handler");
+			return;
+		}
+		/* The handler's region_protect moved every register of r to
+		 * cv already (rtl_trap_move_registers): nothing is left in
+		 * f.view's span, by register or by form. */
+		if (t->moved_r != r || t->moved_to != cv)
+			rtl_move_from(t, r, t->f.view, cv);
+	}
+	if (!rtl_trap_resolved(t))
+		rtl_trap_die_unresolved(t, atomic_load(&r->mixed));
 }
 
 static void region_trap(struct trap *t)
@@ -279,7 +192,7 @@ static void region_trap(struct trap *t)
 		                "addresses: gather or scatter)");
 		return;
 	}
-	if (!write_in_span(t)) {
+	if (!rtl_trap_write_in_span(t)) {
 		rtl_trap_die(t, "write crossing the end of the region it is checked "
 		                "against (into a neighbour or free space)");
 		return;
@@ -291,7 +204,7 @@ static void region_trap(struct trap *t)
 		/* A stale pointer: the region already allows this access. */
 		RTL_COUNT(stale_traps);
 		rtl_move_from(t, r, t->f.view, cv);
-		if (!resolved(t))
+		if (!rtl_trap_resolved(t))
 			rtl_trap_die_unresolved(t, 0);
 		return;
 	}
@@ -300,22 +213,104 @@ static void region_trap(struct trap *t)
 		rtl_trap_die(t, "unhandled region trap (no handler)");
 		return;
 	}
+	RTL_COUNT(handler_calls);
 	call_handler(t, h);
-	if (!atomic_load(&r->mixed)) {
-		cv = atomic_load(&r->view);
-		if (!rtl_view_allows(cv, t->write)) {
-			rtl_trap_die(t, "region trap not granted by its handler");
-			return;
-		}
-		/* The handler's region_protect moved every register of r to
-		 * cv already (rtl_trap_move_registers): nothing is left in
-		 * f.view's span, by register or by form. */
-		if (t->moved_r != r || t->moved_to != cv)
-			rtl_move_from(t, r, t->f.view, cv);
-	}
-	if (!resolved(t))
-		rtl_trap_die_unresolved(t, atomic_load(&r->mixed));
+	settle(t, r);
 }
+
+/* ---- the fast path ---- */
+
+void rtl_trap_materialize(struct trap *t)
+{
+	if (!t->lazy)
+		return;
+	t->lazy = 0;
+	t->ambiguous = 0;
+	t->dead = 0;
+	t->moved_r = NULL;
+	t->moved_to = -1;
+	t->op = NULL;
+	rtl_ctx_gprs(t->uc, t->entry_gpr);
+	memcpy(t->gpr, t->entry_gpr, sizeof(t->gpr));
+	t->have_insn = rtl_decode(rtl_ctx_pc(t->uc), &t->insn) == 0;
+	t->decoded = 1;
+	if (t->have_insn && !(t->op = rtl_trap_operand(t)))
+		t->op = rtl_trap_operand_in_span(t);
+	rtl_move_pending(t);
+}
+
+/* The common trap, read and moved in the signal frame itself (no copy of
+ * the registers, no copy of the decode): a plain instruction (one operand,
+ * base + disp, and nothing after it forms an address: derive.h) whose
+ * decode is cached; its base and its address in the span of the region at
+ * the faulting address, through the view that faulted; the region moves
+ * pointers (not protected in place, not mixed), its view does not allow
+ * the access yet and it has a handler. Every condition is checked before
+ * anything changes: -1 sends the trap down the general path as it came.
+ * The handler's region_protect of the region notes the view to move to;
+ * anything else (another region, region_protect_ptr, a refusal) leaves the
+ * fast path through rtl_trap_materialize, and the general path's rules
+ * finish the trap. */
+static int fast_trap(struct trap *t)
+{
+	uint64_t *frame = rtl_ctx_frame(t->uc);
+	const struct rtl_plain *p = &t->plain;
+	int view = rtl_view_of(t->addr), write = t->write, cv;
+	uint64_t base, ea, lo, t0 = 0;
+	struct rtl_region *r;
+	region_handler_t h;
+
+	if (view < 0 || rtl_decode_plain(rtl_ctx_pc(t->uc), &t->plain) < 0)
+		return -1;
+	base = frame[rtl_ctx_slot(p->base)];
+	ea = base + (uint64_t)p->disp;
+	if (t->addr - ea >= (p->size ? p->size : 1u))
+		return -1; /* not the operand's access (write_by_decoding) */
+	if (RTL_CTX_DECODE_DECIDES || write < 0)
+		write = p->access ? (p->access & RTL_ACC_WRITE) != 0 : write >= 0 ? write
+		                                                                  : 1;
+	if (rtl_view_allows(view, write) || rtl_hooks_filter(t->addr, write) ||
+	    rtl_region_find(t->addr, &t->f) < 0)
+		return -1;
+	r = t->f.r;
+	lo = rtl_view_base(view) + r->lo;
+	if (base - lo >= r->span || ea - lo >= r->span ||
+	    (write && r->span - (ea - lo) < p->size) || /* rtl_trap_write_in_span */
+	    rtl_region_home(r) == view || atomic_load(&r->mixed))
+		return -1;
+	cv = atomic_load(&r->view);
+	if (rtl_view_allows(cv, write) || !(h = handler_of(r)) || depth >= MAX_DEPTH)
+		return -1;
+
+	if (++depth == 1 && atomic_load_explicit(&rtl_time_traps, memory_order_relaxed))
+		t0 = rtl_now_ns();
+	RTL_COUNT(fast_traps); /* a trap, a decode-cache hit, a handler call */
+	t->write = write;
+	t->inside = t->addr;
+	t->lazy = 1; /* the rest of *t is filled in by rtl_trap_materialize */
+	t->pending_to = -1;
+	t->granted = 0;
+	if (write) /* a tracked region's twin, before its handler runs */
+		rtl_dirty_write_trap(&t->f);
+	call_handler(t, h);
+	cv = atomic_load(&r->view);
+	if (t->lazy && t->pending_to == cv && rtl_view_allows(cv, write) &&
+	    !atomic_load(&r->mixed)) {
+		/* Base and address lay in f.view's span: both move to cv's,
+		 * where the access is allowed. */
+		rtl_move_frame(frame, r, cv);
+	} else {
+		rtl_trap_materialize(t);
+		settle(t, r);
+		if (!t->dead)
+			rtl_ctx_set_gprs(t->uc, t->gpr);
+	}
+	if (--depth == 0 && t0)
+		RTL_ADD(trap_ns, rtl_now_ns() - t0);
+	return 0;
+}
+
+/* ---- the general path ---- */
 
 /* Read or write where the frame cannot settle it (aarch64: no syndrome
  * under qemu-user, and an atomic's syndrome may say read): the decoded
@@ -329,7 +324,7 @@ static int write_by_decoding(struct trap *t, int frame)
 	rtl_ctx_gprs(t->uc, t->entry_gpr);
 	t->have_insn = rtl_decode(rtl_ctx_pc(t->uc), &t->insn) == 0;
 	t->decoded = 1;
-	m = t->have_insn ? faulting_operand(t) : NULL;
+	m = t->have_insn ? rtl_trap_operand(t) : NULL;
 	if (m && m->access)
 		return (m->access & RTL_ACC_WRITE) != 0;
 	return frame >= 0 ? frame : 1;
@@ -347,7 +342,13 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	 * read-modify-write as a write even on PROT_NONE); the decoded operand
 	 * says which operand faulted and how its address was formed. */
 	t.write = rtl_ctx_is_write(t.uc);
+	if (si->si_code > 0 && fast_trap(&t) == 0) {
+		errno = saved_errno;
+		return;
+	}
 	t.decoded = 0;
+	t.lazy = 0;
+	t.pending_to = -1;
 	if ((t.write < 0 || RTL_CTX_DECODE_DECIDES) && si->si_code > 0 &&
 	    rtl_view_of(t.addr) >= 0)
 		t.write = write_by_decoding(&t, t.write);
@@ -378,15 +379,15 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	}
 	memcpy(t.gpr, t.entry_gpr, sizeof(t.gpr));
 	if (t.have_insn)
-		t.op = faulting_operand(&t);
+		t.op = rtl_trap_operand(&t);
 	if (++depth > MAX_DEPTH) {
 		rtl_trap_die(&t, "region traps nested too deeply (a handler keeps trapping)");
-	} else if (attribute(&t) < 0) {
+	} else if (rtl_trap_attribute(&t) < 0) {
 		t.f.r = NULL;
 		rtl_trap_die(&t, "access to rtl's views outside any region (a freed region?)");
 	} else {
 		if (t.have_insn && !t.op)
-			t.op = operand_in_span(&t);
+			t.op = rtl_trap_operand_in_span(&t);
 		region_trap(&t);
 		if (!t.dead)
 			rtl_ctx_set_gprs(t.uc, t.gpr);

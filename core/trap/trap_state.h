@@ -32,7 +32,22 @@ struct trap {
 	const struct rtl_region *moved_r;
 	int moved_to;
 	struct trap *outer;
+	/* The fast path's trap (trap.c): the signal frame holds the
+	 * registers, and entry_gpr, gpr, insn and op are filled in only when
+	 * something leaves the common case (rtl_trap_materialize). Until then
+	 * a region_protect of f.r from the handler only notes the view its
+	 * registers go to (pending_to, -1 for none): the frame moves once,
+	 * when the handler returns. */
+	int lazy;
+	int pending_to;
+	struct rtl_plain plain;
 };
+
+/* Leave the fast path: copy the frame's registers to entry_gpr and gpr,
+ * decode the instruction, find its operand and make the move pending_to
+ * noted, so that the general path can go on from here. No-op unless
+ * t->lazy. */
+void rtl_trap_materialize(struct trap *t);
 
 /* rtl_trap_now (trap.h): the trap being handled on this thread (NULL
  * outside one), so that a region_protect its handler calls moves the

@@ -85,7 +85,8 @@ int rtl_trap_current_region(uintptr_t a, struct rtl_found *f)
 
 /* ---- region traps ---- */
 
-static void call_handler(struct trap *t, region_handler_t h)
+static inline __attribute__((always_inline)) void call_handler(struct trap *t,
+                                                               region_handler_t h)
 {
 	struct rtl_region *r = t->f.r;
 	uintptr_t base = rtl_view_base(t->f.view) + r->lo;

@@ -256,7 +256,9 @@ TEST(threads_on_the_fast_path)
  * general path when the handler moves anything else. */
 #define CALL "sub $128, %%rsp\n call *%[f]\n add $128, %%rsp"
 
-enum { GRANT_ALSO_Y, GRANT_TWICE, GRANT_LOWER_AGAIN };
+enum { GRANT_ALSO_Y,
+       GRANT_TWICE,
+       GRANT_LOWER_AGAIN };
 static int mode;
 static uint64_t *reg_x, *reg_y;
 

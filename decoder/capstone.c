@@ -270,6 +270,13 @@ int rtl_decode(uint64_t pc, struct rtl_insn *out)
 	return decode_and_cache(pc, out);
 }
 
+int rtl_decode_again(uint64_t pc, struct rtl_insn *out)
+{
+	if (rtl_dcache_get(pc, out) == 0)
+		return 0;
+	return decode_and_cache(pc, out);
+}
+
 uint64_t rtl_decoder_late_allocs(void)
 {
 	return atomic_load(&late_allocs);

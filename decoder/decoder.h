@@ -169,6 +169,11 @@ int rtl_decoder_init(void);
  * and the instruction's bytes). 0, or -1 if it cannot be decoded. */
 int rtl_decode(uint64_t pc, struct rtl_insn *out);
 
+/* rtl_decode for an instruction whose decode-cache hit the caller has
+ * counted already (the trap's fast path, leaving for the general one):
+ * counts nothing. */
+int rtl_decode_again(uint64_t pc, struct rtl_insn *out);
+
 /* What the trap's fast path needs of a plain instruction (RTL_INSN_PLAIN,
  * derive.h): its one operand, base + disp. */
 struct rtl_plain {

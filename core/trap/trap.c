@@ -225,7 +225,6 @@ void rtl_trap_materialize(struct trap *t)
 {
 	if (!t->lazy)
 		return;
-	t->lazy = 0;
 	t->ambiguous = 0;
 	t->dead = 0;
 	t->moved_r = NULL;
@@ -233,10 +232,16 @@ void rtl_trap_materialize(struct trap *t)
 	t->op = NULL;
 	rtl_ctx_gprs(t->uc, t->entry_gpr);
 	memcpy(t->gpr, t->entry_gpr, sizeof(t->gpr));
-	t->have_insn = rtl_decode(rtl_ctx_pc(t->uc), &t->insn) == 0;
+	/* Usually a cache hit again; after an eviction by another thread, a
+	 * decode here, in the handler (signal-safe, as on a miss). fast_traps
+	 * counted the hit already. */
+	t->have_insn = rtl_decode_again(rtl_ctx_pc(t->uc), &t->insn) == 0;
 	t->decoded = 1;
 	if (t->have_insn && !(t->op = rtl_trap_operand(t)))
 		t->op = rtl_trap_operand_in_span(t);
+	/* Only now: a signal handler's region_protect between here and the
+	 * start would have found no registers to move. */
+	t->lazy = 0;
 	rtl_move_pending(t);
 }
 
@@ -252,7 +257,7 @@ void rtl_trap_materialize(struct trap *t)
  * anything else (another region, region_protect_ptr, a refusal) leaves the
  * fast path through rtl_trap_materialize, and the general path's rules
  * finish the trap. */
-static int fast_trap(struct trap *t)
+static int fast_trap(struct trap *t, int sig, siginfo_t *si)
 {
 	uint64_t *frame = rtl_ctx_frame(t->uc);
 	const struct rtl_plain *p = &t->plain;
@@ -270,8 +275,7 @@ static int fast_trap(struct trap *t)
 	if (RTL_CTX_DECODE_DECIDES || write < 0)
 		write = p->access ? (p->access & RTL_ACC_WRITE) != 0 : write >= 0 ? write
 		                                                                  : 1;
-	if (rtl_view_allows(view, write) || rtl_hooks_filter(t->addr, write) ||
-	    rtl_region_find(t->addr, &t->f) < 0)
+	if (rtl_view_allows(view, write) || rtl_region_find(t->addr, &t->f) < 0)
 		return -1;
 	r = t->f.r;
 	lo = rtl_view_base(view) + r->lo;
@@ -282,6 +286,12 @@ static int fast_trap(struct trap *t)
 	cv = atomic_load(&r->view);
 	if (rtl_view_allows(cv, write) || !(h = handler_of(r)) || depth >= MAX_DEPTH)
 		return -1;
+	/* Last, so that a fault filter is asked once whichever path the
+	 * trap takes: claimed, the fault is the program's (ours()). */
+	if (rtl_hooks_filter(t->addr, write)) {
+		rtl_foreign_pass_on(sig, si, t->uc);
+		return 0;
+	}
 
 	if (++depth == 1 && atomic_load_explicit(&rtl_time_traps, memory_order_relaxed))
 		t0 = rtl_now_ns();
@@ -296,9 +306,11 @@ static int fast_trap(struct trap *t)
 	call_handler(t, h);
 	cv = atomic_load(&r->view);
 	if (t->lazy && t->pending_to == cv && rtl_view_allows(cv, write) &&
-	    !atomic_load(&r->mixed)) {
+	    !atomic_load(&r->mixed) &&
+	    atomic_load_explicit(&r->gen, memory_order_acquire) == t->f.gen) {
 		/* Base and address lay in f.view's span: both move to cv's,
-		 * where the access is allowed. */
+		 * where the access is allowed. (The generation: r was not
+		 * freed and its record reused meanwhile, by another thread.) */
 		rtl_move_frame(frame, r, cv);
 	} else {
 		rtl_trap_materialize(t);
@@ -343,7 +355,7 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	 * read-modify-write as a write even on PROT_NONE); the decoded operand
 	 * says which operand faulted and how its address was formed. */
 	t.write = rtl_ctx_is_write(t.uc);
-	if (si->si_code > 0 && fast_trap(&t) == 0) {
+	if (si->si_code > 0 && fast_trap(&t, sig, si) == 0) {
 		errno = saved_errno;
 		return;
 	}

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "hooks.h"
 #include "stats.h"
 #include "test.h"
 
@@ -59,6 +60,9 @@ TEST(a_repeated_trap_takes_the_fast_path)
 	CHECK(fast_traps() - f0 >= 2 * ROUNDS - 2);
 	CHECK_EQ(s1.traps - s0.traps, 2 * ROUNDS);
 	CHECK_EQ(s1.handler_calls - s0.handler_calls, 2 * ROUNDS);
+	/* One decode lookup a trap, a hit but for the first of each. */
+	CHECK_EQ(s1.decode_hits - s0.decode_hits + s1.decode_misses - s0.decode_misses,
+	         2 * ROUNDS);
 	CHECK(s1.decode_hits - s0.decode_hits >= 2 * ROUNDS - 2);
 	/* The last read's grant left the region read-only: a write traps. */
 	poke(x, 1);
@@ -86,6 +90,41 @@ TEST(a_stale_pointer_is_left_to_the_general_path)
 	CHECK_EQ(fast_traps() - f0, 0);
 }
 
+/* The fault filter (the preload's: a range the program protected itself)
+ * is asked once a fault, whichever path takes it: a stale pointer the fast
+ * path declines late, a trap it takes. */
+static _Atomic int filter_calls;
+static int count_only(void *addr, int write)
+{
+	(void)addr;
+	(void)write;
+	filter_calls++;
+	return 0;
+}
+
+TEST(a_fault_filter_is_asked_once_a_fault)
+{
+	char *x = region_alloc(64, &x), *stale;
+
+	CHECK(x != NULL);
+	region_handler(x, grant_handler);
+	rtl_hook_fault_filter(count_only);
+	for (int i = 0; i < ROUNDS; i++) {
+		region_protect(x, PROT_NONE);
+		stale = *(char *volatile *)&x;
+		region_protect(x, RW);
+		CHECK_EQ(load(stale), 0);
+	}
+	CHECK_EQ(filter_calls, ROUNDS);
+	for (int i = 0; i < ROUNDS; i++) {
+		region_protect(x, PROT_NONE);
+		store(x + 1, 1);
+	}
+	CHECK_EQ(filter_calls, 2 * ROUNDS);
+	CHECK_EQ(h_calls, ROUNDS);
+	rtl_hook_fault_filter(NULL);
+}
+
 /* MAP2 from the handler: region_protect_ptr moves one pointer and the
  * registers of its view, and leaves the region mixed; the trap leaves the
  * fast path and ends resolved. */
@@ -98,19 +137,28 @@ static void grant_by_pointer(rtl_trap_t *t)
 
 TEST(a_handler_using_region_protect_ptr_ends_resolved)
 {
+	struct region_stats s0, s1;
 	uint64_t f0;
 
 	mixed_x = region_alloc(64, &mixed_x);
 	CHECK(mixed_x != NULL);
 	region_handler(mixed_x, grant_by_pointer);
+	s0 = stats();
 	f0 = fast_traps();
 	for (int i = 0; i < ROUNDS; i++) {
 		region_protect(mixed_x, PROT_NONE);
 		store(mixed_x + 3, (unsigned char)i);
 		CHECK_EQ(mixed_x[3], (char)i);
 	}
+	s1 = stats();
 	CHECK_EQ(h_calls, ROUNDS);
 	CHECK(fast_traps() - f0 >= ROUNDS - 1);
+	/* Leaving the fast path decodes again, counted once: as a trap that
+	 * never took it. */
+	CHECK_EQ(s1.traps - s0.traps, ROUNDS);
+	CHECK_EQ(s1.handler_calls - s0.handler_calls, ROUNDS);
+	CHECK_EQ(s1.decode_hits - s0.decode_hits + s1.decode_misses - s0.decode_misses,
+	         ROUNDS);
 }
 
 /* A handler that touches another protected region: the nested trap takes

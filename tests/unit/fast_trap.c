@@ -22,18 +22,28 @@ static uint64_t fast_traps(void)
 }
 
 /* One load and one store, each a plain instruction (base + displacement,
- * nothing after it forms an address) wherever the test calls it: inline,
- * the compiler may index the access or keep using its base after it, and
- * such an instruction is the general path's. */
-static __attribute__((noinline)) unsigned char load(const char *p)
-{
-	return *(const volatile char *)p;
-}
-
-static __attribute__((noinline)) void store(char *p, unsigned char v)
-{
-	*(volatile char *)p = (char)v;
-}
+ * nothing after it forms an address), in assembly: compiled, the access
+ * may be indexed, or followed by the frame's own loads (a sanitizer's
+ * build), and such an instruction is the general path's. */
+unsigned char fast_load(const char *p);
+void fast_store(char *p, unsigned char v);
+#if defined(__x86_64__)
+__asm__(".text\n"
+        ".type fast_load, @function\n"
+        "fast_load: movzbl (%rdi), %eax\n ret\n"
+        ".size fast_load, .-fast_load\n"
+        ".type fast_store, @function\n"
+        "fast_store: movb %sil, (%rdi)\n ret\n"
+        ".size fast_store, .-fast_store\n");
+#elif defined(__aarch64__)
+__asm__(".text\n"
+        ".type fast_load, %function\n"
+        "fast_load: ldrb w0, [x0]\n ret\n"
+        ".size fast_load, .-fast_load\n"
+        ".type fast_store, %function\n"
+        "fast_store: strb w1, [x0]\n ret\n"
+        ".size fast_store, .-fast_store\n");
+#endif
 
 /* A read and a write trapping again and again: fast, and counted as a
  * trap, a decode-cache hit and a handler call each. */
@@ -49,10 +59,10 @@ TEST(a_repeated_trap_takes_the_fast_path)
 	f0 = fast_traps();
 	for (int i = 0; i < ROUNDS; i++) {
 		region_protect(x, PROT_NONE);
-		store(x + i % 64, (unsigned char)i);
-		CHECK_EQ(load(x + i % 64), (unsigned char)i);
+		fast_store(x + i % 64, (unsigned char)i);
+		CHECK_EQ(fast_load(x + i % 64), (unsigned char)i);
 		region_protect(x, PROT_NONE);
-		CHECK_EQ(load(x + i % 64), (unsigned char)i);
+		CHECK_EQ(fast_load(x + i % 64), (unsigned char)i);
 	}
 	s1 = stats();
 	CHECK_EQ(h_calls, 2 * ROUNDS);
@@ -113,12 +123,12 @@ TEST(a_fault_filter_is_asked_once_a_fault)
 		region_protect(x, PROT_NONE);
 		stale = *(char *volatile *)&x;
 		region_protect(x, RW);
-		CHECK_EQ(load(stale), 0);
+		CHECK_EQ(fast_load(stale), 0);
 	}
 	CHECK_EQ(filter_calls, ROUNDS);
 	for (int i = 0; i < ROUNDS; i++) {
 		region_protect(x, PROT_NONE);
-		store(x + 1, 1);
+		fast_store(x + 1, 1);
 	}
 	CHECK_EQ(filter_calls, 2 * ROUNDS);
 	CHECK_EQ(h_calls, ROUNDS);
@@ -147,7 +157,7 @@ TEST(a_handler_using_region_protect_ptr_ends_resolved)
 	f0 = fast_traps();
 	for (int i = 0; i < ROUNDS; i++) {
 		region_protect(mixed_x, PROT_NONE);
-		store(mixed_x + 3, (unsigned char)i);
+		fast_store(mixed_x + 3, (unsigned char)i);
 		CHECK_EQ(mixed_x[3], (char)i);
 	}
 	s1 = stats();
@@ -173,7 +183,7 @@ static void grant_inner(rtl_trap_t *t)
 static void read_inner_then_grant(rtl_trap_t *t)
 {
 	h_calls++;
-	CHECK_EQ(load(inner_y + 1), 7);
+	CHECK_EQ(fast_load(inner_y + 1), 7);
 	region_protect(t->addr, RW);
 }
 
@@ -191,7 +201,7 @@ TEST(nested_traps_take_the_fast_path)
 	for (int i = 0; i < ROUNDS; i++) {
 		region_protect(inner_y, PROT_NONE);
 		region_protect(outer_x, PROT_NONE);
-		store(outer_x + 2, (unsigned char)(i + 1));
+		fast_store(outer_x + 2, (unsigned char)(i + 1));
 		CHECK_EQ(outer_x[2], (char)(i + 1));
 	}
 	CHECK_EQ(h_calls, ROUNDS);
@@ -216,7 +226,7 @@ static void refused_on_the_fast_path(void)
 	region_handler(refused_x, grant_then_refuse);
 	for (int i = 0; i < 10; i++) {
 		region_protect(refused_x, PROT_NONE);
-		load(refused_x + 9);
+		fast_load(refused_x + 9);
 	}
 	_exit(fast_traps() >= 2 ? 0 : 3); /* not reached */
 }
@@ -262,10 +272,10 @@ static void *trap_loop(void *arg)
 
 	for (int i = 0; i < THREAD_ROUNDS; i++) {
 		region_protect(w->region, PROT_NONE);
-		if (load(w->region + 1) != (unsigned char)w->id)
+		if (fast_load(w->region + 1) != (unsigned char)w->id)
 			return (void *)1;
 		region_protect(w->region, PROT_NONE);
-		store(w->region + 1, (unsigned char)w->id);
+		fast_store(w->region + 1, (unsigned char)w->id);
 	}
 	return NULL;
 }

@@ -252,20 +252,6 @@ TEST(a_refusal_on_the_fast_path_dies_explained)
 #define THREADS 4
 #define THREAD_ROUNDS 2000
 
-struct worker {
-	char *region; /* bound pointer */
-	long calls;
-	int id;
-};
-
-static void count_and_grant(rtl_trap_t *t)
-{
-	struct worker *w = t->data;
-
-	w->calls++;
-	region_protect(t->addr, t->write ? RW : PROT_READ);
-}
-
 static void *trap_loop(void *arg)
 {
 	struct worker *w = arg;

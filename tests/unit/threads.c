@@ -11,19 +11,6 @@
 #define THREADS 8
 #define ROUNDS 10000
 
-struct worker {
-	char *region; /* bound pointer */
-	_Atomic long calls;
-	int id;
-};
-
-static void count_and_grant(rtl_trap_t *t)
-{
-	struct worker *w = t->data;
-	w->calls++;
-	region_protect(t->addr, t->write ? RW : PROT_READ);
-}
-
 /* Each thread owns a small region; all of them share pages. Every round
  * protects NONE and reads: exactly one handler call per round. */
 static void *trap_loop(void *arg)

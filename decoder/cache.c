@@ -5,14 +5,16 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "derive.h"
+
 #define CACHE_BITS 12
 #define CACHE_SIZE (1u << CACHE_BITS)
 
 struct entry {
 	_Atomic uint32_t seq; /* odd while being written */
-	/* A plain instruction's operand, for rtl_decode_plain to copy in two
-	 * words; base is -1 when the instruction is not plain. */
-	struct rtl_plain plain;
+	/* The fast plan, for rtl_decode_plan to copy without the decode;
+	 * plan.op.base is -1 when the instruction has none. */
+	struct rtl_fast_plan plan;
 	struct rtl_insn insn;
 };
 
@@ -77,7 +79,7 @@ int rtl_dcache_get(uint64_t pc, struct rtl_insn *out)
 	return same_bytes(out, pc) ? 0 : -1;
 }
 
-int rtl_decode_plain(uint64_t pc, struct rtl_plain *out)
+int rtl_decode_plan(uint64_t pc, struct rtl_fast_plan *out)
 {
 	const struct entry *e = slot(pc);
 	uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire), s2;
@@ -88,10 +90,10 @@ int rtl_decode_plain(uint64_t pc, struct rtl_plain *out)
 	/* Read in place, then the sequence again: a torn read is caught by
 	 * it, bytes included. */
 	same = e->insn.pc == pc && same_bytes(&e->insn, pc);
-	memcpy(out, &e->plain, sizeof(*out));
+	memcpy(out, &e->plan, sizeof(*out));
 	atomic_thread_fence(memory_order_acquire);
 	s2 = atomic_load_explicit(&e->seq, memory_order_relaxed);
-	return s1 == s2 && same && (uint8_t)out->base < RTL_NGPR ? 0 : -1;
+	return s1 == s2 && same && (uint8_t)out->op.base < RTL_NGPR ? 0 : -1;
 }
 
 void rtl_dcache_put(const struct rtl_insn *in)
@@ -105,12 +107,6 @@ void rtl_dcache_put(const struct rtl_insn *in)
 		return;
 	atomic_thread_fence(memory_order_release);
 	memcpy(&e->insn, in, rtl_insn_used(in));
-	e->plain.base = RTL_REG_NONE;
-	if (in->flags & RTL_INSN_PLAIN) {
-		e->plain.base = in->mem[0].base;
-		e->plain.access = in->mem[0].access;
-		e->plain.size = in->mem[0].size;
-		e->plain.disp = in->mem[0].disp;
-	}
+	rtl_derive_fast_plan(in, &e->plan);
 	atomic_store_explicit(&e->seq, s + 2, memory_order_release);
 }

@@ -174,21 +174,36 @@ int rtl_decode(uint64_t pc, struct rtl_insn *out);
  * counts nothing. */
 int rtl_decode_again(uint64_t pc, struct rtl_insn *out);
 
-/* What the trap's fast path needs of a plain instruction (RTL_INSN_PLAIN,
- * derive.h): its one operand, base + disp. */
-struct rtl_plain {
-	int8_t base;    /* a general register */
-	uint8_t access; /* RTL_ACC_*, 0 if the backend cannot tell */
-	uint16_t size;  /* bytes accessed, 0 if unknown */
-	int64_t disp;
+/* An address form in the trap's fast plan: base + index * scale + disp. */
+struct rtl_plan_form {
+	int8_t base, index; /* registers; index RTL_REG_NONE if absent */
+	uint8_t scale;
+	uint8_t ext; /* RTL_EXT_* */
+	int32_t disp;
+};
+
+#define RTL_PLAN_FORMS 4
+
+/* What the trap's fast path needs of an instruction, cached with its
+ * decode (rtl_derive_fast_plan, derive.h): its one memory operand and the
+ * address forms the code after it uses. */
+struct rtl_fast_plan {
+	struct rtl_plan_form op; /* op.base < 0: the instruction has none */
+	uint8_t access;          /* op's RTL_ACC_*, 0 if the backend cannot tell */
+	uint8_t nforms;
+	uint8_t only_op;   /* base + disp, no form, no pointer after it: the
+	                    operand in the span is the whole check */
+	uint16_t size;     /* op's bytes, 0 if unknown */
+	rtl_regset_t ptrs; /* registers the code after uses alone as a base */
+	struct rtl_plan_form form[RTL_PLAN_FORMS];
 };
 
 /* From the decode cache only, never decoding and never copying the whole
  * entry: 0 and *out if the instruction at pc is cached with its bytes
- * unchanged and is plain; -1 otherwise (rtl_decode then). Counts a hit in
- * the caller's statistics, not here (a shared counter would bounce between
- * trapping threads). */
-int rtl_decode_plain(uint64_t pc, struct rtl_plain *out);
+ * unchanged and has a fast plan; -1 otherwise (rtl_decode then). Counts a
+ * hit in the caller's statistics, not here (a shared counter would bounce
+ * between trapping threads). */
+int rtl_decode_plan(uint64_t pc, struct rtl_fast_plan *out);
 
 /* Decode from a buffer, no cache (tests, fuzzing). The look-ahead (later,
  * ptr_regs) covers the code in the buffer only. */

@@ -113,6 +113,75 @@ static inline unsigned rtl_derive_forms_in_fast(const struct rtl_insn *in,
 	return rtl_derive_forms_in(in, gpr, lo, span, size);
 }
 
+/* The trap's fast plan (decoder.h, struct rtl_fast_plan) of in: its one
+ * memory operand (base [+ index * scale] + disp, base a general register)
+ * and the look-ahead's forms, at most RTL_PLAN_FORMS of them, each with a
+ * base and a 32-bit displacement (their conditions are not kept: each form
+ * must hold whether they do or not, which can only send a trap to the
+ * general path). 0, or -1 when in has none (several
+ * operands, more forms, a repeated or masked access...): its traps take
+ * the general path. Run when a decode is cached. */
+int rtl_derive_fast_plan(const struct rtl_insn *in, struct rtl_fast_plan *out);
+
+/* Where value v lies for a fast plan: 1 in the span [lo, lo + span) that
+ * moves, 0 outside the views [vbase, vbase + all), -1 elsewhere in them. */
+static inline int rtl_plan_where(uint64_t v, uint64_t lo, uint64_t span,
+                                 uint64_t vbase, uint64_t all)
+{
+	if (v - lo < span)
+		return 1;
+	return v - vbase >= all ? 0 : -1;
+}
+
+/* One form of a fast plan holds when its registers lie in the span or
+ * outside the views, and after the one-pass move (every register in the
+ * span moves by the same delta) it reaches what rtl_derive_needed asks:
+ * an address in the span moves by the delta, one outside the views stays.
+ * Anything else (an address or a register elsewhere in the views, a 32-bit
+ * index in the span) is left to the general checks. */
+static inline int rtl_plan_form_holds(const struct rtl_plan_form *f, const uint64_t *regs,
+                                      const int8_t *slot, uint64_t lo, uint64_t span,
+                                      uint64_t vbase, uint64_t all)
+{
+	uint64_t b = regs[slot[f->base]], ea = b + (uint64_t)(int64_t)f->disp;
+	int wb = rtl_plan_where(b, lo, span, vbase, all), wi = 0, we;
+
+	if (f->index >= 0) {
+		uint64_t i = regs[slot[f->index]];
+
+		wi = rtl_plan_where(i, lo, span, vbase, all);
+		if (wi && f->ext)
+			return 0;
+		ea += rtl_index_value(i, f->ext) * f->scale;
+	}
+	if (wb < 0 || wi < 0)
+		return 0;
+	we = rtl_plan_where(ea, lo, span, vbase, all);
+	return we == 1 ? wb + wi * f->scale == 1 : we == 0 && wb + wi == 0;
+}
+
+/* Whether the fast plan p holds for registers regs (register i of the
+ * decoder's numbering is regs[slot[i]]: the signal frame's order) and the
+ * span [lo, lo + span) moving, in views [vbase, vbase + all): its operand,
+ * every form, and every register used alone as a base in the span or
+ * outside the views. Then moving every register in the span to another
+ * view is what the general path does, with no fix (rtl_derive_needed says
+ * 0 for every view the registers leave). */
+static inline int rtl_fast_plan_holds(const struct rtl_fast_plan *p, const uint64_t *regs,
+                                      const int8_t *slot, uint64_t lo, uint64_t span,
+                                      uint64_t vbase, uint64_t all)
+{
+	if (!rtl_plan_form_holds(&p->op, regs, slot, lo, span, vbase, all))
+		return 0;
+	for (int k = 0; k < p->nforms && k < RTL_PLAN_FORMS; k++)
+		if (!rtl_plan_form_holds(&p->form[k], regs, slot, lo, span, vbase, all))
+			return 0;
+	for (rtl_regset_t m = p->ptrs; m; m &= m - 1)
+		if (rtl_plan_where(regs[slot[__builtin_ctz(m)]], lo, span, vbase, all) < 0)
+			return 0;
+	return 1;
+}
+
 /* old: the registers before the move; gpr: after the default move (every
  * register in [lo, hi) moved by delta), fixed in place. Every address form
  * of in (its own operands; the look-ahead's forms whose conditions hold;

@@ -3,7 +3,7 @@
  * rtl_ctx_pc, rtl_ctx_is_write (1, 0, or -1 when the frame does not tell),
  * RTL_CTX_DECODE_DECIDES (read or write is the decoded instruction's word
  * when it has one), rtl_ctx_gprs and rtl_ctx_set_gprs (a copy in the
- * decoder's order), rtl_ctx_frame and rtl_ctx_slot (the registers where the
+ * decoder's order), rtl_ctx_frame and rtl_ctx_slots (the registers where the
  * frame keeps them). Runs in the trap handler. */
 #ifndef RTL_CONTEXT_H
 #define RTL_CONTEXT_H

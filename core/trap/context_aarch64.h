@@ -78,9 +78,15 @@ static inline uint64_t *rtl_ctx_frame(ucontext_t *uc)
 	                    __builtin_offsetof(mcontext_t, regs));
 }
 
-static inline int rtl_ctx_slot(int reg)
+static inline const int8_t *rtl_ctx_slots(void)
 {
-	return reg;
+	/* clang-format off */
+	static const int8_t slots[RTL_NGPR] = {
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+		16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+	};
+	/* clang-format on */
+	return slots;
 }
 
 #endif

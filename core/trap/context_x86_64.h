@@ -83,27 +83,15 @@ static inline uint64_t *rtl_ctx_frame(ucontext_t *uc)
 	return (uint64_t *)&uc->uc_mcontext.gregs[REG_R8];
 }
 
-static inline int rtl_ctx_slot(int reg)
+static inline const int8_t *rtl_ctx_slots(void)
 {
-	static const int8_t slot[RTL_NGPR] = {
-		REG_RAX,
-		REG_RCX,
-		REG_RDX,
-		REG_RBX,
-		REG_RSP,
-		REG_RBP,
-		REG_RSI,
-		REG_RDI,
-		REG_R8,
-		REG_R9,
-		REG_R10,
-		REG_R11,
-		REG_R12,
-		REG_R13,
-		REG_R14,
-		REG_R15,
+	/* clang-format off */
+	static const int8_t slots[RTL_NGPR] = {
+		REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+		REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
 	};
-	return slot[reg];
+	/* clang-format on */
+	return slots;
 }
 
 #endif

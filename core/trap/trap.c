@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "context.h"
 #include "decoder.h"
+#include "derive.h"
 #include "dirty.h"
 #include "foreign.h"
 #include "hooks.h"
@@ -260,16 +261,19 @@ void rtl_trap_materialize(struct trap *t)
 static int fast_trap(struct trap *t, int sig, siginfo_t *si)
 {
 	uint64_t *frame = rtl_ctx_frame(t->uc);
-	const struct rtl_plain *p = &t->plain;
+	const int8_t *slot = rtl_ctx_slots();
+	const struct rtl_fast_plan *p = &t->plan;
 	int view = rtl_view_of(t->addr), write = t->write, cv;
 	uint64_t base, ea, lo, t0 = 0;
 	struct rtl_region *r;
 	region_handler_t h;
 
-	if (view < 0 || rtl_decode_plain(rtl_ctx_pc(t->uc), &t->plain) < 0)
+	if (view < 0 || rtl_decode_plan(rtl_ctx_pc(t->uc), &t->plan) < 0)
 		return -1;
-	base = frame[rtl_ctx_slot(p->base)];
-	ea = base + (uint64_t)p->disp;
+	base = frame[slot[p->op.base]];
+	ea = base + (uint64_t)(int64_t)p->op.disp;
+	if (p->op.index >= 0)
+		ea += rtl_index_value(frame[slot[p->op.index]], p->op.ext) * p->op.scale;
 	if (t->addr - ea >= (p->size ? p->size : 1u))
 		return -1; /* not the operand's access (write_by_decoding) */
 	if (RTL_CTX_DECODE_DECIDES || write < 0)
@@ -281,7 +285,9 @@ static int fast_trap(struct trap *t, int sig, siginfo_t *si)
 	lo = rtl_view_base(view) + r->lo;
 	if (base - lo >= r->span || ea - lo >= r->span ||
 	    (write && r->span - (ea - lo) < p->size) || /* rtl_trap_write_in_span */
-	    rtl_region_home(r) == view || atomic_load(&r->mixed))
+	    rtl_region_home(r) == view || atomic_load(&r->mixed) ||
+	    (!p->only_op && !rtl_fast_plan_holds(p, frame, slot, lo, r->span, rtl_views.base,
+	                                         RTL_NVIEWS * rtl_views.size)))
 		return -1;
 	cv = atomic_load(&r->view);
 	if (rtl_view_allows(cv, write) || !(h = handler_of(r)) || depth >= MAX_DEPTH)

@@ -40,7 +40,7 @@ struct trap {
 	 * when the handler returns. */
 	int lazy;
 	int pending_to;
-	struct rtl_plain plain;
+	struct rtl_fast_plan plan;
 };
 
 /* Leave the fast path: copy the frame's registers to entry_gpr and gpr,

@@ -368,6 +368,67 @@ static void registers_by_mode(int m)
 	munmap(code, 4096);
 }
 
+/* Code that reads through %rdi with %rsi and %rcx beside it, its bytes
+ * given (each ends in ret), trapping ROUNDS times on a region whose handler
+ * grants reads: the fast traps among them, and each result checked. */
+static uint64_t run_reads(const uint8_t *bytes, size_t n, int stale_rsi)
+{
+	uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+	                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t f0;
+
+	CHECK(code != MAP_FAILED);
+	memcpy(code, bytes, n);
+	reg_x = region_alloc(64, &reg_x);
+	CHECK(reg_x != NULL);
+	for (int k = 0; k < 8; k++)
+		reg_x[k] = (uint64_t)k * 10;
+	region_handler(reg_x, grant_handler);
+	f0 = fast_traps();
+	for (int i = 0; i < ROUNDS; i++) {
+		uint64_t *p, *q, c = 2, v;
+
+		region_protect(reg_x, PROT_READ);
+		q = *(uint64_t *volatile *)&reg_x + 3; /* read-only view */
+		region_protect(reg_x, PROT_NONE);
+		p = *(uint64_t *volatile *)&reg_x;
+		if (!stale_rsi)
+			q = &c; /* ordinary memory */
+		__asm__ volatile(CALL
+		                 : "+D"(p), "+S"(q), "+c"(c), "=a"(v)
+		                 : [f] "r"(code)
+		                 : "rdx", "r8", "r9", "r10", "r11", "memory");
+		CHECK(p == *(uint64_t *volatile *)&reg_x); /* moved to read-only */
+		CHECK_EQ(v, stale_rsi ? 30 + 0 : 20 + 10 + 2);
+	}
+	CHECK_EQ(h_calls, ROUNDS);
+	munmap(code, 4096);
+	return fast_traps() - f0;
+}
+
+/* An indexed operand, and forms after it through the same pointer and
+ * through ordinary memory: the fast plan holds, every trap after the
+ * first is fast. mov (%rdi,%rcx,8),%rax; add 8(%rdi),%rax; add (%rsi),%rax;
+ * ret. */
+TEST(an_indexed_access_with_forms_after_it_is_fast)
+{
+	static const uint8_t code[] = { 0x48, 0x8b, 0x04, 0xcf, 0x48, 0x03, 0x47, 0x08,
+		                        0x48, 0x03, 0x06, 0xc3 };
+
+	CHECK(run_reads(code, sizeof(code), 0) >= ROUNDS - 1);
+}
+
+/* A form after the access through a register that points into the same
+ * region through another view (a stale read-only pointer): not the plan's
+ * to decide, every trap takes the general path, and ends the same.
+ * mov (%rdi),%rax; add (%rsi),%rax; ret. */
+TEST(a_form_through_another_view_takes_the_general_path)
+{
+	static const uint8_t code[] = { 0x48, 0x8b, 0x07, 0x48, 0x03, 0x06, 0xc3 };
+
+	CHECK_EQ(run_reads(code, sizeof(code), 1), 0);
+}
+
 TEST(a_handler_moving_another_region_moves_its_registers)
 {
 	registers_by_mode(GRANT_ALSO_Y);

@@ -12,6 +12,9 @@
 
 struct entry {
 	_Atomic uint32_t seq; /* odd while being written */
+	/* The instruction's bytes as two words, and the masks that keep its
+	 * len bytes of the two words at pc: rtl_decode_plan's comparison. */
+	uint64_t key[2], mask[2];
 	/* The fast plan, for rtl_decode_plan to copy without the decode;
 	 * plan.op.base is -1 when the instruction has none. */
 	struct rtl_fast_plan plan;
@@ -79,6 +82,25 @@ int rtl_dcache_get(uint64_t pc, struct rtl_insn *out)
 	return same_bytes(out, pc) ? 0 : -1;
 }
 
+/* Both architectures rtl runs on are little-endian: a word's first n
+ * bytes are its low 8n bits. */
+static uint64_t low_bytes(unsigned n)
+{
+	return n >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * n)) - 1;
+}
+
+static void put_key(struct entry *e, const struct rtl_insn *in)
+{
+	uint8_t b[16] = { 0 };
+	unsigned len = in->len < RTL_INSN_MAX_BYTES ? in->len : RTL_INSN_MAX_BYTES;
+
+	memcpy(b, in->bytes, len);
+	e->mask[0] = low_bytes(len);
+	e->mask[1] = len > 8 ? low_bytes(len - 8) : 0;
+	e->key[0] = word_at(b) & e->mask[0];
+	e->key[1] = word_at(b + 8) & e->mask[1];
+}
+
 int rtl_decode_plan(uint64_t pc, struct rtl_fast_plan *out)
 {
 	const struct entry *e = slot(pc);
@@ -88,8 +110,13 @@ int rtl_decode_plan(uint64_t pc, struct rtl_fast_plan *out)
 	if (s1 & 1 || !s1)
 		return -1;
 	/* Read in place, then the sequence again: a torn read is caught by
-	 * it, bytes included. */
-	same = e->insn.pc == pc && same_bytes(&e->insn, pc);
+	 * it, bytes included. The 16 bytes from pc must lie on pc's page (in
+	 * its last 15 bytes, rare: the general path). */
+	if ((pc & 4095) > 4096 - 16)
+		return -1;
+	same = e->insn.pc == pc &&
+	       (((word_at((const void *)pc) ^ e->key[0]) & e->mask[0]) |
+	        ((word_at((const void *)(pc + 8)) ^ e->key[1]) & e->mask[1])) == 0;
 	memcpy(out, &e->plan, sizeof(*out));
 	atomic_thread_fence(memory_order_acquire);
 	s2 = atomic_load_explicit(&e->seq, memory_order_relaxed);
@@ -107,6 +134,7 @@ void rtl_dcache_put(const struct rtl_insn *in)
 		return;
 	atomic_thread_fence(memory_order_release);
 	memcpy(&e->insn, in, rtl_insn_used(in));
+	put_key(e, in);
 	rtl_derive_fast_plan(in, &e->plan);
 	atomic_store_explicit(&e->seq, s + 2, memory_order_release);
 }

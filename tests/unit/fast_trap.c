@@ -429,6 +429,45 @@ TEST(a_form_through_another_view_takes_the_general_path)
 	CHECK_EQ(run_reads(code, sizeof(code), 1), 0);
 }
 
+/* Code rewritten at the same address: the fast path compares the
+ * instruction's bytes as the decode cache does, so the new instruction is
+ * decoded again (a miss) before its traps are fast. mov (%rdi),%rax; ret,
+ * then mov (%rdi),%rdx; mov %rdx,%rax; ret. */
+TEST(rewritten_code_is_decoded_again)
+{
+	static const uint8_t a[] = { 0x48, 0x8b, 0x07, 0xc3 };
+	static const uint8_t b[] = { 0x48, 0x8b, 0x17, 0x48, 0x89, 0xd0, 0xc3 };
+	uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+	                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct region_stats s0, s1;
+	uint64_t f0;
+
+	CHECK(code != MAP_FAILED);
+	reg_x = region_alloc(64, &reg_x);
+	CHECK(reg_x != NULL);
+	reg_x[0] = 77;
+	region_handler(reg_x, grant_handler);
+	s0 = stats();
+	f0 = fast_traps();
+	for (int round = 0; round < 6; round++) {
+		uint64_t *p, v;
+
+		if (round == 0 || round == 3)
+			memcpy(code, round ? b : a, round ? sizeof(b) : sizeof(a));
+		region_protect(reg_x, PROT_NONE);
+		p = *(uint64_t *volatile *)&reg_x;
+		__asm__ volatile(CALL
+		                 : "+D"(p), "=a"(v)
+		                 : [f] "r"(code)
+		                 : "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory");
+		CHECK_EQ(v, 77);
+	}
+	s1 = stats();
+	CHECK_EQ(s1.decode_misses - s0.decode_misses, 2);
+	CHECK_EQ(fast_traps() - f0, 4);
+	munmap(code, 4096);
+}
+
 TEST(a_handler_moving_another_region_moves_its_registers)
 {
 	registers_by_mode(GRANT_ALSO_Y);

@@ -199,17 +199,11 @@ static void add(struct solver *s, int base, int index, unsigned scale,
 	f->target = -1;
 }
 
-static int own_form(const struct rtl_mem_op *m)
-{
-	return !m->segment && !m->addr32 && m->base != RTL_REG_PC &&
-	       (m->base >= 0 || m->index >= 0);
-}
-
 static void gather(struct solver *s, const struct rtl_insn *in)
 {
 	for (int k = 0; k < in->nmem; k++) {
 		const struct rtl_mem_op *m = &in->mem[k];
-		if (own_form(m))
+		if (rtl_derive_own_form(m))
 			add(s, m->base, m->index, m->scale, m->ext,
 			    (uint64_t)m->disp, 1);
 	}
@@ -383,7 +377,7 @@ int rtl_derive_fix(const struct rtl_insn *in, const struct rtl_mem_op *must,
 			s.stays |= 1u << f->index;
 		}
 	}
-	if (must && own_form(must)) {
+	if (must && rtl_derive_own_form(must)) {
 		if (must->base >= 0)
 			s.must_regs |= 1u << must->base;
 		if (must->index >= 0)
@@ -424,7 +418,7 @@ int rtl_derive_needed(const struct rtl_insn *in, const struct rtl_move *mv,
 {
 	for (int k = 0; k < in->nmem; k++) {
 		const struct rtl_mem_op *m = &in->mem[k];
-		if (own_form(m) &&
+		if (rtl_derive_own_form(m) &&
 		    !default_reaches(mv, old, moved, m->base, m->index, m->scale,
 		                     m->ext, (uint64_t)m->disp))
 			return 1;
@@ -448,57 +442,6 @@ int rtl_derive_needed(const struct rtl_insn *in, const struct rtl_move *mv,
 	return 0;
 }
 
-void rtl_derive_plan(struct rtl_insn *in)
-{
-	const struct rtl_mem_op *m = &in->mem[0];
-
-	in->flags &= (uint8_t)~RTL_INSN_PLAIN;
-	if (in->nmem == 1 && in->nlater == 0 && !in->ptr_regs && own_form(m) &&
-	    m->base >= 0 && m->base < RTL_NGPR && m->index < 0 &&
-	    !(in->flags & (RTL_INSN_REP | RTL_INSN_UNSUPPORTED | RTL_INSN_MASKED)))
-		in->flags |= RTL_INSN_PLAIN;
-}
-
-static int plan_form(struct rtl_plan_form *f, int base, int index, unsigned scale,
-                     unsigned ext, int64_t disp)
-{
-	if (base < 0 || base >= RTL_NGPR || index >= RTL_NGPR || disp != (int32_t)disp)
-		return -1;
-	f->base = (int8_t)base;
-	f->index = (int8_t)(index < 0 ? RTL_REG_NONE : index);
-	f->scale = (uint8_t)scale;
-	f->ext = (uint8_t)ext;
-	f->disp = (int32_t)disp;
-	return 0;
-}
-
-int rtl_derive_fast_plan(const struct rtl_insn *in, struct rtl_fast_plan *out)
-{
-	const struct rtl_mem_op *m = &in->mem[0];
-
-	memset(out, 0, sizeof(*out));
-	out->op.base = RTL_REG_NONE;
-	if (in->nmem != 1 || !own_form(m) || in->nlater > RTL_PLAN_FORMS ||
-	    (in->flags & (RTL_INSN_REP | RTL_INSN_UNSUPPORTED | RTL_INSN_MASKED)))
-		return -1;
-	for (int k = 0; k < in->nlater; k++) {
-		const struct rtl_form *l = &in->later[k];
-
-		if (plan_form(&out->form[k], l->base, l->index, l->scale, l->ext, l->disp) < 0)
-			return -1;
-	}
-	out->nforms = in->nlater;
-	out->ptrs = in->ptr_regs;
-	out->access = m->access;
-	out->size = m->size;
-	if (plan_form(&out->op, m->base, m->index, m->scale, m->ext, m->disp) < 0) {
-		out->op.base = RTL_REG_NONE;
-		return -1;
-	}
-	out->only_op = !in->nlater && !in->ptr_regs && m->index < 0;
-	return 0;
-}
-
 unsigned rtl_derive_forms_in(const struct rtl_insn *in, const uint64_t gpr[RTL_NGPR],
                              uint64_t lo, uint64_t span, uint64_t size)
 {
@@ -509,7 +452,7 @@ unsigned rtl_derive_forms_in(const struct rtl_insn *in, const uint64_t gpr[RTL_N
 		struct form f = { m->base, m->index, m->scale, m->ext, 0, 0,
 			          (uint64_t)m->disp };
 
-		if (own_form(m))
+		if (rtl_derive_own_form(m))
 			views |= rtl_view_bit(form_ea(&f, gpr), lo, span, size);
 	}
 	for (int k = 0; k < in->nlater && k < RTL_INSN_MAX_LATER; k++) {

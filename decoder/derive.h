@@ -31,6 +31,14 @@ struct rtl_move {
 	void *arg;
 };
 
+/* Whether operand m is an address form a move can keep: not fs/gs- or
+ * pc-relative, not a 32-bit address, with a base or an index. */
+static inline int rtl_derive_own_form(const struct rtl_mem_op *m)
+{
+	return !m->segment && !m->addr32 && m->base != RTL_REG_PC &&
+	       (m->base >= 0 || m->index >= 0);
+}
+
 /* Below a span's start or its next neighbour's, this many bytes: a
  * register there, added to a small value, is read as a pointer biased by
  * a vector alignment (glibc's strcpy keeps dst - (src & 63)). */

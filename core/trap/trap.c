@@ -247,10 +247,12 @@ void rtl_trap_materialize(struct trap *t)
 }
 
 /* The common trap, read and moved in the signal frame itself (no copy of
- * the registers, no copy of the decode): a plain instruction (one operand,
- * base + disp, and nothing after it forms an address: derive.h) whose
- * decode is cached; its base and its address in the span of the region at
- * the faulting address, through the view that faulted; the region moves
+ * the registers, no copy of the decode): an instruction whose decode is
+ * cached with a fast plan that holds on the frame (its one operand and the
+ * address forms after it reach, once every register in the span moves,
+ * what the general checks ask: derive.h); the operand's base and address
+ * in the span of the region at the faulting address, through the view
+ * that faulted; the region moves
  * pointers (not protected in place, not mixed), its view does not allow
  * the access yet and it has a handler. Every condition is checked before
  * anything changes: -1 sends the trap down the general path as it came.
@@ -314,9 +316,11 @@ static int fast_trap(struct trap *t, int sig, siginfo_t *si)
 	if (t->lazy && t->pending_to == cv && rtl_view_allows(cv, write) &&
 	    !atomic_load(&r->mixed) &&
 	    atomic_load_explicit(&r->gen, memory_order_acquire) == t->f.gen) {
-		/* Base and address lay in f.view's span: both move to cv's,
-		 * where the access is allowed. (The generation: r was not
-		 * freed and its record reused meanwhile, by another thread.) */
+		/* The plan held: every register in the span moves to cv's,
+		 * the operand's base and address with it, where the access is
+		 * allowed, and the forms after it reach what they did. (The
+		 * generation: r was not freed and its record reused meanwhile,
+		 * by another thread.) */
 		rtl_move_frame(frame, r, cv);
 	} else {
 		rtl_trap_materialize(t);

@@ -42,8 +42,7 @@ static uint64_t word_at(const void *p)
  * pc's page (a word read past it could fault); a byte loop otherwise.
  * Both architectures rtl runs on are little-endian: the mask keeps a
  * word's first len bytes. */
-static inline __attribute__((always_inline)) int same_bytes(const struct rtl_insn *in,
-                                                            uint64_t pc)
+static int same_bytes(const struct rtl_insn *in, uint64_t pc)
 {
 	const uint8_t *code = (const uint8_t *)pc;
 	unsigned len = in->len;

@@ -5,25 +5,8 @@
 
 #include "decoder.h"
 #include "test.h"
+#include "x86_regs.h"
 
-enum {
-	RAX,
-	RCX,
-	RDX,
-	RBX,
-	RSP,
-	RBP,
-	RSI,
-	RDI,
-	R8,
-	R9,
-	R10,
-	R11,
-	R12,
-	R13,
-	R14,
-	R15,
-};
 #define NO RTL_REG_NONE
 #define PC RTL_REG_PC
 #define RD RTL_ACC_READ

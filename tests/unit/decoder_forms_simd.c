@@ -4,6 +4,7 @@
  * run on every machine (this one has none): its forms are checked by
  * decoding only, and gathers and scatters must come out unsupported. */
 #include "forms.h"
+#include "x86_regs.h"
 
 /* ---- SSE ---- */
 
@@ -152,19 +153,6 @@ TEST(simd_and_x87_forms)
 }
 
 /* ---- AVX-512: decoded only ---- */
-
-enum {
-	RAX,
-	RCX,
-	RDX,
-	RBX,
-	RSP,
-	RBP,
-	RSI,
-	RDI,
-	R8,
-	R9,
-};
 
 static const struct evex {
 	const char *text;

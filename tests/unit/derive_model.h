@@ -8,23 +8,7 @@
 
 #include "derive.h"
 #include "test.h"
-
-enum { RAX,
-       RCX,
-       RDX,
-       RBX,
-       RSP,
-       RBP,
-       RSI,
-       RDI,
-       R8,
-       R9,
-       R10,
-       R11,
-       R12,
-       R13,
-       R14,
-       R15 };
+#include "x86_regs.h"
 
 #if defined(__x86_64__)
 static inline void decoder_up(void)

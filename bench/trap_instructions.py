@@ -25,6 +25,35 @@ import tempfile
 CALLS = 3000
 
 
+def inclusive(cg, function):
+    """The instructions run inside function and what it calls, read from
+    callgrind's output file itself: the cost lines under fn=function, from
+    whichever file (code inlined from a header or, under link-time
+    optimisation, from another file is listed under that file; an
+    annotation by file and function splits it), plus the inclusive cost of
+    each call made from there. None if the function never ran."""
+    names, fn, total, seen = {}, None, 0, False
+    with open(cg) as f:
+        for line in f:
+            m = re.match(r"c?fn=(?:\((\d+)\))? ?(.*)", line.rstrip("\n"))
+            if m and m.group(2):  # fn= and cfn= share one table of names
+                names[m.group(1)] = m.group(2)
+            if line.startswith("fn="):
+                fn = names.get(m.group(1)) or m.group(2)
+                fn = re.sub(r"\.lto_priv\.\d+$", "", fn or "")
+                continue
+            if fn != function or not line[:1] or not (
+                    line[0].isdigit() or line[0] in "+-*"):
+                continue
+            # "position cost": this function's own instruction, or (after
+            # calls=) the inclusive cost of the call it made.
+            parts = line.split()
+            if len(parts) >= 2:
+                total += int(parts[1])
+                seen = True
+    return total if seen else None
+
+
 def collected(prog, only, function, tmp):
     """Instructions run inside function (and what it calls), and rtl's
     counters, over one run of rtl-appel-li --only ONLY. (callgrind's
@@ -40,17 +69,13 @@ def collected(prog, only, function, tmp):
     if r.returncode:
         raise RuntimeError("callgrind on %s: exit %d\n%s" % (
             only, r.returncode, r.stderr[-2000:]))
-    a = subprocess.run(["callgrind_annotate", "--inclusive=yes",
-                        "--threshold=100", cg],
-                       capture_output=True, text=True, check=True).stdout
-    m = re.search(r"^\s*([\d,]+) .*:%s \[" % re.escape(function), a,
-                  re.MULTILINE)
-    if not m:
+    total = inclusive(cg, function)
+    if total is None:
         raise RuntimeError("callgrind on %s: no %s in its profile" % (
             only, function))
     with open(js) as f:
         stats = json.load(f)["rtl_stats"]
-    return int(m.group(1).replace(",", "")), stats
+    return total, stats
 
 
 def main():

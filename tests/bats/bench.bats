@@ -105,6 +105,38 @@ assert t is None or t > 50, t
 PY
 }
 
+@test "trap_instructions.py counts a function whole: code inlined from a header and what it calls" {
+  # A callgrind file of the shape valgrind writes: on_sigsegv's own lines in
+  # trap.c and in an inlined header, a call whose inclusive cost follows
+  # calls=, names given once and then only by number (fn= and cfn= share
+  # them), and another function's lines that must not count.
+  cat > "$tmp/cg" <<'CG'
+events: Ir
+fl=(1) trap.c
+fn=(1) on_sigsegv
+10 5
+fi=(2) views.h
+3 7
+fe=(1)
+cfn=(2) rtl_region_find
+calls=2 40
+12 60
+fl=(3) other.c
+fn=(2)
+40 30
+fl=(1)
+fn=(1)
+14 2
+fn=(3) on_sigsegv.lto_priv.0
+20 100
+fn=(4) on_sigsegv.cold
+21 1000
+CG
+  run python3 -c "import sys; sys.path.insert(0, '$top/bench'); import trap_instructions as t; print(t.inclusive('$tmp/cg', 'on_sigsegv'), t.inclusive('$tmp/cg', 'rtl_region_find'), t.inclusive('$tmp/cg', 'absent'))"
+  assert_success
+  assert_output "174 30 None"
+}
+
 @test "bench programs: --help, and a bad option or number is a message, the usage line and exit 2" {
   for p in rtl-appel-li rtl-pieces; do
     prog=$build/bench/$p

@@ -237,18 +237,23 @@ static void move_registers(struct trap *t, const struct rtl_region *r, int from,
  * (rtl_trap_move_registers in trap.h has seen that there is one). On the
  * fast path, the trapping region's move is only noted: the frame moves
  * once, after the handler (trap.c). */
+static __attribute__((noinline)) void move_now(struct trap *t, const struct rtl_region *r,
+                                               int from, int to)
+{
+	rtl_trap_materialize(t);
+	move_registers(t, r, from, to);
+}
+
 void rtl_trap_move_registers_now(const struct rtl_region *r, int from, int to)
 {
 	struct trap *t = rtl_trap_now;
 
-	if (t->lazy) {
-		if (from < 0 && r == t->f.r) {
-			t->pending_to = to;
-			return;
-		}
-		rtl_trap_materialize(t);
+	/* The note alone, without move_registers' frame: the common grant. */
+	if (t->lazy && from < 0 && r == t->f.r) {
+		t->pending_to = to;
+		return;
 	}
-	move_registers(t, r, from, to);
+	move_now(t, r, from, to);
 }
 
 /* The move the fast path noted, made by the general path's rules. */

@@ -105,6 +105,22 @@ assert t is None or t > 50, t
 PY
 }
 
+@test "report.py: routed malloc's throughput at 2 and 4 threads over 1, from preload.json" {
+  # ns_per_op is wall time per pair over all threads: throughput is its
+  # inverse, so 300 ns at 1 thread and 150 ns at 4 is 2 x.
+  run python3 -c "
+import sys; sys.path.insert(0, '$top/bench'); import report
+row = lambda plain, routed: {'plain': {'ns_per_op': plain}, 'preload_all': {'ns_per_op': routed}}
+pre = {'malloc_free': {'1_thread': row(100.0, 300.0), '2_threads': row(50.0, 200.0),
+                       '4_threads': row(40.0, 150.0)}}
+s = report.summary(None, None, pre, None, None)
+for k in ('threads_scaling_2', 'threads_scaling_4'):
+    print(k, s[k]['preload_malloc'], s[k]['glibc_malloc'])"
+  assert_success
+  assert_line "threads_scaling_2 1.5 2.0"
+  assert_line "threads_scaling_4 2.0 2.5"
+}
+
 @test "trap_instructions.py counts a function whole: code inlined from a header and what it calls" {
   # A callgrind file of the shape valgrind writes: on_sigsegv's own lines in
   # trap.c and in an inlined header, a call whose inclusive cost follows

@@ -53,7 +53,8 @@ void rtl_tally_reset(void)
 		struct rtl_stripe *st = &rtl_stripes[s];
 
 		atomic_store(&st->seen, 0);
-		atomic_store(&st->live_high, (int64_t)atomic_load(&st->live));
+		atomic_store(&st->live_high,
+		             (int64_t)(atomic_load(&st->made) - atomic_load(&st->freed)));
 		for (int i = 0; i < RTL_POLICY_MAX_RULES; i++) {
 			atomic_store(&st->rule_allocs[i], 0);
 			atomic_store(&st->rule_bytes[i], 0);

@@ -17,9 +17,12 @@
 
 struct rtl_stripe {
 	_Atomic uint64_t seen; /* allocations the engine was asked about */
-	/* Regions made here less those freed here (modulo 2^64: a region
-	 * freed by another thread's stripe), and the most this was. */
-	_Atomic uint64_t live;
+	/* Regions made here and regions freed here (a region made in one
+	 * thread may be freed in another's stripe): the live regions are
+	 * the difference of their sums (rtl_heap_live). live_high: the most
+	 * made - freed of this stripe was. */
+	_Atomic uint64_t made;
+	_Atomic uint64_t freed;
 	_Atomic int64_t live_high;
 	/* Regions made per rule and the bytes asked for by them (every
 	 * region has a rule: the totals are their sums). */

@@ -162,15 +162,27 @@ void rtl_heap_left_in_place(void *data)
 		                          memory_order_relaxed);
 }
 
+/* Every stripe's made, then every stripe's freed. Both only grow, so
+ * while other threads make and free, the difference is at most what was
+ * live at the moment between the two passes: never more than a real
+ * count, never wrapped below zero. (One sum of live = made - freed per
+ * stripe was not: a stripe read before a region was made there and
+ * another read after it was freed there summed below zero: a report
+ * showed a peak of 2^64 - 14.) */
 uint64_t rtl_heap_live(void)
 {
-	return RTL_TALLY_SUM(live);
+	uint64_t made = RTL_TALLY_SUM(made), freed;
+
+	atomic_thread_fence(memory_order_acquire); /* the made loads first */
+	freed = RTL_TALLY_SUM(freed);
+	return made > freed ? made - freed : 0;
 }
 
 /* The counts of a new region, in this thread's stripe (tally.h). The peak
  * of live regions is summed over the stripes only when this stripe's own
  * count passes its highest: exact for one thread; with threads a region
- * freed by another one can hide a peak (docs/policy.md, regions_peak). */
+ * freed by another one can hide a peak, so it is a lower bound
+ * (docs/policy.md, regions_peak). */
 static void count_new(size_t size, const struct rtl_choice *c, uint32_t site)
 {
 	struct rtl_stripe *st = rtl_stripe();
@@ -179,9 +191,8 @@ static void count_new(size_t size, const struct rtl_choice *c, uint32_t site)
 	rtl_tally_add(&st->rule_allocs[c->rule], 1);
 	rtl_tally_add(&st->rule_bytes[c->rule], size);
 	rtl_site_count_new(site, size);
-	mine = (int64_t)(atomic_fetch_add_explicit(&st->live, 1,
-	                                           memory_order_relaxed) +
-	                 1);
+	mine = (int64_t)(atomic_fetch_add_explicit(&st->made, 1, memory_order_relaxed) + 1 -
+	                 atomic_load_explicit(&st->freed, memory_order_relaxed));
 	if (mine > atomic_load_explicit(&st->live_high, memory_order_relaxed)) {
 		uint64_t live = rtl_heap_live(),
 		         peak = atomic_load_explicit(&rtl_totals.peak,
@@ -354,7 +365,7 @@ int rtl_heap_free(const struct rtl_obj *o)
 	}
 	if (rec)
 		rtl_rec_free(rec);
-	rtl_tally_add(&rtl_stripe()->live, (uint64_t)-1);
+	rtl_tally_add(&rtl_stripe()->freed, 1);
 	rtl_arena_free(o->rw);
 	return 0;
 }

@@ -95,19 +95,12 @@ def summary(al, pc, pre, th, ti):
     mal = dig(pre, "malloc_free") or {}
     if mal:
         # total throughput is 1 / ns_per_op (wall time per pair, all
-        # threads): 2 threads over 1
-        scaling["preload_malloc"] = ratio(
-            dig(mal, "1_thread", "preload_all", "ns_per_op"),
-            dig(mal, "2_threads", "preload_all", "ns_per_op"))
-        scaling["glibc_malloc"] = ratio(
-            dig(mal, "1_thread", "plain", "ns_per_op"),
-            dig(mal, "2_threads", "plain", "ns_per_op"))
-        scaling4["preload_malloc"] = ratio(
-            dig(mal, "1_thread", "preload_all", "ns_per_op"),
-            dig(mal, "4_threads", "preload_all", "ns_per_op"))
-        scaling4["glibc_malloc"] = ratio(
-            dig(mal, "1_thread", "plain", "ns_per_op"),
-            dig(mal, "4_threads", "plain", "ns_per_op"))
+        # threads): 2 and 4 threads over 1
+        for into, row in ((scaling, "2_threads"), (scaling4, "4_threads")):
+            for key, run in (("preload_malloc", "preload_all"),
+                             ("glibc_malloc", "plain")):
+                into[key] = ratio(dig(mal, "1_thread", run, "ns_per_op"),
+                                  dig(mal, row, run, "ns_per_op"))
     real, traps = {}, {}
     for prog, row in (dig(pre, "real_programs") or {}).items():
         for pol in ("builtin", "rw", "read_grant"):

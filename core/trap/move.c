@@ -233,10 +233,8 @@ static void move_registers(struct trap *t, const struct rtl_region *r, int from,
 	}
 }
 
-/* region_protect's call, from the handler of the trap being handled
- * (rtl_trap_move_registers in trap.h has seen that there is one). On the
- * fast path, the trapping region's move is only noted: the frame moves
- * once, after the handler (trap.c). */
+/* Leaving the fast path (materialize is a no-op off it): the general
+ * path's move. */
 static __attribute__((noinline)) void move_now(struct trap *t, const struct rtl_region *r,
                                                int from, int to)
 {
@@ -244,6 +242,10 @@ static __attribute__((noinline)) void move_now(struct trap *t, const struct rtl_
 	move_registers(t, r, from, to);
 }
 
+/* region_protect's call, from the handler of the trap being handled
+ * (rtl_trap_move_registers in trap.h has seen that there is one). On the
+ * fast path, the trapping region's move is only noted: the frame moves
+ * once, after the handler (trap.c). */
 void rtl_trap_move_registers_now(const struct rtl_region *r, int from, int to)
 {
 	struct trap *t = rtl_trap_now;

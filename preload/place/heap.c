@@ -164,8 +164,9 @@ void rtl_heap_left_in_place(void *data)
 
 /* Every stripe's made, then every stripe's freed. Both only grow, so
  * while other threads make and free, the difference is at most what was
- * live at the moment between the two passes: never more than a real
- * count, never wrapped below zero. (One sum of live = made - freed per
+ * live at the moment between the two passes (as far as this core sees
+ * the others' adds by then): not above a real count, never wrapped below
+ * zero. (One sum of live = made - freed per
  * stripe was not: a stripe read before a region was made there and
  * another read after it was freed there summed below zero: a report
  * showed a peak of 2^64 - 14.) */

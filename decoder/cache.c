@@ -2,40 +2,11 @@
  * an entry busy skips caching rather than wait. */
 #include "cache.h"
 
-#include <stdatomic.h>
 #include <string.h>
 
 #include "derive.h"
 
-#define CACHE_BITS 12
-#define CACHE_SIZE (1u << CACHE_BITS)
-
-struct entry {
-	_Atomic uint32_t seq; /* odd while being written */
-	/* The instruction's bytes as two words, and the masks that keep its
-	 * len bytes of the two words at pc: rtl_decode_plan's comparison. */
-	uint64_t key[2], mask[2];
-	/* The fast plan, for rtl_decode_plan to copy without the decode;
-	 * plan.op.base is -1 when the instruction has none. */
-	struct rtl_fast_plan plan;
-	struct rtl_insn insn;
-};
-
-static struct entry cache[CACHE_SIZE];
-
-static struct entry *slot(uint64_t pc)
-{
-	uint64_t h = pc * 0x9e3779b97f4a7c15ull;
-	return &cache[h >> (64 - CACHE_BITS)];
-}
-
-static uint64_t word_at(const void *p)
-{
-	uint64_t w;
-
-	memcpy(&w, p, sizeof(w));
-	return w;
-}
+struct rtl_dcache_entry rtl_dcache[RTL_DCACHE_SIZE];
 
 /* Whether the code at pc still holds in's bytes. Two words cover any
  * instruction when the 16 bytes from pc lie in one 4 KiB block, so on
@@ -49,9 +20,9 @@ static int same_bytes(const struct rtl_insn *in, uint64_t pc)
 
 	if (len - 1 < RTL_INSN_MAX_BYTES && (pc & 4095) <= 4096 - 16) {
 		if (len >= 8)
-			return word_at(code) == word_at(in->bytes) &&
-			       word_at(code + len - 8) == word_at(in->bytes + len - 8);
-		return ((word_at(code) ^ word_at(in->bytes)) &
+			return rtl_dcache_word(code) == rtl_dcache_word(in->bytes) &&
+			       rtl_dcache_word(code + len - 8) == rtl_dcache_word(in->bytes + len - 8);
+		return ((rtl_dcache_word(code) ^ rtl_dcache_word(in->bytes)) &
 		        ((UINT64_C(1) << (8 * len)) - 1)) == 0;
 	}
 	for (unsigned i = 0; i < len && i < RTL_INSN_MAX_BYTES; i++)
@@ -62,7 +33,7 @@ static int same_bytes(const struct rtl_insn *in, uint64_t pc)
 
 int rtl_dcache_get(uint64_t pc, struct rtl_insn *out)
 {
-	struct entry *e = slot(pc);
+	struct rtl_dcache_entry *e = rtl_dcache_slot(pc);
 	uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire), s2;
 
 	if (s1 & 1 || !s1)
@@ -88,7 +59,7 @@ static uint64_t low_bytes(unsigned n)
 	return n >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * n)) - 1;
 }
 
-static void put_key(struct entry *e, const struct rtl_insn *in)
+static void put_key(struct rtl_dcache_entry *e, const struct rtl_insn *in)
 {
 	uint8_t b[16] = { 0 };
 	unsigned len = in->len < RTL_INSN_MAX_BYTES ? in->len : RTL_INSN_MAX_BYTES;
@@ -96,35 +67,18 @@ static void put_key(struct entry *e, const struct rtl_insn *in)
 	memcpy(b, in->bytes, len);
 	e->mask[0] = low_bytes(len);
 	e->mask[1] = len > 8 ? low_bytes(len - 8) : 0;
-	e->key[0] = word_at(b) & e->mask[0];
-	e->key[1] = word_at(b + 8) & e->mask[1];
+	e->key[0] = rtl_dcache_word(b) & e->mask[0];
+	e->key[1] = rtl_dcache_word(b + 8) & e->mask[1];
 }
 
 int rtl_decode_plan(uint64_t pc, struct rtl_fast_plan *out)
 {
-	const struct entry *e = slot(pc);
-	uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire), s2;
-	int same;
-
-	if (s1 & 1 || !s1)
-		return -1;
-	/* Read in place, then the sequence again: a torn read is caught by
-	 * it, bytes included. The 16 bytes from pc must lie on pc's page (in
-	 * its last 15 bytes, rare: the general path). */
-	if ((pc & 4095) > 4096 - 16)
-		return -1;
-	same = e->insn.pc == pc &&
-	       (((word_at((const void *)pc) ^ e->key[0]) & e->mask[0]) |
-	        ((word_at((const void *)(pc + 8)) ^ e->key[1]) & e->mask[1])) == 0;
-	memcpy(out, &e->plan, sizeof(*out));
-	atomic_thread_fence(memory_order_acquire);
-	s2 = atomic_load_explicit(&e->seq, memory_order_relaxed);
-	return s1 == s2 && same && (uint8_t)out->op.base < RTL_NGPR ? 0 : -1;
+	return rtl_dcache_plan(pc, out);
 }
 
 void rtl_dcache_put(const struct rtl_insn *in)
 {
-	struct entry *e = slot(in->pc);
+	struct rtl_dcache_entry *e = rtl_dcache_slot(in->pc);
 	uint32_t s = atomic_load_explicit(&e->seq, memory_order_relaxed);
 
 	if (s & 1 || !atomic_compare_exchange_strong_explicit(

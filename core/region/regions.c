@@ -11,6 +11,7 @@
 #include "extent.h"
 #include "init.h"
 #include "inplace.h"
+#include "lookup.h"
 #include "meta.h"
 #include "placement.h"
 #include "pointers.h"
@@ -30,33 +31,9 @@ _Atomic(region_handler_t) rtl_default_handler;
 
 int rtl_region_find(uintptr_t a, struct rtl_found *f)
 {
-	int view = rtl_view_of(a), tries;
+	int view = rtl_view_of(a);
 
-	if (view < 0)
-		return -1;
-	f->view = view;
-	f->off = a - rtl_view_base(view);
-	for (tries = 0; tries < 64; tries++) {
-		struct rtl_region *r = rtl_rmap_get(f->off);
-		uint32_t g1, g2;
-		uint64_t lo, span;
-
-		if (!r)
-			return -1;
-		g1 = atomic_load_explicit(&r->gen, memory_order_acquire);
-		lo = r->lo;
-		span = r->span;
-		atomic_thread_fence(memory_order_acquire);
-		g2 = atomic_load_explicit(&r->gen, memory_order_relaxed);
-		if (g1 != g2 || (g1 & 1))
-			continue; /* changing under us: look again */
-		if (f->off - lo >= span)
-			continue; /* stale map entry: look again */
-		f->r = r;
-		f->gen = g1;
-		return 0;
-	}
-	return -1;
+	return view < 0 ? -1 : rtl_region_find_in(a, view, f);
 }
 
 int rtl_region_lock(struct rtl_found *f)

@@ -67,7 +67,11 @@ static inline int rtl_view_of(uintptr_t a)
 /* Whether view's own protection allows a read (write 0) or a write. */
 static inline int rtl_view_allows(int view, int write)
 {
-	return write ? view == RTL_VIEW_RW : view != RTL_VIEW_NONE;
+	/* A bit per view (view is 0..2): RW alone for a write, RO and RW
+	 * for a read. Two instructions where the trap path asks. */
+	return ((write ? 1u << RTL_VIEW_RW : 1u << RTL_VIEW_RO | 1u << RTL_VIEW_RW) >>
+	        view) &
+	       1;
 }
 
 static inline uintptr_t rtl_view_base(int view)

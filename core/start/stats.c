@@ -10,7 +10,7 @@
 #include "rtl/region.h"
 
 struct rtl_stats rtl_stats[RTL_STATS_SHARDS];
-__thread int rtl_stats_slot __attribute__((tls_model("initial-exec")));
+__thread struct rtl_stats *rtl_stats_own __attribute__((tls_model("initial-exec")));
 _Atomic unsigned rtl_stats_next;
 _Atomic int rtl_time_traps;
 

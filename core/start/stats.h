@@ -32,21 +32,21 @@ struct rtl_stats {
 #define RTL_STATS_SHARDS 16
 extern struct rtl_stats rtl_stats[RTL_STATS_SHARDS];
 
-/* This thread's shard plus one, 0 until its first count. TLS and an atomic:
- * safe in a signal handler. */
-extern __thread int rtl_stats_slot __attribute__((tls_model("initial-exec")));
+/* This thread's shard, NULL until its first count. TLS and an atomic:
+ * safe in a signal handler. A pointer, not an index: a count is a TLS
+ * load and an add. */
+extern __thread struct rtl_stats *rtl_stats_own __attribute__((tls_model("initial-exec")));
 extern _Atomic unsigned rtl_stats_next;
 
 static inline struct rtl_stats *rtl_stats_mine(void)
 {
-	int s = rtl_stats_slot;
+	struct rtl_stats *s = rtl_stats_own;
 
-	if (!s)
-		s = rtl_stats_slot = (int)(atomic_fetch_add_explicit(&rtl_stats_next, 1,
-		                                                     memory_order_relaxed) %
-		                           RTL_STATS_SHARDS) +
-		                     1;
-	return &rtl_stats[s - 1];
+	if (__builtin_expect(!s, 0))
+		s = rtl_stats_own = &rtl_stats[atomic_fetch_add_explicit(
+		                                       &rtl_stats_next, 1, memory_order_relaxed) %
+		                               RTL_STATS_SHARDS];
+	return s;
 }
 
 /* Whether the trap handler times itself (region_time_traps). */

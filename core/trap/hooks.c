@@ -7,7 +7,7 @@
 #include "foreign.h"
 
 static _Atomic(rtl_sigaction_fn) real_sigaction = sigaction;
-static _Atomic(rtl_fault_filter_fn) filter;
+_Atomic(rtl_fault_filter_fn) rtl_hooks_filter_fn;
 static _Atomic(rtl_foreign_hook_fn) foreign;
 static _Atomic(rtl_death_hook_fn) death;
 static _Atomic(rtl_blocked_hook_fn) blocked;
@@ -33,14 +33,7 @@ int rtl_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 
 void rtl_hook_fault_filter(rtl_fault_filter_fn fn)
 {
-	atomic_store(&filter, fn);
-}
-
-int rtl_hooks_filter(uintptr_t addr, int write)
-{
-	rtl_fault_filter_fn f = atomic_load_explicit(&filter, memory_order_acquire);
-
-	return f && f((void *)addr, write);
+	atomic_store(&rtl_hooks_filter_fn, fn);
 }
 
 void rtl_hook_foreign(rtl_foreign_hook_fn fn)

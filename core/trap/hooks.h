@@ -7,6 +7,7 @@
 #define RTL_HOOKS_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "export.h"
@@ -67,7 +68,16 @@ RTL_PRIVATE_API void rtl_hook_run_handler(rtl_run_handler_fn fn);
 
 int rtl_hooks_real_sigaction(int sig, const struct sigaction *act,
                              struct sigaction *old);
-int rtl_hooks_filter(uintptr_t addr, int write);
+/* The fault filter is asked on every trap: inline, one load when none is
+ * installed. */
+extern _Atomic(rtl_fault_filter_fn) rtl_hooks_filter_fn;
+static inline int rtl_hooks_filter(uintptr_t addr, int write)
+{
+	rtl_fault_filter_fn f =
+	        atomic_load_explicit(&rtl_hooks_filter_fn, memory_order_acquire);
+
+	return f && f((void *)addr, write);
+}
 int rtl_hooks_foreign(uintptr_t addr, int write, void *uc);
 void rtl_hooks_death(int sig);
 int rtl_hooks_blocked(const siginfo_t *si, void *uc);

@@ -177,7 +177,31 @@ static inline void move_span(uint64_t *regs, int n, const struct rtl_region *r, 
 	}
 }
 
-void rtl_move_frame(uint64_t *frame, const struct rtl_region *r, int to)
+/* The fast path's move, by scan.h's vector scan where the CPU has one
+ * (chosen at install): the registers within the three views' reach of the
+ * span, then move_span's rule for each of them (usually one or two). */
+#ifdef RTL_SCAN_AVX2
+int rtl_move_scan_avx2;
+
+__attribute__((target("avx2"))) void rtl_move_frame_avx2(uint64_t *frame,
+                                                         const struct rtl_region *r, int to)
+{
+	uint64_t lo = rtl_views.base + r->lo, s = rtl_views.size, span = r->span;
+
+	for (uint32_t near = rtl_scan_avx2(frame, lo, RTL_NVIEWS * s); near;
+	     near &= near - 1) {
+		int i = __builtin_ctz(near);
+		uint64_t d = frame[i] - lo;
+		uint64_t v = d < s ? 0 : d < 2 * s ? 1
+		                                   : 2;
+
+		if (d - v * s < span)
+			frame[i] = lo + d + ((uint64_t)to - v) * s;
+	}
+}
+#endif
+
+void rtl_move_frame_scalar(uint64_t *frame, const struct rtl_region *r, int to)
 {
 	move_span(frame, RTL_NGPR, r, to);
 }
@@ -283,6 +307,9 @@ void rtl_move_init(void)
 	int fd = open("/proc/sys/vm/mmap_min_addr", O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
+#ifdef RTL_SCAN_AVX2
+	rtl_move_scan_avx2 = rtl_scan_avx2_ok();
+#endif
 	if (fd < 0)
 		return;
 	n = read(fd, buf, sizeof(buf) - 1);

@@ -3,6 +3,7 @@
 #ifndef RTL_TRAP_MOVE_H
 #define RTL_TRAP_MOVE_H
 
+#include "scan.h"
 #include "trap_state.h"
 
 /* rtl_trap_move_registers (trap.h) is here too: the handler's
@@ -16,8 +17,25 @@
 void rtl_move_from(struct trap *t, const struct rtl_region *r, int from, int to);
 
 /* The fast path's move: every register of the signal frame's array frame
- * (rtl_ctx_frame) lying in r's span, in any view, to view to. */
-void rtl_move_frame(uint64_t *frame, const struct rtl_region *r, int to);
+ * (rtl_ctx_frame) lying in r's span, in any view, to view to. With AVX2,
+ * the registers near the span are found four at a time (scan.h); the
+ * choice is made at install. */
+void rtl_move_frame_scalar(uint64_t *frame, const struct rtl_region *r, int to);
+#ifdef RTL_SCAN_AVX2
+extern int rtl_move_scan_avx2;
+void rtl_move_frame_avx2(uint64_t *frame, const struct rtl_region *r, int to);
+#endif
+
+static inline void rtl_move_frame(uint64_t *frame, const struct rtl_region *r, int to)
+{
+#ifdef RTL_SCAN_AVX2
+	if (rtl_move_scan_avx2) {
+		rtl_move_frame_avx2(frame, r, to);
+		return;
+	}
+#endif
+	rtl_move_frame_scalar(frame, r, to);
+}
 
 /* Make the move a fast-path trap noted (t->pending_to), by the general
  * path's rules: rtl_trap_materialize's last step. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "attribute.h"
+#include "cache.h"
 #include "clock.h"
 #include "context.h"
 #include "decoder.h"
@@ -20,6 +21,7 @@
 #include "foreign.h"
 #include "hooks.h"
 #include "inplace.h"
+#include "lookup.h"
 #include "move.h"
 #include "region.h"
 #include "stats.h"
@@ -260,30 +262,34 @@ void rtl_trap_materialize(struct trap *t)
  * anything else (another region, region_protect_ptr, a refusal) leaves the
  * fast path through rtl_trap_materialize, and the general path's rules
  * finish the trap. */
-static int fast_trap(struct trap *t, int sig, siginfo_t *si)
+static inline __attribute__((always_inline)) int fast_trap(int sig, siginfo_t *si,
+                                                           ucontext_t *uc)
 {
-	uint64_t *frame = rtl_ctx_frame(t->uc);
+	uint64_t *frame = rtl_ctx_frame(uc);
 	const int8_t *slot = rtl_ctx_slots();
-	const struct rtl_fast_plan *p = &t->plan;
-	int view = rtl_view_of(t->addr), write = t->write, cv;
+	const struct rtl_fast_plan *p;
+	uintptr_t addr = (uintptr_t)si->si_addr;
+	int view = rtl_view_of(addr), write = rtl_ctx_is_write(uc), cv, saved_errno;
 	uint64_t base, ea, lo, t0 = 0;
 	struct rtl_region *r;
 	region_handler_t h;
+	struct trap t;
 
-	if (view < 0 || rtl_decode_plan(rtl_ctx_pc(t->uc), &t->plan) < 0)
+	p = &t.plan;
+	if (view < 0 || rtl_dcache_plan(rtl_ctx_pc(uc), &t.plan) < 0)
 		return -1;
 	base = frame[slot[p->op.base]];
 	ea = base + (uint64_t)(int64_t)p->op.disp;
 	if (p->op.index >= 0)
 		ea += rtl_index_value(frame[slot[p->op.index]], p->op.ext) * p->op.scale;
-	if (t->addr - ea >= (p->size ? p->size : 1u))
+	if (addr - ea >= (p->size ? p->size : 1u))
 		return -1; /* not the operand's access (write_by_decoding) */
 	if (RTL_CTX_DECODE_DECIDES || write < 0)
 		write = p->access ? (p->access & RTL_ACC_WRITE) != 0 : write >= 0 ? write
 		                                                                  : 1;
-	if (rtl_view_allows(view, write) || rtl_region_find(t->addr, &t->f) < 0)
+	if (rtl_view_allows(view, write) || rtl_region_find_in(addr, view, &t.f) < 0)
 		return -1;
-	r = t->f.r;
+	r = t.f.r;
 	lo = rtl_view_base(view) + r->lo;
 	if (base - lo >= r->span || ea - lo >= r->span ||
 	    (write && r->span - (ea - lo) < p->size) || /* rtl_trap_write_in_span */
@@ -296,26 +302,29 @@ static int fast_trap(struct trap *t, int sig, siginfo_t *si)
 		return -1;
 	/* Last, so that a fault filter is asked once whichever path the
 	 * trap takes: claimed, the fault is the program's (ours()). */
-	if (rtl_hooks_filter(t->addr, write)) {
-		rtl_foreign_pass_on(sig, si, t->uc);
+	saved_errno = errno;
+	if (rtl_hooks_filter(addr, write)) {
+		rtl_foreign_pass_on(sig, si, uc);
+		errno = saved_errno;
 		return 0;
 	}
 
 	if (++depth == 1 && atomic_load_explicit(&rtl_time_traps, memory_order_relaxed))
 		t0 = rtl_now_ns();
 	RTL_COUNT(fast_traps); /* a trap, a decode-cache hit, a handler call */
-	t->write = write;
-	t->inside = t->addr;
-	t->lazy = 1; /* the rest of *t is filled in by rtl_trap_materialize */
-	t->pending_to = -1;
-	t->granted = 0;
+	t.addr = t.inside = addr;
+	t.uc = uc;
+	t.write = write;
+	t.lazy = 1; /* the rest of t is filled in by rtl_trap_materialize */
+	t.pending_to = -1;
+	t.granted = 0;
 	if (write) /* a tracked region's twin, before its handler runs */
-		rtl_dirty_write_trap(&t->f);
-	call_handler(t, h);
+		rtl_dirty_write_trap(&t.f);
+	call_handler(&t, h);
 	cv = atomic_load(&r->view);
-	if (t->lazy && t->pending_to == cv && rtl_view_allows(cv, write) &&
+	if (t.lazy && t.pending_to == cv && rtl_view_allows(cv, write) &&
 	    !atomic_load(&r->mixed) &&
-	    atomic_load_explicit(&r->gen, memory_order_acquire) == t->f.gen) {
+	    atomic_load_explicit(&r->gen, memory_order_acquire) == t.f.gen) {
 		/* The plan held: every register in the span moves to cv's,
 		 * the operand's base and address with it, where the access is
 		 * allowed, and the forms after it reach what they did. (The
@@ -323,13 +332,14 @@ static int fast_trap(struct trap *t, int sig, siginfo_t *si)
 		 * by another thread.) */
 		rtl_move_frame(frame, r, cv);
 	} else {
-		rtl_trap_materialize(t);
-		settle(t, r);
-		if (!t->dead)
-			rtl_ctx_set_gprs(t->uc, t->gpr);
+		rtl_trap_materialize(&t);
+		settle(&t, r);
+		if (!t.dead)
+			rtl_ctx_set_gprs(uc, t.gpr);
 	}
 	if (--depth == 0 && t0)
 		RTL_ADD(trap_ns, rtl_now_ns() - t0);
+	errno = saved_errno;
 	return 0;
 }
 
@@ -353,7 +363,9 @@ static int write_by_decoding(struct trap *t, int frame)
 	return frame >= 0 ? frame : 1;
 }
 
-static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
+/* Every trap the fast path does not take, and every fault that is not
+ * rtl's. Out of line: its frame is not the fast path's. */
+static __attribute__((noinline)) void general_trap(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
 	struct trap t;
@@ -365,10 +377,6 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	 * read-modify-write as a write even on PROT_NONE); the decoded operand
 	 * says which operand faulted and how its address was formed. */
 	t.write = rtl_ctx_is_write(t.uc);
-	if (si->si_code > 0 && fast_trap(&t, sig, si) == 0) {
-		errno = saved_errno;
-		return;
-	}
 	t.decoded = 0;
 	t.lazy = 0;
 	t.pending_to = -1;
@@ -418,6 +426,13 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	if (--depth == 0 && t0)
 		RTL_ADD(trap_ns, rtl_now_ns() - t0);
 	errno = saved_errno;
+}
+
+static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
+{
+	if (si->si_code > 0 && fast_trap(sig, si, ucv) == 0)
+		return;
+	general_trap(sig, si, ucv);
 }
 
 int rtl_trap_install(void)

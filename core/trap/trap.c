@@ -71,10 +71,11 @@ void rtl_trap_granted_in_place(const struct rtl_region *r, int view)
 int rtl_trap_current_region(uintptr_t a, struct rtl_found *f)
 {
 	const struct trap *t = rtl_trap_now;
-	int view = rtl_view_of(a);
+	int view;
 	uint64_t off;
 
-	if (!t || !t->f.r || view < 0)
+	/* Outside a trap (most calls): one TLS load. */
+	if (!t || !t->f.r || (view = rtl_view_of(a)) < 0)
 		return -1;
 	off = a - rtl_view_base(view);
 	if (off - t->f.r->lo >= t->f.r->span)

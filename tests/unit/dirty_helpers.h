@@ -19,10 +19,7 @@
 static unsigned long long rng = 88172645463325252ull;
 static inline unsigned rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned)rng;
+	return (unsigned)test_xorshift(&rng);
 }
 
 /* A few random writes, through volatile stores: the first one traps. Some

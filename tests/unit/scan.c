@@ -7,14 +7,11 @@
 #include "test.h"
 
 #ifdef RTL_SCAN_AVX2 /* built on x86-64 only (meson.build) */
-static uint64_t rng = 0x243f6a8885a308d3ull;
+static unsigned long long rng = 0x243f6a8885a308d3ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return test_xorshift(&rng);
 }
 
 /* The scan inlines only into a function built for AVX2, as move.c's. */

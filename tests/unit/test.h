@@ -44,6 +44,15 @@ void test_register(const char *name, test_fn fn);
 		}                                                          \
 	} while (0)
 
+/* Marsaglia's xorshift64: the tests' reproducible random numbers. */
+static inline unsigned long long test_xorshift(unsigned long long *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
 /* Run fn in a child with stderr captured. Returns the wait status; the
  * captured text (NUL-terminated, truncated) goes to err. */
 int test_run_captured(test_fn fn, char *err, size_t errsize);

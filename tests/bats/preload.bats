@@ -43,10 +43,14 @@ setup() {
 
 @test "8 threads allocate, resize and free through every malloc-family call" {
   policy trap-none '[rule small]' 'size = 16..600' 'protect = none'
-  for m in none all range trap-none; do
+  # swizzle: every block a region on 64-byte granules (preload/place/arena.c
+  # asks jemalloc for them without its alignment flag, and checks)
+  policy sw-all '[rule all]' 'mechanism = swizzle'
+  for m in none all range trap-none sw-all; do
     run_mode "$m" "$PROGS/stress"
   done
-  same_as_without all range trap-none
+  same_as_without all range trap-none sw-all
+  [[ $(report_sum sw-all selected) -gt 50000 ]]
   assert_equal "$(wc -l <"$BATS_TEST_TMPDIR/runs/all.out")" 8
   [[ $(report_sum all selected) -gt 50000 ]]
   [[ $(report_sum all fallbacks) -eq 0 ]]

@@ -98,7 +98,8 @@ static void *run(void *arg)
 				exit(1);
 			break;
 		case 2:
-			if (posix_memalign((void **)&sl->p, 64, size))
+			if (posix_memalign((void **)&sl->p, 64, size) ||
+			    (uintptr_t)sl->p & 63)
 				exit(1);
 			break;
 		case 3:

@@ -263,8 +263,7 @@ void rtl_trap_materialize(struct trap *t)
  * anything else (another region, region_protect_ptr, a refusal) leaves the
  * fast path through rtl_trap_materialize, and the general path's rules
  * finish the trap. */
-static inline __attribute__((always_inline)) int fast_trap(int sig, siginfo_t *si,
-                                                           ucontext_t *uc)
+static __attribute__((noinline)) int fast_trap(int sig, siginfo_t *si, ucontext_t *uc)
 {
 	uint64_t *frame = rtl_ctx_frame(uc);
 	const int8_t *slot = rtl_ctx_slots();
@@ -429,6 +428,9 @@ static __attribute__((noinline)) void general_trap(int sig, siginfo_t *si, void 
 	errno = saved_errno;
 }
 
+/* The fast path and the general path each have a frame of their own, and
+ * the general path's call is a tail call: a trap that leaves the fast path
+ * never holds both on the stack (which may be a small alternate one). */
 static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 {
 	if (si->si_code > 0 && fast_trap(sig, si, ucv) == 0)

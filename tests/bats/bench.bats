@@ -187,10 +187,16 @@ import json, os, sys
 c = json.load(open(sys.argv[1]))
 assert [a["app"] for a in c["apps"]] == ["IS"], c
 a = c["apps"][0]
-# IS shares one small array of buckets: one object, as many traps either way.
-assert a["compare"]["page_traps"] == a["compare"]["auto_traps"] > 0, a
-assert a["compare_ratio"] == 1.0, a
+# IS shares one small array of buckets: one object, as many traps either
+# way, but for the epochs (bench/preload/dsm.ini: every 5 ms of wall time),
+# which a loaded machine can make one more in one of the two runs (12
+# against 11 once in a make test beside the aarch64 tests).
+page, auto = a["compare"]["page_traps"], a["compare"]["auto_traps"]
+assert auto > 0 and abs(page - auto) <= 1, a
+assert a["compare_ratio"] == page / auto, a
 if os.path.exists(os.path.join(sys.argv[2], "dsm", "dsm-is")):
-    assert a["dsm"]["vm_traps"] > 0 and a["same_direction"] is True, a
+    assert a["dsm"]["vm_traps"] > 0, a
+    if page == auto:
+        assert a["same_direction"] is True, a
 PY
 }

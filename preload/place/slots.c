@@ -194,11 +194,11 @@ static inline int ones(uint64_t x)
 
 static int spare_copies(size_t p)
 {
-	int free = 0;
+	int unused = 0;
 
-	for (int w = 0; w < WORDS && free <= RUN_SPARE; w++)
-		free += ones(~atomic_load_explicit(&taken[p][w], memory_order_relaxed));
-	return free > RUN_SPARE;
+	for (int w = 0; w < WORDS && unused <= RUN_SPARE; w++)
+		unused += ones(~atomic_load_explicit(&taken[p][w], memory_order_relaxed));
+	return unused > RUN_SPARE;
 }
 
 static int claim(size_t p, int k)

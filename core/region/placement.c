@@ -37,7 +37,8 @@ static void *reserve(size_t size, size_t *got, int pool)
 	}
 	pthread_mutex_lock(&rtl_define_lock);
 	off = pool ? rtl_extent_alloc_top(block) : rtl_extent_alloc(block);
-	if (off >= 0 && !pool && rtl_views_commit((uint64_t)off + block) < 0) {
+	if (off >= 0 && (pool ? rtl_views_reserve_top((uint64_t)off)
+	                      : rtl_views_commit((uint64_t)off + block)) < 0) {
 		rtl_extent_free((uint64_t)off, block);
 		off = -1;
 		errno = ENOMEM;

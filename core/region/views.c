@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define DEFAULT_SIZE ((size_t)64 << 30)
@@ -23,13 +24,57 @@ struct rtl_views rtl_views = { .fd = -1 };
 static _Atomic uint64_t committed;
 static pthread_mutex_t commit_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The gap: offsets [gap_lo, gap_hi) lie between what the bottom has handed
+ * out (region_alloc, rtl_reserve) and the top's reservation (the preload's
+ * pool). Once the top has memory they are inside the file, yet nothing
+ * there is anyone's: RO and RW map them PROT_NONE, so an access that runs
+ * down off the pool, or lands there from an address computed across views,
+ * faults (ours(), trap.c) instead of populating shared memory. Written
+ * under commit_lock; the trap path reads them. Empty until a top
+ * reservation (gap_lo == gap_hi). */
+static _Atomic uint64_t gap_lo, gap_hi;
+
+/* Give RO and RW their own protection back over [lo, hi), or (closed)
+ * none. Under commit_lock. The system call itself: the preload interposes
+ * mprotect, and would take the gap for the program's own. */
+static int set_gap(uint64_t lo, uint64_t hi, int closed)
+{
+	if (hi <= lo)
+		return 0;
+	if (syscall(SYS_mprotect, (void *)rtl_view_addr(RTL_VIEW_RO, lo), hi - lo,
+	            closed ? PROT_NONE : PROT_READ) < 0 ||
+	    syscall(SYS_mprotect, (void *)rtl_view_addr(RTL_VIEW_RW, lo), hi - lo,
+	            closed ? PROT_NONE : PROT_READ | PROT_WRITE) < 0)
+		return -1;
+	return 0;
+}
+
+/* The bottom hands out memory up to end: open the gap's part below it. */
+static int open_below(uint64_t end)
+{
+	uint64_t lo = atomic_load_explicit(&gap_lo, memory_order_relaxed);
+	uint64_t hi = atomic_load_explicit(&gap_hi, memory_order_relaxed);
+
+	if (end <= lo || end > hi)
+		return 0; /* no gap there, or the top's own memory */
+	end = (end + COMMIT_STEP - 1) & ~(COMMIT_STEP - 1);
+	if (end > hi)
+		end = hi;
+	if (set_gap(lo, end, 0) < 0)
+		return -1;
+	atomic_store_explicit(&gap_lo, end, memory_order_release);
+	return 0;
+}
+
 int rtl_views_commit(uint64_t end)
 {
 	uint64_t want;
 	int r = 0;
 
-	if (end <= atomic_load_explicit(&committed, memory_order_acquire))
-		return 0;
+	if (end <= atomic_load_explicit(&committed, memory_order_acquire) &&
+	    !(end > atomic_load_explicit(&gap_lo, memory_order_acquire) &&
+	      end <= atomic_load_explicit(&gap_hi, memory_order_acquire)))
+		return 0; /* in the file, and not in the gap */
 	if (end > rtl_views.size) {
 		errno = ENOMEM;
 		return -1;
@@ -38,7 +83,9 @@ int rtl_views_commit(uint64_t end)
 	if (want > rtl_views.size)
 		want = rtl_views.size;
 	pthread_mutex_lock(&commit_lock);
-	if (want > atomic_load(&committed)) {
+	if (open_below(end) < 0)
+		r = -1;
+	else if (want > atomic_load(&committed)) {
 		if (ftruncate(rtl_views.fd, (off_t)want) == 0)
 			atomic_store_explicit(&committed, want, memory_order_release);
 		else
@@ -48,6 +95,55 @@ int rtl_views_commit(uint64_t end)
 	if (r < 0)
 		errno = ENOMEM;
 	return r;
+}
+
+/* The gap ends this far below the top's reservation: a read a little
+ * before a block at the pool's start (a header, a vector block, a scan
+ * that stops soon) finds memory there, as it would without rtl, and can
+ * populate no more than the slack the file's end leaves above. */
+#define GAP_MARGIN COMMIT_STEP
+
+int rtl_views_reserve_top(uint64_t off)
+{
+	uint64_t lo, hi, end = off > GAP_MARGIN ? off - GAP_MARGIN : 0;
+	int r = 0;
+
+	pthread_mutex_lock(&commit_lock);
+	lo = atomic_load_explicit(&gap_lo, memory_order_relaxed);
+	hi = atomic_load_explicit(&gap_hi, memory_order_relaxed);
+	if (lo == hi) {
+		/* The first: close what lies between the bottom's memory
+		 * and this reservation. */
+		lo = (atomic_load(&committed) + COMMIT_STEP - 1) & ~(COMMIT_STEP - 1);
+		if (lo < end && set_gap(lo, end, 1) == 0) {
+			atomic_store_explicit(&gap_lo, lo, memory_order_relaxed);
+			atomic_store_explicit(&gap_hi, end, memory_order_release);
+		}
+	} else if (end < hi) {
+		/* Another, below the first: the gap ends below it. */
+		if (end < lo)
+			end = lo;
+		if (set_gap(end, hi, 0) < 0)
+			r = -1;
+		else
+			atomic_store_explicit(&gap_hi, end, memory_order_release);
+	}
+	pthread_mutex_unlock(&commit_lock);
+	if (r < 0)
+		errno = ENOMEM;
+	return r;
+}
+
+int rtl_views_in_gap(uintptr_t a)
+{
+	int view = rtl_view_of(a);
+	uint64_t off;
+
+	if (view < 0)
+		return 0;
+	off = rtl_view_offset(a, view);
+	return off >= atomic_load_explicit(&gap_lo, memory_order_acquire) &&
+	       off < atomic_load_explicit(&gap_hi, memory_order_acquire);
 }
 
 uint64_t rtl_views_committed(void)
@@ -226,7 +322,8 @@ int rtl_views_fork_child(void)
 	          MAP_SHARED | MAP_FIXED, fd, 0);
 	rw = mmap((void *)rtl_view_base(RTL_VIEW_RW), rtl_views.size,
 	          PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
-	if (ro == MAP_FAILED || rw == MAP_FAILED)
+	if (ro == MAP_FAILED || rw == MAP_FAILED ||
+	    set_gap(atomic_load(&gap_lo), atomic_load(&gap_hi), 1) < 0)
 		goto fail;
 	close(rtl_views.fd);
 	rtl_views.fd = fd;

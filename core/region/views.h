@@ -113,10 +113,22 @@ static inline int rtl_views_overlap(uintptr_t a, size_t len)
  * out there is no file, so a program that runs off the end of its memory
  * gets SIGBUS there instead of populating the views' shared memory
  * (docs/internals.md, "Views"). rtl_views_commit grows the file to cover
- * [0, end) (never shrinks it); 0, or -1 with errno. Not for signal
- * handlers (a mutex). */
+ * [0, end) (never shrinks it), and opens the gap below end (below); 0, or
+ * -1 with errno. Not for signal handlers (a mutex). */
 RTL_PRIVATE_API int rtl_views_commit(uint64_t end);
 RTL_PRIVATE_API uint64_t rtl_views_committed(void);
+
+/* A reservation at the top of the offset space starts at off (the
+ * preload's pool): what lies between the bottom's memory and it is inside
+ * the file once the top has memory, and is no one's. RO and RW keep it
+ * PROT_NONE (the gap) until rtl_views_commit hands part of it out from
+ * below, so that a program running into it faults instead of populating
+ * shared memory (docs/internals.md, "Views"). 0, or -1 with errno. */
+RTL_PRIVATE_API int rtl_views_reserve_top(uint64_t off);
+
+/* Whether a lies in the gap, through any view (NONE has no memory there
+ * either). Signal-safe. */
+RTL_PRIVATE_API int rtl_views_in_gap(uintptr_t a);
 
 /* Parse a size with an optional K/M/G/T suffix; -1 on bad input. */
 int rtl_parse_size(const char *s, size_t *out);

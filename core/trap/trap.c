@@ -48,14 +48,16 @@ static int in_place_fault(uintptr_t addr, int view)
 /* A fault in the views is rtl's unless the view's own mapping allows the
  * access (then someone else changed the mapping: the program's mprotect;
  * or a region protected in place made it stricter) or the filter claims it
- * for the program (foreign.c). */
+ * for the program (foreign.c). The gap (views.h) is rtl's too: memory no
+ * one was handed. */
 static int ours(uintptr_t addr, int write)
 {
 	int view = rtl_view_of(addr);
 
 	if (view < 0)
 		return 0;
-	if (rtl_view_allows(view, write) && !in_place_fault(addr, view))
+	if (rtl_view_allows(view, write) && !in_place_fault(addr, view) &&
+	    !rtl_views_in_gap(addr))
 		return 0;
 	return !rtl_hooks_filter(addr, write);
 }
@@ -415,7 +417,13 @@ static __attribute__((noinline)) void general_trap(int sig, siginfo_t *si, void 
 		rtl_trap_die(&t, "region traps nested too deeply (a handler keeps trapping)");
 	} else if (rtl_trap_attribute(&t) < 0) {
 		t.f.r = NULL;
-		rtl_trap_die(&t, "access to rtl's views outside any region (a freed region?)");
+		rtl_trap_die(&t, rtl_views_in_gap(t.addr)
+		                         ? "access to rtl's views past the memory rtl has "
+		                           "handed out (the program ran off its blocks, "
+		                           "or formed the address from pointers through "
+		                           "different views)"
+		                         : "access to rtl's views outside any region (a "
+		                           "freed region?)");
 	} else {
 		if (t.have_insn && !t.op)
 			t.op = rtl_trap_operand_in_span(&t);

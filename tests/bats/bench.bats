@@ -189,10 +189,12 @@ assert [a["app"] for a in c["apps"]] == ["IS"], c
 a = c["apps"][0]
 # IS shares one small array of buckets: one object, as many traps either
 # way, but for the epochs (bench/preload/dsm.ini: every 5 ms of wall time),
-# which a loaded machine can make one more in one of the two runs (12
-# against 11 once in a make test beside the aarch64 tests).
+# which a loaded machine makes more in the slower of the two runs (12
+# against 11 once in a make test beside the aarch64 tests, 13 against 11
+# beside a build and real programs under the preload): an eighth of the
+# two apart, or two, at most.
 page, auto = a["compare"]["page_traps"], a["compare"]["auto_traps"]
-assert auto > 0 and abs(page - auto) <= 1, a
+assert auto > 0 and abs(page - auto) <= max(2, (page + auto) // 8), a
 assert a["compare_ratio"] == page / auto, a
 if os.path.exists(os.path.join(sys.argv[2], "dsm", "dsm-is")):
     assert a["dsm"]["vm_traps"] > 0, a

@@ -141,3 +141,34 @@ every_policy() {
   done
   ((said >= 6))
 }
+
+@test "a program that runs off the start of its block, downwards: rtl says so, SIGSEGV as without rtl, memory bounded" {
+  # Below the preload's pool lies offset space rtl never hands out. It is
+  # inside the views' file once the pool has memory: without the gap kept
+  # PROT_NONE, this scan read its way through it (bc under a swizzle rule
+  # with protect = read populated 24 GB, and the OOM killer took it and
+  # another process).
+  policy alias-read '[rule all]' 'mechanism = alias' 'protect = read'
+  policy swizzle-rw '[rule all]' 'mechanism = swizzle'
+  local m size peak said=0
+  run -139 "$PROGS/overrun" 56 down
+  for m in "${MODES[@]}" alias-read swizzle-rw; do
+    for size in 56 8192; do # a slot's block; one of whole pages, in the views
+      [[ $m == 1k-read && $size == 56 ]] && continue
+      run -139 env LD_PRELOAD="$PRELOAD" RTL_CONFIG="$POL/$m.ini" \
+        "$PROGS/peakmem" "$BATS_TEST_TMPDIR/$m.$size.mem" -- "$PROGS/overrun" "$size" down
+      assert_line "first byte x"
+      refute_line --partial "without a fault"
+      peak=$(cut -d' ' -f1 "$BATS_TEST_TMPDIR/$m.$size.mem")
+      ((peak < 262144)) || { echo "mode $m, size $size: peak $peak KiB" >&2; return 1; }
+      # A block reached through NONE (protect = none, in place) has no
+      # memory below it in that view at all.
+      if [[ $output == *"rtl: access"* ]]; then
+        assert_line --regexp "^rtl: access (at 0x[0-9a-f]+, in rtl's memory but outside every live block|to rtl's views (past the memory rtl has handed out|outside any region))"
+        said=$((said + 1))
+      fi
+    done
+  done
+  # Every mode selects the 8192-byte block (sample = 7 its first one too).
+  ((said >= 8))
+}

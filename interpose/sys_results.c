@@ -168,22 +168,33 @@ int rtl_sys_epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
  * when a signal comes, with no wrapper to see it; a program's malloc'ed
  * stack may be a region under the preload (gawk's, through libsigsegv),
  * read-only or no-access. It is resolved as a write now and the kernel gets
- * the same bytes through the RW view; the program is told back its own
- * address. A stack the region refuses goes to the kernel as it was. */
+ * the same bytes through the RW view, or, for the preload's aliases, slots
+ * and page copies, the block's own address, granted and pinned for as
+ * long as it is this thread's stack: an epoch re-protecting it would leave
+ * the kernel no room for the next frame, and the process would die of a
+ * SIGSEGV no handler sees (gawk under alias with epoch = 1ms). The program
+ * is told back its own address. A stack the region refuses goes to the
+ * kernel as it was. */
 static __thread struct {
 	void *mine, *kernel;
+	const void *pinned; /* the block pinned as this thread's stack */
 } altstack;
 
 RTL_API int rtl_sys_sigaltstack(const stack_t *ss, stack_t *old) __asm__("sigaltstack");
 int rtl_sys_sigaltstack(const stack_t *ss, stack_t *old)
 {
 	void *mine = ss ? ss->ss_sp : NULL;
+	const void *pin = NULL;
 	stack_t k;
 	int r;
 
 	if (ss && !(ss->ss_flags & SS_DISABLE) &&
 	    rtl_access_in_views(ss->ss_sp, ss->ss_size)) {
 		k = *ss;
+		/* First the pin: an epoch under way finishes before the
+		 * grant below, and none comes after it. */
+		pin = ss->ss_sp;
+		rtl_access_pin(pin, 1);
 		k.ss_sp = rtl_access_resolve(ss->ss_sp, ss->ss_size, WR);
 		if (!k.ss_sp)
 			k.ss_sp = ss->ss_sp;
@@ -195,6 +206,11 @@ int rtl_sys_sigaltstack(const stack_t *ss, stack_t *old)
 	if (r == 0 && ss) {
 		altstack.mine = mine;
 		altstack.kernel = ss->ss_sp;
+		if (altstack.pinned)
+			rtl_access_pin(altstack.pinned, -1);
+		altstack.pinned = pin;
+	} else if (pin) {
+		rtl_access_pin(pin, -1); /* refused: nothing changed */
 	}
 	return r;
 }

@@ -1,10 +1,14 @@
 /* An alternate signal stack in malloc'd memory, as libsigsegv (gawk) sets
  * one: a signal delivered on it must run its handler, and the program
- * reads back the stack it set. Prints what it saw; exit 0 if all held. */
+ * reads back the stack it set. Prints what it saw; exit 0 if all held.
+ * altstack [SIZE [ROUNDS]]: a stack of SIZE bytes (65536), and ROUNDS
+ * signals 3 ms apart (1), for a policy's epoch to re-protect the block in
+ * between. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t ran;
 static char *stack_mem;
@@ -22,11 +26,14 @@ static void on_usr1(int sig)
 	(void)here;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct sigaction sa;
 	stack_t ss, back;
+	long rounds = argc > 2 ? strtol(argv[2], NULL, 0) : 1, on_stack = 0;
 
+	if (argc > 1)
+		stack_size = strtoul(argv[1], NULL, 0);
 	stack_mem = malloc(stack_size);
 	memset(stack_mem, 1, stack_size);
 	ss.ss_sp = stack_mem;
@@ -40,14 +47,22 @@ int main(void)
 	sa.sa_handler = on_usr1;
 	sa.sa_flags = SA_ONSTACK;
 	sigaction(SIGUSR1, &sa, NULL);
-	raise(SIGUSR1);
+	for (long i = 0; i < rounds; i++) {
+		if (i)
+			usleep(3000);
+		ran = 0;
+		raise(SIGUSR1);
+		on_stack += ran == 2;
+	}
 	sigaltstack(NULL, &back);
 	printf("handler %s, stack read back %s\n",
 	       ran == 2 ? "ran on the alternate stack" : ran ? "ran"
 	                                                     : "did not run",
 	       back.ss_sp == stack_mem && back.ss_size == stack_size ? "as set" : "changed");
+	if (rounds > 1)
+		printf("%ld of %ld signals on the alternate stack\n", on_stack, rounds);
 	ss.ss_flags = SS_DISABLE;
 	sigaltstack(&ss, NULL);
 	free(stack_mem);
-	return ran == 2 && back.ss_sp == stack_mem ? 0 : 1;
+	return ran == 2 && on_stack == rounds && back.ss_sp == stack_mem ? 0 : 1;
 }

@@ -7,7 +7,7 @@ time ratio to that run and the peak memory (Pss of the process group).
 import sys
 
 POLICIES = ["builtin", "init", "none-grant", "1k-read", "read-grant",
-            "read-grant-epoch", "sample-7"]
+            "read-grant-epoch", "sample-7", "alias-epoch"]
 
 
 def main():

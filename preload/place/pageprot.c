@@ -379,6 +379,15 @@ int rtl_pageprot_fault(uintptr_t a, int write)
 int rtl_pageprot_access(uintptr_t p, size_t len, int write)
 {
 	uintptr_t end = p + (len ? len : 1);
+	const struct rtl_rec *rec;
+
+	/* A length of 1 is a path name or a structure the wrapper did not
+	 * size: the rest of its block, as the region mechanisms grant the
+	 * whole block. Its first page alone left a name that crosses into
+	 * the next page to EFAULT once an epoch had taken that page back
+	 * ("bash: script: Bad address" under epoch = 1ms). */
+	if (len <= 1 && (rec = rtl_pageprot_find(p)) && copy_of(rec) + rec->size > end)
+		end = copy_of(rec) + rec->size;
 
 	for (uintptr_t at = p; at < end; at = (at & ~(uintptr_t)(PAGE - 1)) + PAGE) {
 		size_t page = (at - copy_base) >> PAGE_SHIFT;

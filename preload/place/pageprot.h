@@ -43,9 +43,10 @@ int rtl_pageprot_protect(struct rtl_rec *rec, int prot);
  * handler. */
 int rtl_pageprot_fault(uintptr_t a, int write);
 
-/* A system call's buffer [p, p + len) in the copy: every page of it that
- * does not allow the access is trapped as a fault would be. 1 if the
- * kernel may go ahead. Signal handler. */
+/* A system call's buffer [p, p + len) in the copy (len 1: a name or a
+ * structure of unknown length, so up to the end of its block): every page
+ * of it that does not allow the access is trapped as a fault would be. 1
+ * if the kernel may go ahead. Signal handler. */
 int rtl_pageprot_access(uintptr_t p, size_t len, int write);
 
 /* Dirty tracking, the page tracker's way: a page written since its twin

@@ -51,6 +51,23 @@ every_policy() {
   assert_line "readlink: 14 path_names.tmp"
 }
 
+@test "a path name across two pages of a block an epoch re-protects, under every mechanism (bash)" {
+  local mech
+  for mech in auto alias page; do
+    policy "$mech-epoch" '[rule all]' "mechanism = $mech" 'protect = none' \
+      'on_read = count, grant-read' 'on_write = count, grant-rw' 'epoch = 1ms'
+  done
+  run_mode none "$PROGS/name_across_pages"
+  for mech in auto alias page; do
+    run_mode "$mech-epoch" "$PROGS/name_across_pages"
+  done
+  same_as_without auto-epoch alias-epoch page-epoch
+  run cat "$BATS_TEST_TMPDIR/runs/page-epoch.out"
+  assert_output "0 of 20 opens failed"
+  # The name's block was trapped and its call resolved by rtl.
+  [[ $(report_sum page-epoch syscall_buffers) -gt 0 ]]
+}
+
 @test "pread into buffers an epoch re-protects: no call ever fails (sqlite, perl)" {
   every_policy "$PROGS/pread_epoch" 20000
   run cat "$BATS_TEST_TMPDIR/runs/read-epoch.out"

@@ -391,10 +391,20 @@ int rtl_pageprot_access(uintptr_t p, size_t len, int write)
 
 	for (uintptr_t at = p; at < end; at = (at & ~(uintptr_t)(PAGE - 1)) + PAGE) {
 		size_t page = (at - copy_base) >> PAGE_SHIFT;
+		int ok;
 
 		if (!rtl_pageprot_owns(at))
 			return 0;
-		if (!allows(prot_of(page), write) && !rtl_pageprot_fault(at, write))
+		/* The state under the page's lock: set_run changes the
+		 * protection first and the state after, so a state read
+		 * in between said a page the epoch had just taken back was
+		 * still granted, and the kernel met it with EFAULT (bash,
+		 * git, gawk under epoch = 1ms). The caller pinned the
+		 * buffer's block: no epoch takes the page back after this. */
+		rtl_lock_acquire(lock_of(page));
+		ok = allows(prot_of(page), write);
+		rtl_lock_release(lock_of(page));
+		if (!ok && !rtl_pageprot_fault(at, write))
 			return 0;
 	}
 	return 1;

@@ -51,7 +51,7 @@ every_policy() {
   assert_line "readlink: 14 path_names.tmp"
 }
 
-@test "a path name across two pages of a block an epoch re-protects, under every mechanism (bash)" {
+@test "path names in blocks an epoch re-protects: across two pages, and from two threads, under every mechanism (bash, git)" {
   local mech
   for mech in auto alias page; do
     policy "$mech-epoch" '[rule all]' "mechanism = $mech" 'protect = none' \
@@ -66,6 +66,13 @@ every_policy() {
   assert_output "0 of 20 opens failed"
   # The name's block was trapped and its call resolved by rtl.
   [[ $(report_sum page-epoch syscall_buffers) -gt 0 ]]
+  # Two threads, names in blocks that share pages: the epoch changing a
+  # page while a call checked it (94-264 of 100000 opens failed before).
+  run_mode none "$PROGS/name_across_pages" threads
+  for mech in auto alias page; do
+    run_mode "$mech-epoch" "$PROGS/name_across_pages" threads
+  done
+  same_as_without auto-epoch alias-epoch page-epoch
 }
 
 @test "pread into buffers an epoch re-protects: no call ever fails (sqlite, perl)" {

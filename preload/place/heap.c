@@ -71,7 +71,14 @@ void rtl_heap_pin(const void *p, int delta)
 	if (!rec)
 		return;
 	if (delta < 0) {
-		atomic_fetch_sub_explicit(&rec->pins, 1, memory_order_acq_rel);
+		/* Never below zero: an unpin by address may meet another block
+		 * (the alternate signal stack's was freed while it was the
+		 * stack, and its address handed out again). */
+		uint32_t n = atomic_load_explicit(&rec->pins, memory_order_acquire);
+		while (n && !atomic_compare_exchange_weak_explicit(&rec->pins, &n, n - 1,
+		                                                   memory_order_acq_rel,
+		                                                   memory_order_acquire))
+			;
 		return;
 	}
 	/* Under the record's lock: an epoch re-protecting it now finishes

@@ -40,19 +40,21 @@ policy() {
 
 # run_mode MODE CMD...: run CMD in a fresh $BATS_TEST_TMPDIR/work, without
 # the preload (MODE "none") or under policy MODE; keep stdout, stderr and
-# the exit status in $BATS_TEST_TMPDIR/runs/MODE.{out,err,rc}.
+# the exit status in $BATS_TEST_TMPDIR/runs/MODE.{out,err,rc}. A run that
+# has not ended after RUN_LIMIT seconds (300) is killed (status 137): a
+# hang fails its test, not the whole suite's time.
 run_mode() {
-  local mode=$1 runs=$BATS_TEST_TMPDIR/runs rc=0
+  local mode=$1 runs=$BATS_TEST_TMPDIR/runs rc=0 limit=${RUN_LIMIT:-300}
   shift
   mkdir -p "$runs"
   rm -rf "$BATS_TEST_TMPDIR/work"
   mkdir "$BATS_TEST_TMPDIR/work"
   if [[ $mode == none ]]; then
-    (cd "$BATS_TEST_TMPDIR/work" && "$@") >"$runs/$mode.out" 2>"$runs/$mode.err" ||
-      rc=$?
+    (cd "$BATS_TEST_TMPDIR/work" && timeout -s KILL "$limit" "$@") \
+      >"$runs/$mode.out" 2>"$runs/$mode.err" || rc=$?
   else
-    (cd "$BATS_TEST_TMPDIR/work" &&
-      LD_PRELOAD=$PRELOAD RTL_CONFIG=$POL/$mode.ini "$@") \
+    (cd "$BATS_TEST_TMPDIR/work" && timeout -s KILL "$limit" \
+      env LD_PRELOAD="$PRELOAD" RTL_CONFIG="$POL/$mode.ini" "$@") \
       >"$runs/$mode.out" 2>"$runs/$mode.err" || rc=$?
   fi
   echo "$rc" >"$runs/$mode.rc"

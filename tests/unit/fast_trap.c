@@ -248,13 +248,10 @@ TEST(a_refusal_on_the_fast_path_dies_explained)
 }
 
 /* Threads trapping on their own regions, which share pages, all on the
- * fast path at once: no handler call lost, no region disturbed. Twice:
- * from a cold decode cache, where the threads' first traps decode and fill
- * it together, and from the warm cache that leaves, where every trap must
- * take the fast path. Not a count in the first round: a thread that finds
- * an entry being filled takes the general path rather than wait, and a
- * filler preempted there (4 threads on 2 cores, qemu-user's translation)
- * sent up to 269 of 16000 traps down it. */
+ * fast path at once: no handler call lost, no region disturbed. From a
+ * cold decode cache, then a warm one, where every trap is fast. (A thread
+ * that finds an entry being filled takes the general path rather than
+ * wait: a preempted filler sent 269 of 16000 cold traps there, qemu.) */
 #define THREADS 4
 #define THREAD_ROUNDS 2000
 

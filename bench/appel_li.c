@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "appel_li.h"
-#include "bench.h"
+#include "bench/appel_li.h"
+#include "bench/bench.h"
 
 #define NOBJ 100 /* objects per sequence, as in the paper */
 #define MAXFIG 64

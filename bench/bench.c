@@ -1,7 +1,7 @@
 /* The benchmark harness: TSC timing of each call, calibration, interleaved
  * rounds, min and median, pinning, JSON. See bench.h. */
-#include "bench.h"
-#include "arch.h"
+#include "bench/arch.h"
+#include "bench/bench.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -9,8 +9,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "appel_li.h"
-#include "arch.h"
+#include "bench/appel_li.h"
+#include "bench/arch.h"
 
 struct mv {
 	int fd;

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "bench.h"
+#include "bench/bench.h"
 
 #define MAXFIG 32
 #define MAXREGIONS 1000000

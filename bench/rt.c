@@ -6,8 +6,8 @@
 #include <rtl/region.h>
 #include <stdlib.h>
 
-#include "appel_li.h"
-#include "arch.h"
+#include "bench/appel_li.h"
+#include "bench/arch.h"
 
 struct rt {
 	int update;

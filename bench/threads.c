@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch.h"
+#include "bench/arch.h"
 
 #define NREG 64
 #define MAXT 4

@@ -7,8 +7,8 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
-#include "appel_li.h"
-#include "arch.h"
+#include "bench/appel_li.h"
+#include "bench/arch.h"
 
 static struct sigaction saved;
 

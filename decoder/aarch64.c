@@ -4,7 +4,7 @@
  * bytes. Runs in the trap handler: no malloc, no locks, no stdio. */
 #include <string.h>
 
-#include "aarch64.h"
+#include "decoder/aarch64.h"
 
 int rtl_backend_open(csh *h)
 {

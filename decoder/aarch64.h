@@ -7,7 +7,7 @@
 
 #include <capstone/capstone.h>
 
-#include "backend.h"
+#include "decoder/backend.h"
 
 #define RTL_A64_SP 31 /* the decoder's number for sp */
 

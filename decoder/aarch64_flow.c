@@ -11,7 +11,7 @@
  * code is read only from pages checked readable (code.c). */
 #include <string.h>
 
-#include "aarch64.h"
+#include "decoder/aarch64.h"
 
 #define MAX_STEPS 48 /* instructions decoded per look-ahead */
 #define QUEUE 8      /* branch targets waiting */

@@ -7,7 +7,7 @@
  * Runs in the trap handler: arithmetic only. */
 #include <string.h>
 
-#include "aarch64.h"
+#include "decoder/aarch64.h"
 
 uint16_t rtl_a64_zva_bytes = 64;
 

@@ -7,7 +7,7 @@
 
 #include <capstone/capstone.h>
 
-#include "decoder.h"
+#include "decoder/decoder.h"
 
 /* Code to decode from: a buffer at a given address, or (buf NULL) this
  * process's own memory, read only where it is known to be readable. */

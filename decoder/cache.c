@@ -1,10 +1,10 @@
 /* Decode cache. Runs in the trap handler: atomics only. A writer that finds
  * an entry busy skips caching rather than wait. */
-#include "cache.h"
+#include "decoder/cache.h"
 
 #include <string.h>
 
-#include "derive.h"
+#include "decoder/derive.h"
 
 struct rtl_dcache_entry rtl_dcache[RTL_DCACHE_SIZE];
 

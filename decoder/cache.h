@@ -8,7 +8,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "decoder.h"
+#include "decoder/decoder.h"
 
 #define RTL_DCACHE_BITS 12
 #define RTL_DCACHE_SIZE (1u << RTL_DCACHE_BITS)

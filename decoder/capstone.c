@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "backend.h"
-#include "cache.h"
-#include "decoder.h"
-#include "derive.h"
+#include "decoder/backend.h"
+#include "decoder/cache.h"
+#include "decoder/decoder.h"
+#include "decoder/derive.h"
 
 #define NSLOTS_START 64 /* opened at start */
 #define NSLOTS_MAX 4096 /* decodes at once, at most */

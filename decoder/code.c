@@ -4,7 +4,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "decoder/backend.h"
 
 uint64_t rtl_code_page = 4096;
 

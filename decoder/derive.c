@@ -4,7 +4,7 @@
  *
  * Runs in the trap handler: arithmetic on register arrays plus the caller's
  * lock-free classifier; never allocates, never blocks. */
-#include "derive.h"
+#include "decoder/derive.h"
 
 #include <string.h>
 

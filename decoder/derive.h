@@ -8,7 +8,7 @@
 #ifndef RTL_DECODER_DERIVE_H
 #define RTL_DECODER_DERIVE_H
 
-#include "decoder.h"
+#include "decoder/decoder.h"
 
 /* What lies at an address outside the span being moved, as the caller sees
  * it (region map, mappings). */

@@ -7,7 +7,7 @@
  * code is read only from pages checked readable (code.c). */
 #include <string.h>
 
-#include "x86.h"
+#include "decoder/x86.h"
 
 #define MAX_STEPS 48 /* instructions decoded per look-ahead */
 #define QUEUE 8      /* branch targets waiting */

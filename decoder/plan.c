@@ -1,7 +1,7 @@
 /* The plans cached with a decode (derive.h): RTL_INSN_PLAIN, the general
  * path's one-comparison check, and the trap's fast plan. Run when a decode
  * is cached; the checks that use them run in the trap handler (derive.h). */
-#include "derive.h"
+#include "decoder/derive.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * gaps corrected here. Runs in the trap handler: no malloc, no locks. */
 #include <string.h>
 
-#include "x86.h"
+#include "decoder/x86.h"
 
 int rtl_x86_gpr(x86_reg r, uint8_t *addr32)
 {

@@ -6,7 +6,7 @@
 
 #include <capstone/capstone.h>
 
-#include "backend.h"
+#include "decoder/backend.h"
 
 /* General register number of a 64-bit or 32-bit register, RTL_REG_PC for
  * rip, RTL_REG_NONE for none, -2 for anything else (a vector index).

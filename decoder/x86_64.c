@@ -1,7 +1,7 @@
 /* The x86-64 backend: Capstone's X86 mode, the operand translation
  * (translate.c) and the look-ahead (flow.c) behind capstone.c's handles.
  * Runs in the trap handler: no malloc, no locks. */
-#include "x86.h"
+#include "decoder/x86.h"
 
 int rtl_backend_open(csh *h)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "wire.h"
+#include "dsm/wire.h"
 
 static _Atomic int64_t *heard_ns;  /* [rank]: last message from it */
 static _Atomic int64_t *pinged_ns; /* [rank]: last ping we sent it */

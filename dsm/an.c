@@ -15,8 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "pagediff.h"
+#include "dsm/internal.h"
+#include "dsm/pagediff.h"
 
 #define AN_MAGIC 0x4e41534du /* "MSAN" */
 #define HEADER 64

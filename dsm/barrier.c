@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "wire.h"
+#include "dsm/wire.h"
 
 static int parent_of(int r)
 {

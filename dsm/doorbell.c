@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "wire.h"
+#include "dsm/wire.h"
 
 #define MAX_ADDRS 8
 

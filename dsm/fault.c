@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pagediff.h"
-#include "wire.h"
+#include "dsm/pagediff.h"
+#include "dsm/wire.h"
 
 static _Atomic uint32_t req_seq, done_seq, req_unit;
 static _Atomic int stopping;

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire.h"
+#include "dsm/wire.h"
 
 /* Copy requests that came before we finished their collection (dsm.lock). */
 static struct deferred {

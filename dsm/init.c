@@ -11,7 +11,7 @@
 
 #include <rtl/region.h>
 
-#include "wire.h"
+#include "dsm/wire.h"
 
 struct dsm dsm = { .lock = PTHREAD_MUTEX_INITIALIZER,
 	           .arrived = PTHREAD_COND_INITIALIZER };

@@ -9,7 +9,7 @@
 #include <stdatomic.h>
 #include <sys/types.h>
 
-#include "dsm.h"
+#include "dsm/dsm.h"
 
 enum { DSM_NONE = 0,
        DSM_READ = 1,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire.h"
+#include "dsm/wire.h"
 
 static int bad_lock(int l)
 {

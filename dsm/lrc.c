@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire.h"
+#include "dsm/wire.h"
 
 void lrc_init(void)
 {

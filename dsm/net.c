@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "wire.h"
+#include "dsm/wire.h"
 
 #define LARGE 16384           /* beyond Open MPI's eager limits for shared memory */
 #define SPINS 32              /* polls before the first sleep */

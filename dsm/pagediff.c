@@ -3,7 +3,7 @@
  * one format: rtl's own codec on plain buffers (region_buf_diff_*). Checked
  * against region_diff_apply by dsm/tests/pagediff.c. A diff is checked
  * completely before one byte is written. No malloc, no locks. */
-#include "pagediff.h"
+#include "dsm/pagediff.h"
 
 #include <rtl/region.h>
 

@@ -12,7 +12,7 @@
 
 #include <rtl/region.h>
 
-#include "internal.h"
+#include "dsm/internal.h"
 
 static void region_handler_fn(rtl_trap_t *t)
 {

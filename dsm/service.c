@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "wire.h"
+#include "dsm/wire.h"
 
 /* DSM_INJECT (tests): bad-diff, truncate-diff, bad-message corrupt our diff
  * replies, to test that receivers reject them; slow-reply:R:MS makes rank

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "dsm/internal.h"
 
 struct unit *dsm_unit_new(const struct mech *m, void *addr, void *sys,
                           size_t size)

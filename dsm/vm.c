@@ -15,8 +15,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "pagediff.h"
+#include "dsm/internal.h"
+#include "dsm/pagediff.h"
 
 #define PAGE ((size_t)sysconf(_SC_PAGESIZE))
 

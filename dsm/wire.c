@@ -2,7 +2,7 @@
  * [p, end): every field read is bounds-checked, counts are checked against
  * the bytes left before anything is allocated from them, and r_end refuses a
  * message with trailing bytes. Never trust a peer's lengths. */
-#include "wire.h"
+#include "dsm/wire.h"
 
 #include <stdlib.h>
 #include <string.h>

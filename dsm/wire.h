@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "dsm/internal.h"
 
 #define DSM_MAGIC 0x314d5344u /* "DSM1" */
 

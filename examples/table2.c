@@ -14,8 +14,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "fault.h"
-#include "step.h"
+#include "examples/fault.h"
+#include "examples/step.h"
 
 #define N 1000
 

@@ -3,7 +3,7 @@
 // its destructor region_ptr_free); everything else reads as with char *.
 #include <rtl/region.hpp>
 
-#include "step.h"
+#include "examples/step.h"
 
 #define N 1000
 

@@ -13,8 +13,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "fault.h"
-#include "step.h"
+#include "examples/fault.h"
+#include "examples/step.h"
 
 volatile int traps;
 static volatile char v; /* where reads go */

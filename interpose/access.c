@@ -3,12 +3,12 @@
  * after resolving it like a trap (core/trap/kernel.c); in the extra range
  * (the preload's aliases), where its resolver says. May run in a signal
  * handler: no malloc, no locks. */
-#include "access.h"
+#include "interpose/access.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 
-#include "kernel.h"
+#include "core/trap/kernel.h"
 
 struct rtl_access_extra rtl_access_extra;
 static _Atomic(rtl_access_pin_fn) pin_fn;

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "export.h"
-#include "views.h"
+#include "core/region/views.h"
+#include "core/util/export.h"
 
 /* One more range of memory for the system-call wrappers to resolve, besides
  * the views (the preload's aliases): a buffer wholly inside [lo, lo + len)

@@ -6,7 +6,7 @@
  * pointers keeps a call's cost to a few dozen BPF instructions.
  *
  * Never runs in a signal handler; writes into the caller's buffer only. */
-#include "seccomp_filter.h"
+#include "interpose/seccomp_filter.h"
 
 #include <errno.h>
 #include <linux/audit.h>
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "systable.h"
+#include "interpose/systable.h"
 
 #define ARG_HI(i) ((uint32_t)(offsetof(struct seccomp_data, args) + 8 * (i) + 4))
 #define IP_LO ((uint32_t)offsetof(struct seccomp_data, instruction_pointer))

@@ -10,7 +10,7 @@
  *
  * Runs in a signal handler: no malloc, no stdio, no lock the interrupted
  * code may hold; the program's memory is read with process_vm_readv. */
-#include "sigsys.h"
+#include "interpose/sigsys.h"
 
 #include <errno.h>
 #include <linux/filter.h>
@@ -28,9 +28,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "access.h"
-#include "seccomp_filter.h"
-#include "systable.h"
+#include "interpose/access.h"
+#include "interpose/seccomp_filter.h"
+#include "interpose/systable.h"
 
 #ifndef SYS_SECCOMP
 #define SYS_SECCOMP 1 /* si_code of a seccomp trap (asm-generic/siginfo.h) */

@@ -9,7 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "export.h"
+#include "core/util/export.h"
 
 typedef int (*rtl_sigaction_fn)(int sig, const struct sigaction *act,
                                 struct sigaction *old);

@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#include "sigsys.h"
+#include "interpose/sigsys.h"
 
 int rtl_sigsys_install(rtl_sigaction_fn sigaction)
 {

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "syscalls.h"
+#include "interpose/syscalls.h"
 
 extern void __chk_fail(void) __attribute__((noreturn));
 

@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include <sys/random.h>
 
-#include "syscalls.h"
+#include "interpose/syscalls.h"
 
 /* Whether a vector or any of its buffers may touch the views. Reading the
  * vector here is an ordinary access: if it is in a region, it traps and is

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "syscalls.h"
+#include "interpose/syscalls.h"
 
 /* The bytes of count items of size bytes, or 0 on overflow (then the
  * buffer is left as it is and libc decides). */

@@ -6,7 +6,7 @@
  * nothing follows it: libc's definitions are taken from libc itself. */
 #include <dlfcn.h>
 
-#include "syscalls.h"
+#include "interpose/syscalls.h"
 
 struct rtl_sys_next rtl_sys_next;
 

@@ -2,7 +2,7 @@
  * family, clocks, descriptor pairs, and the poll/select/epoll arrays. */
 #include <unistd.h>
 
-#include "syscalls.h"
+#include "interpose/syscalls.h"
 
 /* ---- results written into user memory ---- */
 

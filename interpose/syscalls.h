@@ -15,9 +15,9 @@
 #include <sys/uio.h>
 #include <time.h>
 
-#include "access.h"
-#include "sigsys.h"
-#include "rtl/region.h"
+#include <rtl/region.h>
+#include "interpose/access.h"
+#include "interpose/sigsys.h"
 
 #define RD 0         /* the kernel reads the buffer */
 #define WR 1         /* the kernel writes it */

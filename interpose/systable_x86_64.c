@@ -3,7 +3,7 @@
  * call: its name, its user-pointer arguments, which of them the kernel
  * may write through, which lead to more pointers, and which argument
  * (plus one) holds a pointer's length. */
-#include "systable.h"
+#include "interpose/systable.h"
 
 const struct rtl_syscall rtl_systable[RTL_NSYSCALLS] = {
 	[0] = { "read", 3, 0x02, 0x02, { 0 }, { [1] = 3 } },

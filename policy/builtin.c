@@ -1,7 +1,7 @@
 /* The policy used when none is given: the demo's. It watches the demo
  * program's 48- to 64-byte objects (examples/objects.c allocates its records
  * in that size class) and counts the first write to each. */
-#include "policy.h"
+#include "policy/policy.h"
 
 const char rtl_policy_builtin[] =
         "# rtl built-in policy: count the first write to each small object\n"

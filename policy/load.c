@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 /* One error about the file as a whole; -1. */
 static int file_error(struct rtl_policy_errors *errs, const char *path,

@@ -4,7 +4,7 @@
 #include <fnmatch.h>
 #include <string.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 int rtl_policy_site_matches(const struct rtl_rule *r, const char *site)
 {

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/mman.h> /* PROT_* */
 
-#include "policy.h"
-#include "values.h"
+#include "policy/policy.h"
+#include "policy/values.h"
 
 /* Keys of a rule, for duplicate checks and error lines. */
 enum {

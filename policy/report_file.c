@@ -4,7 +4,7 @@
  * of root's, a file of someone else's) must never be followed, truncated
  * or replaced, and a file that could not be finished (a full disk) must
  * never be left under the final name. */
-#include "report_file.h"
+#include "policy/report_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

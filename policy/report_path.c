@@ -1,6 +1,6 @@
 /* %e and %p in the report's file name. Runs in the preload's fatal-signal
  * path, so it formats numbers itself. */
-#include "report_path.h"
+#include "policy/report_path.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* Values of policy keys: sizes, durations, ranges, action lists, words.
  * Pure functions of a string; no state. */
-#include "values.h"
+#include "policy/values.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 /* "A..B", "A..", "..B" or "A", both ends included; -1 if malformed. */
 int rtl_policy_parse_range(const char *v, size_t *lo, size_t *hi);

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 const char *rtl_policy_mechanism_str(int mechanism)
 {

@@ -1,6 +1,6 @@
 /* The DSM applications' common part: options, shared allocation by version,
  * timing, and the result line. Runs in the application thread only. */
-#include "app.h"
+#include "bench/dsm/app.h"
 
 #include <mpi.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "dsm.h"
+#include "dsm/dsm.h"
 
 struct app {
 	int rt;      /* regions (RT) rather than pages (VM) */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "app.h"
+#include "bench/dsm/app.h"
 
 static long nbarriers = 200;
 static int *volatile (*unit)[2];

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "bench/dsm/app.h"
 
 static long nkeys = 1L << 20, nbuckets = 1L << 15, iters = 10;
 static int *volatile bucket;

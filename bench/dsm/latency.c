@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "bench/dsm/app.h"
 
 static long nunits = 200, usize = 4096, rounds = 5;
 static int *volatile *unit;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "bench/dsm/app.h"
 
 static long n = 512, B = 64, nb;
 static int pr, pc; /* the rank grid */

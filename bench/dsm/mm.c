@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "bench/dsm/app.h"
 
 static long n = 384;
 static double *volatile *ablk, *volatile *cblk, *volatile b;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "bench/dsm/app.h"
 
 static long M = 512, N = 2048, ITERS = 50; /* interior rows, floats per row */
 static float *volatile *red, *volatile *black;

@@ -19,7 +19,7 @@
 
 #include <math.h>
 
-#include "app.h"
+#include "bench/dsm/app.h"
 
 #define MAX_CITIES 32 /* TreadMarks' MAX_TOUR_SIZE */
 #define MAX_TOURS 5000

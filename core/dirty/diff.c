@@ -7,10 +7,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "diffcodec.h"
-#include "dirty.h"
-#include "init.h"
-#include "region.h"
+#include "core/dirty/diffcodec.h"
+#include "core/dirty/dirty.h"
+#include "core/region/region.h"
+#include "core/start/init.h"
 
 /* Lock the tracked region at addr; its state, or NULL with errno (EINVAL:
  * not tracked). On success the caller releases f->r->lock. */

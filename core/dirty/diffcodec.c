@@ -5,12 +5,12 @@
  * malloc, no locks: callable from a signal handler. An encoded diff is
  * untrusted input: nothing is written before all of it is checked, and
  * nothing is read past its end. */
-#include "diffcodec.h"
+#include "core/dirty/diffcodec.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "rtl/region.h"
+#include <rtl/region.h>
 
 #define VERSION 1
 #define FIXED 6   /* magic, version, flags; the unit's size follows */

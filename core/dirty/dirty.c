@@ -6,13 +6,13 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dirty.h"
-#include "init.h"
-#include "meta.h"
-#include "protect.h"
-#include "records.h"
-#include "region.h"
-#include "views.h"
+#include "core/dirty/dirty.h"
+#include "core/region/meta.h"
+#include "core/region/protect.h"
+#include "core/region/records.h"
+#include "core/region/region.h"
+#include "core/region/views.h"
+#include "core/start/init.h"
 
 /* The tracked regions, in the order tracking started; under the define lock,
  * which also serialises tracking against region_free. */

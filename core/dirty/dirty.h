@@ -7,7 +7,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "region.h"
+#include "core/region/region.h"
 
 /* Per tracked region, hung on rtl_region.ext. The twin storage is allocated
  * when tracking starts, so that taking a twin in the trap path is a memcpy. */

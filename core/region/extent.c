@@ -1,12 +1,12 @@
 /* A buddy allocator over [0, S): free blocks kept per order in lists, and in
  * one hash by offset so that freeing finds the buddy in O(1). */
-#include "extent.h"
+#include "core/region/extent.h"
 
 #include <errno.h>
 
-#include "meta.h"
+#include "core/region/meta.h"
 
-#include "uthash_meta.h"
+#include "core/region/uthash_meta.h"
 
 #define MAX_ORDER 48
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "views.h"
+#include "core/region/views.h"
 
 #define RTL_EXTENT_MIN RTL_GRANULE
 

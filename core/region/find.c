@@ -3,10 +3,10 @@
  * handler may call them. */
 #include <errno.h>
 
-#include "init.h"
-#include "placement.h"
-#include "region.h"
-#include "views.h"
+#include "core/region/placement.h"
+#include "core/region/region.h"
+#include "core/region/views.h"
+#include "core/start/init.h"
 
 int rtl_block_find(const void *addr, struct rtl_block *b)
 {

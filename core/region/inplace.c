@@ -20,14 +20,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "init.h"
-#include "inplace.h"
-#include "pointers.h"
-#include "records.h"
-#include "rmap.h"
-#include "stats.h"
-#include "views.h"
-#include "page.h"
+#include "core/region/inplace.h"
+#include "core/region/pointers.h"
+#include "core/region/records.h"
+#include "core/region/rmap.h"
+#include "core/region/views.h"
+#include "core/start/init.h"
+#include "core/start/stats.h"
+#include "core/util/page.h"
 
 #define PAGE rtl_page_size()
 

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "region.h"
+#include "core/region/region.h"
 
 /* Make r (lock held, not MAP2) an in-place region with home view home (RO
  * or NONE) and protection view; its bound pointers move home. -1 with

@@ -6,9 +6,9 @@
 
 #include <stdatomic.h>
 
-#include "region.h"
-#include "rmap.h"
-#include "views.h"
+#include "core/region/region.h"
+#include "core/region/rmap.h"
+#include "core/region/views.h"
 
 /* rtl_region_find for an address a in view (rtl_view_of(a) >= 0), inline
  * for the trap's fast path. The map may be stale and the record may be

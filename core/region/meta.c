@@ -1,6 +1,6 @@
 /* Metadata memory for the core: pools of fixed-size objects and a power-of-two
  * allocator for hash tables, all from mmap. Never called on the trap path. */
-#include "meta.h"
+#include "core/region/meta.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -1,15 +1,15 @@
 /* Reserved extents, memory given back and protection in place ended over a
  * range: what the preload's placement code asks of the core. */
-#include "placement.h"
+#include "core/region/placement.h"
 
 #include <errno.h>
 
-#include "extent.h"
-#include "init.h"
-#include "inplace.h"
-#include "region.h"
-#include "rmap.h"
-#include "views.h"
+#include "core/region/extent.h"
+#include "core/region/inplace.h"
+#include "core/region/region.h"
+#include "core/region/rmap.h"
+#include "core/region/views.h"
+#include "core/start/init.h"
 
 size_t rtl_extent_bytes_in_use(void)
 {

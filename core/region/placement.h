@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "export.h"
-#include "rtl/region.h"
+#include "core/util/export.h"
+#include <rtl/region.h>
 
 /* Reserve an extent of the views for regions defined in place: returns its
  * address in the RW view, or NULL with errno; *got is its size (at least

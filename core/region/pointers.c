@@ -10,10 +10,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "init.h"
-#include "pointers.h"
-#include "uthash_meta.h"
-#include "views.h"
+#include "core/region/pointers.h"
+#include "core/region/uthash_meta.h"
+#include "core/region/views.h"
+#include "core/start/init.h"
 
 struct rtl_ptr {
 	void **var;

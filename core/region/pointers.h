@@ -5,7 +5,7 @@
 
 #include <pthread.h>
 
-#include "region.h"
+#include "core/region/region.h"
 
 /* Lock order: rtl_define_lock, the shard locks (records.h),
  * rtl_registry_lock, a region's lock, then the unbounded list's lock. */

@@ -3,14 +3,14 @@
  * handler: only the region's spin lock is taken. */
 #include <errno.h>
 
-#include "dirty.h"
-#include "init.h"
-#include "inplace.h"
-#include "pointers.h"
-#include "protect.h"
-#include "stats.h"
-#include "trap.h"
-#include "views.h"
+#include "core/dirty/dirty.h"
+#include "core/region/inplace.h"
+#include "core/region/pointers.h"
+#include "core/region/protect.h"
+#include "core/region/views.h"
+#include "core/start/init.h"
+#include "core/start/stats.h"
+#include "core/trap/trap.h"
 
 void rtl_protect_locked(struct rtl_region *r, int view)
 {

@@ -3,7 +3,7 @@
 #ifndef RTL_PROTECT_H
 #define RTL_PROTECT_H
 
-#include "region.h"
+#include "core/region/region.h"
 
 /* Set r's protection to view: rewrite its pointers (and, inside a handler,
  * the interrupted registers). r's lock held; async-signal-safe. */

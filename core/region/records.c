@@ -1,13 +1,13 @@
 /* Region records and the shard locks (records.h). */
-#include "records.h"
+#include "core/region/records.h"
 
 #include <stdlib.h>
 
-#include "inplace.h"
-#include "meta.h"
-#include "page.h"
-#include "rmap.h"
-#include "say.h"
+#include "core/region/inplace.h"
+#include "core/region/meta.h"
+#include "core/region/rmap.h"
+#include "core/util/page.h"
+#include "core/util/say.h"
 
 /* Spare records a shard keeps; more go to the common list, so that records
  * freed on some shards serve regions defined on others. */

@@ -17,9 +17,9 @@
 
 #include <stdint.h>
 
-#include "mutex.h"
-#include "page.h"
-#include "region.h"
+#include "core/region/region.h"
+#include "core/util/mutex.h"
+#include "core/util/page.h"
 
 /* Many: each thread under the preload has a page of blocks open per size
  * class, so two threads' open pages meet on the same shard often with few

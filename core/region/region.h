@@ -11,8 +11,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "lock.h"
-#include "rtl/region.h"
+#include "core/util/lock.h"
+#include <rtl/region.h>
 
 struct rtl_ptr;
 

@@ -7,19 +7,19 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "dirty.h"
-#include "extent.h"
-#include "init.h"
-#include "inplace.h"
-#include "lookup.h"
-#include "meta.h"
-#include "placement.h"
-#include "pointers.h"
-#include "records.h"
-#include "rmap.h"
-#include "stats.h"
-#include "views.h"
-#include "say.h"
+#include "core/dirty/dirty.h"
+#include "core/region/extent.h"
+#include "core/region/inplace.h"
+#include "core/region/lookup.h"
+#include "core/region/meta.h"
+#include "core/region/placement.h"
+#include "core/region/pointers.h"
+#include "core/region/records.h"
+#include "core/region/rmap.h"
+#include "core/region/views.h"
+#include "core/start/init.h"
+#include "core/start/stats.h"
+#include "core/util/say.h"
 
 /* Adaptive: a waiter spins a while before it sleeps (its sections are
  * short). Regions defined in place take the shard locks alone

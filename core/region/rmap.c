@@ -1,14 +1,14 @@
 /* Region map: radix table of pages, with 64-granule subtables for shared
  * pages. rtl_rmap_get runs in the trap handler: plain atomic loads only. */
-#include "rmap.h"
+#include "core/region/rmap.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 
-#include "meta.h"
-#include "records.h"
-#include "views.h"
+#include "core/region/meta.h"
+#include "core/region/records.h"
+#include "core/region/views.h"
 
 #define PAGE_SHIFT 12
 #define GRAN_SHIFT RTL_GRANULE_SHIFT

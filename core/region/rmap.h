@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "region.h"
+#include "core/region/region.h"
 
 int rtl_rmap_init(uint64_t arena_size);
 

@@ -4,7 +4,7 @@
 #ifndef RTL_UTHASH_META_H
 #define RTL_UTHASH_META_H
 
-#include "meta.h"
+#include "core/region/meta.h"
 
 extern __thread int rtl_uthash_oom;
 

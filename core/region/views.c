@@ -1,6 +1,6 @@
 /* Mapping, releasing and (after fork) privatising the three views. */
-#include "views.h"
-#include "page.h"
+#include "core/region/views.h"
+#include "core/util/page.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -144,11 +144,6 @@ int rtl_views_in_gap(uintptr_t a)
 	off = rtl_view_offset(a, view);
 	return off >= atomic_load_explicit(&gap_lo, memory_order_acquire) &&
 	       off < atomic_load_explicit(&gap_hi, memory_order_acquire);
-}
-
-uint64_t rtl_views_committed(void)
-{
-	return atomic_load_explicit(&committed, memory_order_acquire);
 }
 
 int rtl_parse_size(const char *s, size_t *out)

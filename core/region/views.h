@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "export.h"
+#include "core/util/export.h"
 
 enum rtl_view {
 	RTL_VIEW_NONE = 0,
@@ -116,7 +116,6 @@ static inline int rtl_views_overlap(uintptr_t a, size_t len)
  * [0, end) (never shrinks it), and opens the gap below end (below); 0, or
  * -1 with errno. Not for signal handlers (a mutex). */
 RTL_PRIVATE_API int rtl_views_commit(uint64_t end);
-RTL_PRIVATE_API uint64_t rtl_views_committed(void);
 
 /* A reservation at the top of the offset space starts at off (the
  * preload's pool): what lies between the bottom's memory and it is inside

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "foreign.h"
-#include "fork.h"
-#include "pointers.h"
-#include "records.h"
-#include "region.h"
-#include "views.h"
+#include "core/region/pointers.h"
+#include "core/region/records.h"
+#include "core/region/region.h"
+#include "core/region/views.h"
+#include "core/start/fork.h"
+#include "core/trap/foreign.h"
 
 /* Child to parent: "copied" (closed, or one byte). -1: no pipe, no wait. */
 static int copied[2] = { -1, -1 };

@@ -5,15 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decoder.h"
-#include "extent.h"
-#include "fork.h"
-#include "init.h"
-#include "rtl/region.h"
-#include "rmap.h"
-#include "stats.h"
-#include "trap.h"
-#include "views.h"
+#include "core/region/extent.h"
+#include "core/region/rmap.h"
+#include "core/region/views.h"
+#include "core/start/fork.h"
+#include "core/start/init.h"
+#include "core/start/stats.h"
+#include "core/trap/trap.h"
+#include "decoder/decoder.h"
+#include <rtl/region.h>
 
 _Atomic int rtl_initialised;
 

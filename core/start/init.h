@@ -5,7 +5,7 @@
 
 #include <stdatomic.h>
 
-#include "export.h"
+#include "core/util/export.h"
 
 /* First use: map the views, open the decoder, install the trap handler.
  * Thread-safe and idempotent; -1 with errno if rtl cannot start. */

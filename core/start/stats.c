@@ -1,13 +1,13 @@
 /* The core's counters, and region_stats and region_time_traps, which
  * read them and switch the trap handler's timing. */
-#include "stats.h"
+#include "core/start/stats.h"
 
 #include <errno.h>
 
-#include "decoder.h"
-#include "init.h"
-#include "records.h"
-#include "rtl/region.h"
+#include "core/region/records.h"
+#include "core/start/init.h"
+#include "decoder/decoder.h"
+#include <rtl/region.h>
 
 struct rtl_stats rtl_stats[RTL_STATS_SHARDS];
 __thread struct rtl_stats *rtl_stats_own __attribute__((tls_model("initial-exec")));

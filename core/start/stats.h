@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "export.h"
+#include "core/util/export.h"
 
 struct rtl_stats {
 	_Atomic uint64_t traps;             /* faults in the views */

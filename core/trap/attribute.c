@@ -1,11 +1,11 @@
 /* Which operand and which region a trap belongs to, and whether the moved
  * registers settle it: questions about the decoded instruction, for the
  * trap path (trap.c). Signal-handler code: no malloc, no locks. */
-#include "attribute.h"
+#include "core/trap/attribute.h"
 
 #include <string.h>
 
-#include "views.h"
+#include "core/region/views.h"
 
 /* Which memory operand made the access at addr: its address range holds
  * addr (for a masked access, addr is the first element not masked off). */

@@ -4,7 +4,7 @@
 #ifndef RTL_TRAP_ATTRIBUTE_H
 #define RTL_TRAP_ATTRIBUTE_H
 
-#include "trap_state.h"
+#include "core/trap/trap_state.h"
 
 /* The memory operand whose address range holds t->addr (for a masked
  * access, the first element not masked off), or NULL. */

@@ -10,12 +10,12 @@
 
 #include <stdint.h>
 
-#include "decoder.h"
+#include "decoder/decoder.h"
 
 #if defined(__x86_64__)
-#include "context_x86_64.h"
+#include "core/trap/context_x86_64.h"
 #elif defined(__aarch64__)
-#include "context_aarch64.h"
+#include "core/trap/context_aarch64.h"
 #else
 #error "rtl: no signal frame for this architecture"
 #endif

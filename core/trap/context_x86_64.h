@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <ucontext.h>
 
-#include "decoder.h"
+#include "decoder/decoder.h"
 
 static inline uint64_t rtl_ctx_pc(const ucontext_t *uc)
 {

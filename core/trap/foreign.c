@@ -4,15 +4,15 @@
  *
  * pass_on runs in the SIGSEGV handler: no malloc, no lock the
  * interrupted code may hold (the writers' flag is only ever tried there). */
-#include "foreign.h"
+#include "core/trap/foreign.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
-#include "hooks.h"
-#include "lock.h"
-#include "stats.h"
+#include "core/start/stats.h"
+#include "core/trap/hooks.h"
+#include "core/util/lock.h"
 
 /* Two slots: a writer fills the one not current and flips, so the handler
  * always copies a whole action. Writers hold busy. */

@@ -1,10 +1,10 @@
 /* The hooks of hooks.h: one atomic pointer each, read in the SIGSEGV
  * handler with a plain load. */
-#include "hooks.h"
+#include "core/trap/hooks.h"
 
 #include <stdatomic.h>
 
-#include "foreign.h"
+#include "core/trap/foreign.h"
 
 static _Atomic(rtl_sigaction_fn) real_sigaction = sigaction;
 _Atomic(rtl_fault_filter_fn) rtl_hooks_filter_fn;

@@ -10,7 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "export.h"
+#include "core/util/export.h"
 
 /* ---- for the preload ---- */
 

@@ -4,14 +4,14 @@
  * the access is then allowed. May run in a signal handler (read and write
  * are async-signal-safe): no malloc, no locks beyond the region spin locks
  * the handler's own calls take. The wrappers themselves live in interpose/. */
-#include "kernel.h"
+#include "core/trap/kernel.h"
 
 #include <errno.h>
 
-#include "region.h"
-#include "rmap.h"
-#include "stats.h"
-#include "views.h"
+#include "core/region/region.h"
+#include "core/region/rmap.h"
+#include "core/region/views.h"
+#include "core/start/stats.h"
 
 /* One region the range covers: 0 if the access may proceed. */
 static int resolve_region(struct rtl_found *f, uintptr_t first, int write)

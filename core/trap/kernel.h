@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "export.h"
+#include "core/util/export.h"
 
 /* Resolve an access of the kernel to [p, p + len), which lies in the views:
  * every region it covers whose protection forbids it goes to its handler

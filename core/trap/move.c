@@ -5,8 +5,8 @@
  *
  * Signal-handler code: no malloc, no locks; readable() makes one system
  * call, only when the solver asks what lies at an address. */
-#include "move.h"
-#include "trap.h"
+#include "core/trap/move.h"
+#include "core/trap/trap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,10 +16,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "derive.h"
-#include "page.h"
-#include "region.h"
-#include "views.h"
+#include "core/region/region.h"
+#include "core/region/views.h"
+#include "core/util/page.h"
+#include "decoder/derive.h"
 
 /* The lowest address a mapping may have (vm.mmap_min_addr), read at start:
  * a register holding less is a number, never a pointer. */

@@ -3,8 +3,8 @@
 #ifndef RTL_TRAP_MOVE_H
 #define RTL_TRAP_MOVE_H
 
-#include "scan.h"
-#include "trap_state.h"
+#include "core/trap/scan.h"
+#include "core/trap/trap_state.h"
 
 /* rtl_trap_move_registers (trap.h) is here too: the handler's
  * region_protect moves the trap's registers in every view but to.

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "decoder.h"
+#include "decoder/decoder.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

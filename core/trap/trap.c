@@ -4,28 +4,28 @@
  * Everything here runs in a signal handler: no malloc, no stdio, no lock that
  * the interrupted code may hold (region spin locks are never held across an
  * access to region memory, so the faulting code cannot be holding one). */
-#include "trap.h"
-#include "trap_state.h"
+#include "core/trap/trap.h"
+#include "core/trap/trap_state.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 
-#include "attribute.h"
-#include "cache.h"
-#include "clock.h"
-#include "context.h"
-#include "decoder.h"
-#include "derive.h"
-#include "dirty.h"
-#include "foreign.h"
-#include "hooks.h"
-#include "inplace.h"
-#include "lookup.h"
-#include "move.h"
-#include "region.h"
-#include "stats.h"
-#include "views.h"
+#include "core/dirty/dirty.h"
+#include "core/region/inplace.h"
+#include "core/region/lookup.h"
+#include "core/region/region.h"
+#include "core/region/views.h"
+#include "core/start/stats.h"
+#include "core/trap/attribute.h"
+#include "core/trap/context.h"
+#include "core/trap/foreign.h"
+#include "core/trap/hooks.h"
+#include "core/trap/move.h"
+#include "core/util/clock.h"
+#include "decoder/cache.h"
+#include "decoder/decoder.h"
+#include "decoder/derive.h"
 
 #define MAX_DEPTH 8 /* nested traps: a handler touching other regions */
 #define TLS __thread __attribute__((tls_model("initial-exec")))

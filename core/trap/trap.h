@@ -2,7 +2,7 @@
 #ifndef RTL_TRAP_H
 #define RTL_TRAP_H
 
-#include "region.h"
+#include "core/region/region.h"
 
 int rtl_trap_install(void);
 

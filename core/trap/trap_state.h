@@ -1,5 +1,5 @@
 /* The state of one trap being handled, shared by the trap path (trap.c)
- * and its diagnostics (trap_diag.h). Signal-handler code only. */
+ * and its diagnostics (die.h). Signal-handler code only. */
 #ifndef RTL_TRAP_STATE_H
 #define RTL_TRAP_STATE_H
 
@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <ucontext.h>
 
-#include "decoder.h"
-#include "region.h"
-#include "trap.h"
+#include "core/region/region.h"
+#include "core/trap/trap.h"
+#include "decoder/decoder.h"
 
 struct trap {
 	uintptr_t addr;   /* the faulting address */
@@ -53,8 +53,8 @@ void rtl_trap_materialize(struct trap *t);
  * outside one), so that a region_protect its handler calls moves the
  * interrupted registers too (move.c). */
 
-/* rtl_trap_die and its kin (trap_diag.h), for the files that include only
+/* rtl_trap_die and its kin (die.h), for the files that include only
  * this one. */
-#include "trap_diag.h"
+#include "core/trap/die.h"
 
 #endif

@@ -15,7 +15,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "relax.h"
+#include "core/util/relax.h"
 
 struct rtl_lock {
 	_Atomic uintptr_t owner; /* 0: free; otherwise the holder's thread */

@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "relax.h"
+#include "core/util/relax.h"
 
 struct rtl_mutex {
 	_Atomic int word;

@@ -9,7 +9,7 @@
 
 #include <rtl/region.h>
 
-#include "pagediff.h"
+#include "dsm/pagediff.h"
 
 #define PAGE 4096
 

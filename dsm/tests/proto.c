@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "dsm.h"
+#include "dsm/dsm.h"
 
 static int rt, rank, nprocs;
 static long iterations = 10000; /* longrun; the optional third argument */

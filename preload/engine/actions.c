@@ -5,7 +5,7 @@
  * Everything here runs in the SIGSEGV handler (or before a wrapped system
  * call): relaxed counters, region_protect, write(2) and the fatal report's
  * bounded wait. No malloc, no stdio, no lock the interrupted code may hold. */
-#include "actions.h"
+#include "preload/engine/actions.h"
 
 #include <signal.h>
 #include <stdatomic.h>
@@ -14,46 +14,19 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "fatal.h"
-#include "fmt.h"
-#include "next.h"
-#include "policy.h"
-#include "record.h"
-#include "rtl/region.h"
-#include "site.h"
-#include "trace.h"
-
-/* ---- a line for stderr, without stdio ---- */
-
-struct line {
-	char buf[400];
-	size_t n;
-};
-
-static void put(struct line *l, const char *s)
-{
-	while (*s && l->n < sizeof(l->buf) - 1)
-		l->buf[l->n++] = *s++;
-}
-
-static void put_dec(struct line *l, uint64_t v)
-{
-	char tmp[RTL_FMT_MAX];
-
-	put(l, rtl_fmt_dec(v, tmp));
-}
-
-static void put_hex(struct line *l, uint64_t v)
-{
-	char tmp[RTL_FMT_MAX];
-
-	put(l, rtl_fmt_hex(v, tmp));
-}
+#include "core/util/line.h"
+#include <rtl/region.h>
+#include "policy/policy.h"
+#include "preload/engine/engine.h"
+#include "preload/engine/record.h"
+#include "preload/engine/site.h"
+#include "preload/engine/trace.h"
+#include "preload/shim/next.h"
+#include "preload/track/fatal.h"
 
 /* "write at offset 8 of a 56-byte region from objects!make_record (rule
  * small-objects)" */
-static void describe(struct line *l, const struct rtl_rec *rec, size_t offset,
+static void describe(struct rtl_line *l, const struct rtl_rec *rec, size_t offset,
                      int write)
 {
 	uint32_t cs = 0;
@@ -61,40 +34,34 @@ static void describe(struct line *l, const struct rtl_rec *rec, size_t offset,
 
 	rtl_site_stats(rec->site, &cs, NULL);
 	site = rtl_site_name_ready(cs);
-	put(l, write ? "write" : "read");
-	put(l, " at offset ");
-	put_dec(l, offset);
-	put(l, " of a ");
-	put_dec(l, rec->size);
-	put(l, "-byte region from ");
+	rtl_line_str(l, write ? "write" : "read");
+	rtl_line_str(l, " at offset ");
+	rtl_line_dec(l, offset);
+	rtl_line_str(l, " of a ");
+	rtl_line_dec(l, rec->size);
+	rtl_line_str(l, "-byte region from ");
 	if (site)
-		put(l, site);
+		rtl_line_str(l, site);
 	else
-		put_hex(l, rtl_site_ip(cs));
-	put(l, " (rule ");
-	put(l, rtl_engine.rules[rec->rule].r->name);
-	put(l, ")");
+		rtl_line_hex(l, rtl_site_ip(cs));
+	rtl_line_str(l, " (rule ");
+	rtl_line_str(l, rtl_engine.rules[rec->rule].r->name);
+	rtl_line_str(l, ")");
 }
 
-static void emit(struct line *l)
+/* The line ends: out it goes, in one write where it fits. */
+static void emit(struct rtl_line *l)
 {
-	size_t done = 0;
-
-	l->buf[l->n++] = '\n';
-	while (done < l->n) {
-		ssize_t w = write(STDERR_FILENO, l->buf + done, l->n - done);
-		if (w <= 0)
-			break;
-		done += (size_t)w;
-	}
+	rtl_line_str(l, "\n");
+	rtl_line_flush(l);
 }
 
 static void log_trap(const struct rtl_rec *rec, size_t offset, int write)
 {
-	struct line l = { .n = 0 };
+	struct rtl_line l = { .n = 0 };
 
-	put(&l, "rtl: ");
-	put(&l, write ? "write trap: " : "read trap: ");
+	rtl_line_str(&l, "rtl: ");
+	rtl_line_str(&l, write ? "write trap: " : "read trap: ");
 	describe(&l, rec, offset, write);
 	emit(&l);
 }
@@ -102,11 +69,11 @@ static void log_trap(const struct rtl_rec *rec, size_t offset, int write)
 /* abort: say which access, write the report, die of SIGABRT. */
 static void die(const struct rtl_rec *rec, size_t offset, int write)
 {
-	struct line l = { .n = 0 };
+	struct rtl_line l = { .n = 0 };
 	struct sigaction dfl;
 	sigset_t set;
 
-	put(&l, "rtl: abort: ");
+	rtl_line_str(&l, "rtl: abort: ");
 	describe(&l, rec, offset, write);
 	emit(&l);
 	rtl_fatal_report(SIGABRT);

@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 
-#include "record.h"
-#include "rtl/region.h"
+#include <rtl/region.h>
+#include "preload/engine/record.h"
 
 /* A trap on rec (offset into the object, write or read): count, log,
  * backtrace, events; abort ends the process here. Returns the protection

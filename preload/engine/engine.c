@@ -3,7 +3,7 @@
  * allocation: size, then site, then 1 in `sample`, first match wins.
  * rtl_select runs on every allocation: no locks; whatever may allocate
  * (naming a site) runs under the re-entrancy guard. */
-#include "engine.h"
+#include "preload/engine/engine.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -13,23 +13,23 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "actions.h"
-#include "alias.h"
-#include "clock.h"
-#include "epoch.h"
-#include "access.h"
-#include "fatal.h"
-#include "heap.h"
-#include "maps.h"
-#include "next.h"
-#include "policy.h"
-#include "record.h"
-#include "track.h"
-#include "select.h"
-#include "site.h"
-#include "tally.h"
-#include "sigsys.h"
-#include "trace.h"
+#include "core/util/clock.h"
+#include "interpose/access.h"
+#include "interpose/sigsys.h"
+#include "policy/policy.h"
+#include "preload/engine/actions.h"
+#include "preload/engine/epoch.h"
+#include "preload/engine/record.h"
+#include "preload/engine/select.h"
+#include "preload/engine/site.h"
+#include "preload/engine/tally.h"
+#include "preload/engine/trace.h"
+#include "preload/place/alias.h"
+#include "preload/place/heap.h"
+#include "preload/place/maps.h"
+#include "preload/shim/next.h"
+#include "preload/track/fatal.h"
+#include "preload/track/track.h"
 
 struct rtl_engine rtl_engine;
 struct rtl_totals rtl_totals;
@@ -67,7 +67,7 @@ static void choose(struct rtl_rule_rt *rt, int i)
 	/* auto's blocks of whole pages are regions protected in place, with
 	 * the handler; its smaller blocks, like alias objects, have pages of
 	 * their own (slots). page blocks are no regions: they live in the
-	 * alias reservation's page copy (pageprot.c). */
+	 * alias reservation's page copy (page.c). */
 	if (r->mechanism == RTL_MECH_SWIZZLE || r->mechanism == RTL_MECH_AUTO)
 		rt->choice.handler = rtl_act_swizzle_trap;
 	if (r->mechanism != RTL_MECH_SWIZZLE)

@@ -7,8 +7,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "policy.h"
-#include "select.h"
+#include "policy/policy.h"
+#include "preload/engine/select.h"
 
 /* A rule at run time. */
 struct rtl_rule_rt {

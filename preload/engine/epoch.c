@@ -9,7 +9,7 @@
  * The epoch thread (auto and alias rules with an epoch) re-applies the rule's
  * protection to its live regions and closes a dirty epoch. It and the
  * callers here run outside signal handlers, under the re-entrancy guard. */
-#include "epoch.h"
+#include "preload/engine/epoch.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -24,18 +24,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "actions.h"
-#include "alias.h"
-#include "clock.h"
-#include "engine.h"
-#include "lock.h"
-#include "next.h"
-#include "pageprot.h"
-#include "policy.h"
-#include "record.h"
-#include "rtl/region.h"
-#include "select.h"
-#include "page.h"
+#include "core/util/clock.h"
+#include "core/util/lock.h"
+#include "core/util/page.h"
+#include <rtl/region.h>
+#include "policy/policy.h"
+#include "preload/engine/actions.h"
+#include "preload/engine/engine.h"
+#include "preload/engine/record.h"
+#include "preload/engine/select.h"
+#include "preload/place/alias.h"
+#include "preload/place/page.h"
+#include "preload/shim/next.h"
 
 #define PAGE rtl_page_size()
 #define SET_CAP (1u << 16) /* distinct pages per epoch, deduplicated */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "record.h"
+#include "preload/engine/record.h"
 
 int rtl_epoch_start(void);
 /* The page mechanism diffed a page written since its twin (len bytes at

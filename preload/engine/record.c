@@ -7,7 +7,7 @@
  * when its own is empty, before growing the pool; a
  * record freed with traps is offered to a small table of the regions with
  * the most traps, for the report. No malloc here. */
-#include "record.h"
+#include "preload/engine/record.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -15,8 +15,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "lock.h"
-#include "tally.h"
+#include "core/util/lock.h"
+#include "preload/engine/tally.h"
 
 #define TOP 20
 

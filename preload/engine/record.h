@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lock.h"
+#include "core/util/lock.h"
 
 struct rtl_rec {
 	_Atomic uint32_t next; /* free list: index + 1 */

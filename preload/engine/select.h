@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rtl/region.h"
+#include <rtl/region.h>
 
 /* What to do with one selected allocation: one per rule, for the life of the
  * process. */

@@ -6,7 +6,7 @@
  * backtraces). Naming runs in the allocation path under the guard, never in
  * a signal handler; lookups of a named site are lock-free. */
 #define UNW_LOCAL_ONLY
-#include "site.h"
+#include "preload/engine/site.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -19,10 +19,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "engine.h"
-#include "modules.h"
-#include "policy.h"
-#include "tally.h"
+#include "policy/policy.h"
+#include "preload/engine/engine.h"
+#include "preload/engine/tally.h"
+#include "preload/track/modules.h"
 
 #define CS_CAP (1u << 14)
 #define SLOT_CAP (1u << 15)
@@ -180,7 +180,7 @@ void rtl_site_symbolise(uintptr_t ip, int with_offset, char *out, size_t len)
 		/* libunwind names the nearest symbol below ip, covering it or
 		 * not: only if it starts where the unwind tables say ip's
 		 * function starts is it ip's (rtlctl's symbol tables, with
-		 * sizes, then name it the same; tools/symbols.c). */
+		 * sizes, then name it the same; tools/interpret/symbols.c). */
 		if (unw_getcontext(&ctx) == 0 && unw_init_local(&cur, &ctx) == 0 &&
 		    unw_set_reg(&cur, UNW_REG_IP, at) == 0 &&
 		    unw_get_proc_name(&cur, buf, sizeof(buf), &o) == 0 &&
@@ -282,12 +282,6 @@ int rtl_site_accepts(uint32_t cs, int rule)
 {
 	name(&cs_tab[cs]);
 	return (cs_tab[cs].accept >> rule) & 1;
-}
-
-const char *rtl_site_name(uint32_t cs)
-{
-	name(&cs_tab[cs]);
-	return cs_tab[cs].name;
 }
 
 const char *rtl_site_name_ready(uint32_t cs)

@@ -19,9 +19,8 @@ int rtl_site_in_libc(const void *caller);
 uint32_t rtl_site_callsite(const void *caller, int resolve);
 /* Whether rule i's site glob accepts the callsite (names it). */
 int rtl_site_accepts(uint32_t cs, int rule);
-/* Its "module!function" name: resolved now (not in a handler), or, from a
- * handler, NULL if it is not resolved yet. */
-const char *rtl_site_name(uint32_t cs);
+/* Its "module!function" name if it is resolved already, else NULL: for a
+ * signal handler, which must not resolve it. */
 const char *rtl_site_name_ready(uint32_t cs); /* signal handler */
 uintptr_t rtl_site_ip(uint32_t cs);
 /* Whether ip lies in rtl's own libraries (the preload, librtl). Signal

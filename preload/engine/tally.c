@@ -1,5 +1,5 @@
 /* Allocation counters, striped (tally.h). */
-#include "tally.h"
+#include "preload/engine/tally.h"
 
 #include <stddef.h>
 

@@ -10,8 +10,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "next.h"
-#include "policy.h"
+#include "policy/policy.h"
+#include "preload/shim/next.h"
 
 #define RTL_STRIPES 16
 

@@ -8,7 +8,7 @@
  * is documented async-signal-safe. (unw_is_signal_frame is true for the
  * interrupted frame, not the trampoline: the code check below is used.) */
 #define UNW_LOCAL_ONLY
-#include "trace.h"
+#include "preload/engine/trace.h"
 
 #include <libunwind.h>
 #include <stdatomic.h>
@@ -16,12 +16,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "clock.h"
-#include "engine.h"
-#include "policy.h"
-#include "record.h"
-#include "relax.h"
-#include "site.h"
+#include "core/util/clock.h"
+#include "core/util/relax.h"
+#include "policy/policy.h"
+#include "preload/engine/engine.h"
+#include "preload/engine/record.h"
+#include "preload/engine/site.h"
 
 #define STACKS 4096
 #define EVENTS (1u << 16)

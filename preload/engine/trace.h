@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "record.h"
+#include "preload/engine/record.h"
 
 int rtl_trace_init(void);
 void rtl_trace_backtrace(int rule, int write); /* signal handler */

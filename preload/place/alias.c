@@ -11,7 +11,7 @@
  * no malloc, the record's spin lock only). Each alias costs a mapping, so
  * selection stops before vm.max_map_count (maps.c).
  *
- * An alias object's pages come from a slot (slots.c: copies of the arena's
+ * An alias object's pages come from a slot (auto.c: copies of the arena's
  * pool mapped after the alias space in the same reservation) whenever one
  * is free on them: the copy is the object's own there, so nothing differs
  * but the mmap, which a slot does not need. Objects over SLOT_PAGES, and
@@ -20,9 +20,9 @@
  * The auto mechanism's blocks under a page are slots too: the fault
  * handler, the system calls, the epochs and fork treat all alike.
  * The page mechanism's blocks share one more copy after the slots
- * (pageprot.c), where protection is per page: this file hands its faults,
+ * (page.c), where protection is per page: this file hands its faults,
  * calls and blocks over to it. */
-#include "alias.h"
+#include "preload/place/alias.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,21 +36,22 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "access.h"
-#include "actions.h"
-#include "clock.h"
-#include "engine.h"
-#include "fmt.h"
-#include "hooks.h"
-#include "lock.h"
-#include "maps.h"
-#include "pageprot.h"
-#include "policy.h"
-#include "record.h"
-#include "slots.h"
-#include "views.h"
-#include "page.h"
-#include "say.h"
+#include "core/region/views.h"
+#include "core/trap/hooks.h"
+#include "core/util/clock.h"
+#include "core/util/fmt.h"
+#include "core/util/lock.h"
+#include "core/util/page.h"
+#include "core/util/say.h"
+#include "interpose/access.h"
+#include "policy/policy.h"
+#include "preload/engine/actions.h"
+#include "preload/engine/engine.h"
+#include "preload/engine/record.h"
+#include "preload/place/arena.h"
+#include "preload/place/auto.h"
+#include "preload/place/maps.h"
+#include "preload/place/page.h"
 
 #define PAGE rtl_page_size()
 #define PAGE_SHIFT rtl_page_shift()
@@ -63,7 +64,7 @@
 static _Atomic uintptr_t base;       /* the reservation; 0 until made */
 static size_t span;                  /* the whole reservation */
 static size_t alias_span;            /* its first part: per-object aliases;
-                                         then the slots (slots.c) */
+                                         then the slots (auto.c) */
 static int slots;                    /* the slots are mapped */
 static uintptr_t slots_lo, slots_hi; /* where */
 static int pages_mapped;             /* the page mechanism's copy is */
@@ -432,13 +433,6 @@ static void fork_child(void)
 	rtl_lock_release(&va_lock);
 }
 
-static void *map_anon(size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
-}
-
 int rtl_alias_init(int with_slots, int with_pages)
 {
 	uintptr_t hint;
@@ -478,11 +472,11 @@ int rtl_alias_init(int with_slots, int with_pages)
 		return -1;
 	slots = with_slots;
 	pages_mapped = with_pages;
-	pagemap = map_anon(span / PAGE * sizeof(*pagemap));
+	pagemap = rtl_arena_table(span / PAGE * sizeof(*pagemap));
 	small_cap = (uint32_t)(rtl_maps_budget() + 1024);
-	big_free = map_anon(small_cap * sizeof(*big_free));
+	big_free = rtl_arena_table(small_cap * sizeof(*big_free));
 	for (int i = 1; i <= SMALL; i++)
-		small_free[i] = map_anon(small_cap * sizeof(uintptr_t));
+		small_free[i] = rtl_arena_table(small_cap * sizeof(uintptr_t));
 	if (!pagemap || !big_free || !small_free[SMALL])
 		return -1;
 	bump = (uintptr_t)res;

@@ -3,7 +3,7 @@
 #ifndef RTL_ALIAS_H
 #define RTL_ALIAS_H
 
-#include "record.h"
+#include "preload/engine/record.h"
 
 /* with_slots: map the slots too (an auto rule exists); with_pages: the
  * page mechanism's copy (a page rule exists). */

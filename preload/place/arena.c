@@ -6,7 +6,7 @@
  * extent hooks take no lock and call nothing that does (a bump pointer over
  * one range reserved at start, hole punching to purge), so jemalloc's locks
  * and rtl's never nest and fork needs no ordering between them. */
-#include "arena.h"
+#include "preload/place/arena.h"
 
 #include <errno.h>
 #include <jemalloc/jemalloc.h>
@@ -15,13 +15,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
-#include "next.h"
-#include "placement.h"
-#include "tally.h"
-#include "views.h"
-#include "page.h"
+#include "core/region/placement.h"
+#include "core/region/views.h"
+#include "core/util/page.h"
+#include "preload/engine/tally.h"
+#include "preload/shim/next.h"
 
 /* The private jemalloc's entry points. */
 void *rtl_je_mallocx(size_t size, int flags);
@@ -235,6 +236,25 @@ void rtl_arena_pool(uintptr_t *lo, size_t *len)
 {
 	*lo = pool_lo;
 	*len = pool_hi - pool_lo;
+}
+
+int rtl_arena_map_copy(uintptr_t at, int prot)
+{
+	off_t off = (off_t)rtl_view_offset(pool_lo, RTL_VIEW_RW);
+
+	return mmap((void *)at, pool_hi - pool_lo, prot,
+	            MAP_SHARED | MAP_FIXED | MAP_NORESERVE, rtl_views.fd,
+	            off) == MAP_FAILED
+	               ? -1
+	               : 0;
+}
+
+void *rtl_arena_table(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }
 
 int rtl_arena_owns(const void *rw)

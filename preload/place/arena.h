@@ -28,6 +28,15 @@ int rtl_arena_owns_pages(const void *rw);
 /* The range the arenas carve from (in the RW view). */
 void rtl_arena_pool(uintptr_t *lo, size_t *len);
 
+/* Map the pool once more at `at` (a reservation of its length), shared
+ * with the views, at protection prot: the copies through which the auto,
+ * alias and page mechanisms reach their blocks. 0, or -1 with errno. */
+int rtl_arena_map_copy(uintptr_t at, int prot);
+
+/* Zeroed memory for a table sized by the pool (per page, per granule),
+ * never freed; NORESERVE, so only what is touched costs. NULL if none. */
+void *rtl_arena_table(size_t bytes);
+
 /* Extents the hooks handed jemalloc, for the report and the tests. */
 extern _Atomic uint64_t rtl_arena_extents;
 

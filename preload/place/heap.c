@@ -4,15 +4,15 @@
  * of its own (alias.c), returned at its alias address.
  *
  * auto: blocks of whole pages are swizzle regions protected in place,
- * smaller ones get a slot of their own (alias.c, slots.c); either way the
+ * smaller ones get a slot of their own (alias.c, auto.c); either way the
  * program's address never changes. page: laid out as auto's, reached
- * through the page mechanism's shared copy (pageprot.c).
+ * through the page mechanism's shared copy (page.c).
  *
  * A swizzle region of size bytes gets round_up(size + 1, 64) bytes at a
  * 64-byte boundary: its span (what rtl looks up and swizzles) lies inside
  * its own allocation, and its one-past-end is never another region's start.
  * Callers hold the re-entrancy guard; nothing here runs in a handler. */
-#include "heap.h"
+#include "preload/place/heap.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -21,23 +21,23 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "actions.h"
-#include "alias.h"
-#include "arena.h"
-#include "engine.h"
-#include "epoch.h"
-#include "maps.h"
-#include "next.h"
-#include "placement.h"
-#include "policy.h"
-#include "record.h"
-#include "rtl/region.h"
-#include "select.h"
-#include "site.h"
-#include "tally.h"
-#include "views.h"
-#include "page.h"
-#include "say.h"
+#include "core/region/placement.h"
+#include "core/region/views.h"
+#include "core/util/page.h"
+#include "core/util/say.h"
+#include <rtl/region.h>
+#include "policy/policy.h"
+#include "preload/engine/actions.h"
+#include "preload/engine/engine.h"
+#include "preload/engine/epoch.h"
+#include "preload/engine/record.h"
+#include "preload/engine/select.h"
+#include "preload/engine/site.h"
+#include "preload/engine/tally.h"
+#include "preload/place/alias.h"
+#include "preload/place/arena.h"
+#include "preload/place/maps.h"
+#include "preload/shim/next.h"
 
 #define PAGE rtl_page_size()
 
@@ -312,7 +312,7 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 		}
 	}
 	rec->addr = (uintptr_t)p;
-	/* The page mechanism counts its own mprotect calls (pageprot.c). */
+	/* The page mechanism counts its own mprotect calls (page.c). */
 	if (c->prot != (PROT_READ | PROT_WRITE) && c->mechanism != RTL_MECH_PAGE)
 		rtl_act_prot_changed(c->rule);
 	atomic_store_explicit(&rec->live, 1, memory_order_release);

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "placement.h"
-#include "record.h"
-#include "select.h"
+#include "core/region/placement.h"
+#include "preload/engine/record.h"
+#include "preload/engine/select.h"
 
 /* Start: rtl's views known, arenas ready, at most max_regions live. */
 int rtl_heap_init(uint64_t max_regions);

@@ -6,7 +6,7 @@
  * no longer selected and blocks of whole pages become ordinary swizzle
  * regions. RTL_MAX_MAP_COUNT may lower the limit (for tests), never raise
  * it. */
-#include "maps.h"
+#include "preload/place/maps.h"
 
 #include <fcntl.h>
 #include <stdatomic.h>

@@ -7,7 +7,7 @@
  * What the kernel carries across exec stays: the seccomp filter
  * (docs/syscalls.md), which lets every call of a program outside rtl's
  * address range through. */
-#include "children.h"
+#include "preload/shim/children.h"
 
 #include <dlfcn.h>
 #include <string.h>

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "access.h"
-#include "heap.h"
-#include "sigmask.h"
+#include "interpose/access.h"
+#include "preload/place/heap.h"
+#include "preload/shim/sigmask.h"
 
 #define API __attribute__((visibility("default")))
 #define MAX_PINNED 256

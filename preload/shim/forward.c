@@ -8,7 +8,7 @@
  * constructor (dlsym on its handle). One indirect call more per
  * wrapped call; nothing else. Each forwarder is as async-signal-safe as the
  * call it forwards once resolved (the constructor resolves them all). */
-#include "forward.h"
+#include "preload/shim/forward.h"
 
 #include <dlfcn.h>
 #include <poll.h>

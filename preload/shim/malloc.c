@@ -12,12 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "heap.h"
-#include "next.h"
-#include "select.h"
-#include "start.h"
-#include "page.h"
-#include "say.h"
+#include "core/util/page.h"
+#include "core/util/say.h"
+#include "preload/engine/select.h"
+#include "preload/place/heap.h"
+#include "preload/shim/next.h"
+#include "preload/shim/start.h"
 
 #define API __attribute__((visibility("default")))
 #define MIN_ALIGN 16u

@@ -9,7 +9,7 @@
  * lock-free by the fault filter, which runs in the SIGSEGV handler: a
  * sequence count (odd while a writer changes it) tells the reader to look
  * again. No malloc anywhere here. */
-#include "mprotect.h"
+#include "preload/shim/mprotect.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -17,14 +17,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "heap.h"
-#include "init.h"
-#include "lock.h"
-#include "next.h"
-#include "placement.h"
-#include "views.h"
-#include "page.h"
+#include "core/region/placement.h"
+#include "core/region/views.h"
+#include "core/start/init.h"
+#include "core/util/lock.h"
+#include "core/util/page.h"
+#include "preload/engine/engine.h"
+#include "preload/place/heap.h"
+#include "preload/shim/next.h"
 
 #define API __attribute__((visibility("default")))
 #define MAX_RANGES 256

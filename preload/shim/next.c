@@ -2,8 +2,8 @@
  * found with dlsym(RTLD_NEXT), and the bootstrap allocator that serves the
  * allocations dlsym itself makes while that lookup runs. Must never call
  * the interposed functions: everything here runs inside malloc. */
-#include "next.h"
-#include "say.h"
+#include "core/util/say.h"
+#include "preload/shim/next.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

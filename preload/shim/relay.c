@@ -12,7 +12,7 @@
  *
  * relay runs in signal handlers; sigaction here takes a spin lock only with
  * every signal blocked, so a handler never finds it held by its own thread. */
-#include "relay.h"
+#include "preload/shim/relay.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -20,11 +20,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fatal.h"
-#include "hooks.h"
-#include "next.h"
-#include "sigmask.h"
-#include "sigsys.h"
+#include "core/trap/hooks.h"
+#include "interpose/sigsys.h"
+#include "preload/shim/next.h"
+#include "preload/shim/sigmask.h"
+#include "preload/track/fatal.h"
 
 #define NSIGNALS 65
 

@@ -27,7 +27,7 @@
  *
  * Everything here may run in a signal handler (the trap path's hook, a
  * mask call in the program's handler): no malloc, no locks. */
-#include "sigmask.h"
+#include "preload/shim/sigmask.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -40,9 +40,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "hooks.h"
-#include "next.h"
-#include "relay.h"
+#include "core/trap/hooks.h"
+#include "preload/shim/next.h"
+#include "preload/shim/relay.h"
 
 #define API __attribute__((visibility("default")))
 #define MAX_FRAMES 32

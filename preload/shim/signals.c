@@ -7,19 +7,19 @@
  * real sigaction, go straight to the kernel.
  * SIGBUS passes through too: rtl installs no SIGBUS handler (its views are
  * a memfd no shorter than its mappings), so the program's is the only one. */
-#include "signals.h"
+#include "preload/shim/signals.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 
-#include "fatal.h"
-#include "hooks.h"
-#include "sigsys.h"
-#include "next.h"
-#include "relay.h"
-#include "sigmask.h"
+#include "core/trap/hooks.h"
+#include "interpose/sigsys.h"
+#include "preload/shim/next.h"
+#include "preload/shim/relay.h"
+#include "preload/shim/sigmask.h"
+#include "preload/track/fatal.h"
 
 #define API __attribute__((visibility("default")))
 

@@ -6,7 +6,7 @@
  * not even mapped. Prints nothing unless something fails or the policy
  * sends the report to stderr; in a secure-execution process, nothing at
  * all. */
-#include "start.h"
+#include "preload/shim/start.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -15,19 +15,19 @@
 #include <stdlib.h>
 #include <sys/auxv.h>
 
-#include "children.h"
-#include "engine.h"
-#include "fatal.h"
-#include "forward.h"
-#include "heap.h"
-#include "hooks.h"
-#include "mprotect.h"
-#include "next.h"
-#include "track.h"
-#include "rtl/region.h"
-#include "select.h"
-#include "signals.h"
-#include "sigmask.h"
+#include "core/trap/hooks.h"
+#include <rtl/region.h>
+#include "preload/engine/engine.h"
+#include "preload/engine/select.h"
+#include "preload/place/heap.h"
+#include "preload/shim/children.h"
+#include "preload/shim/forward.h"
+#include "preload/shim/mprotect.h"
+#include "preload/shim/next.h"
+#include "preload/shim/sigmask.h"
+#include "preload/shim/signals.h"
+#include "preload/track/fatal.h"
+#include "preload/track/track.h"
 
 #define API __attribute__((visibility("default")))
 

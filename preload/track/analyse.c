@@ -5,7 +5,7 @@
  * turn), its stderr, no other descriptor, and every signal unblocked.
  * Everything here may run in a signal handler: _Fork, execve, waitpid,
  * nanosleep and write only. */
-#include "analyse.h"
+#include "preload/track/analyse.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "next.h"
-#include "track_format.h"
-#include "say.h"
+#include "core/util/say.h"
+#include "preload/shim/next.h"
+#include "preload/track/format.h"
 
 #ifndef RTL_PRELOAD_TO_BIN
 #define RTL_PRELOAD_TO_BIN "../../bin"

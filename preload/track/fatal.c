@@ -10,7 +10,7 @@
  * The handlers go only on signals whose action is the default, and stay
  * invisible: sigaction and signal() report SIG_DFL for them (signals.c),
  * and a program that sets its own action replaces ours. */
-#include "fatal.h"
+#include "preload/track/fatal.h"
 
 #include <signal.h>
 #include <stdatomic.h>
@@ -18,12 +18,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "alias.h"
-#include "engine.h"
-#include "fmt.h"
-#include "next.h"
-#include "track.h"
-#include "views.h"
+#include "core/region/views.h"
+#include "core/util/fmt.h"
+#include "preload/engine/engine.h"
+#include "preload/place/alias.h"
+#include "preload/shim/next.h"
+#include "preload/track/track.h"
 
 static const int sigs[] = { SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV,
 	                    SIGTERM, SIGINT, SIGQUIT, SIGHUP };

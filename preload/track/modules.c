@@ -2,7 +2,7 @@
  * signal handler) always reads a whole one while a refresh fills the
  * other. Refreshes are serialised by a spin lock and never run in a
  * handler. */
-#include "modules.h"
+#include "preload/track/modules.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lock.h"
-#include "raw.h"
-#include "track_format.h"
+#include "core/util/lock.h"
+#include "preload/track/format.h"
+#include "preload/track/raw.h"
 
 #define MAX_MODULES 256
 #define NAME_MAX_LEN 256

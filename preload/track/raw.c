@@ -1,13 +1,13 @@
 /* The raw record's writer: one record at a time in a static buffer, then
  * write(2). Runs in signal handlers (a fatal signal, rtl's own death over
  * a trap): nothing here allocates, locks or uses stdio. */
-#include "raw.h"
+#include "preload/track/raw.h"
 
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "track_format.h"
+#include "preload/track/format.h"
 
 #define CAP (64u << 10)
 

@@ -1,4 +1,4 @@
-/* Writing the raw record (raw.c; format in policy/track_format.h): records
+/* Writing the raw record (raw.c; format in preload/track/format.h): records
  * assembled in a static buffer and written with write(2). Async-signal-safe:
  * no malloc, no stdio, no locks. One writer at a time (the caller claims
  * the record first). */

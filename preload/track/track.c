@@ -1,10 +1,10 @@
-/* The raw record of the run (policy/track_format.h): the counters, rules,
+/* The raw record of the run (preload/track/format.h): the counters, rules,
  * sites as instruction pointers, the module map, the regions with the most
  * traps, epochs, events, stacks and what the notes are made of, written
  * once, at exit or for a fatal signal, with async-signal-safe code only:
  * counters are atomics, tables are preallocated, the file is write(2).
  * rtlctl makes the report out of it (analyse.c). */
-#include "track.h"
+#include "preload/track/track.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,27 +15,27 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyse.h"
-#include "arena.h"
-#include "clock.h"
-#include "engine.h"
-#include "epoch.h"
-#include "heap.h"
-#include "init.h"
-#include "maps.h"
-#include "modules.h"
-#include "next.h"
-#include "policy.h"
-#include "raw.h"
-#include "record.h"
-#include "report_file.h"
-#include "report_path.h"
-#include "rtl/region.h"
-#include "sigsys.h"
-#include "site.h"
-#include "tally.h"
-#include "trace.h"
-#include "track_format.h"
+#include "core/start/init.h"
+#include "core/util/clock.h"
+#include <rtl/region.h>
+#include "interpose/sigsys.h"
+#include "policy/policy.h"
+#include "policy/report_file.h"
+#include "policy/report_path.h"
+#include "preload/engine/engine.h"
+#include "preload/engine/epoch.h"
+#include "preload/engine/record.h"
+#include "preload/engine/site.h"
+#include "preload/engine/tally.h"
+#include "preload/engine/trace.h"
+#include "preload/place/arena.h"
+#include "preload/place/heap.h"
+#include "preload/place/maps.h"
+#include "preload/shim/next.h"
+#include "preload/track/analyse.h"
+#include "preload/track/format.h"
+#include "preload/track/modules.h"
+#include "preload/track/raw.h"
 
 static _Atomic int claimed;
 static char policy_text[32 << 10];

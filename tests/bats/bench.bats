@@ -4,12 +4,9 @@
 # the keys bench/README.md lists. Speed is never asserted here: that is
 # `make bench`.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load helpers
 
 setup() {
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-  build=${RTL_BUILD:-$top/build}
   tmp=$(mktemp -d)
 }
 
@@ -178,7 +175,7 @@ CG
 }
 
 @test "compare against the DSM: both ratios for an application, written to compare_dsm.json" {
-  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
+  needs_preload
   RTL_COMPARE_DSM_APPS=IS run python3 "$top/bench/compare_dsm.py" "$build" "$tmp"
   assert_success
   assert_line --partial "Compare against the DSM"

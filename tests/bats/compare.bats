@@ -5,16 +5,10 @@
 # compare.json, the plot checked as an image, bad input refused.
 
 bats_require_minimum_version 1.5.0
-
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '/usr/lib/bats/bats-file/load'
+load helpers
 
 setup() {
-  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-  build=${RTL_BUILD:-$top/build}
-  rtlctl=$build/tools/rtlctl
+  needs_preload
   gran=$build/tests/progs/granularity
   tmp=$BATS_TEST_TMPDIR
   cd "$tmp"

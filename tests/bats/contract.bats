@@ -3,12 +3,9 @@
 # builds against the header and the library, in the tree and once installed,
 # and behaves as the paper's Tables 2 and 3 say.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load helpers
 
 setup() {
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-  build=${RTL_BUILD:-$top/build}
   tmp=$(mktemp -d)
   # make check-sanitize builds rtl instrumented: link programs the same way.
   san=${RTL_SANITIZE_CFLAGS:-}

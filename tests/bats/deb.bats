@@ -5,25 +5,20 @@
 # own folders stay as they were).
 
 bats_require_minimum_version 1.5.0
-
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '/usr/lib/bats/bats-file/load'
+load helpers
 
 # Built once for the file: dpkg-buildpackage and lintian take a minute.
 setup_file() {
   [[ -z ${RTL_SANITIZE_CFLAGS:-} && -z ${RTL_RUN:-} ]] && command -v dpkg-buildpackage >/dev/null ||
     return 0
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   export DEB_OUT=$BATS_FILE_TMPDIR/deb
   "$top/scripts/deb.sh" "$DEB_OUT" >"$BATS_FILE_TMPDIR/deb.log" 2>&1 || true
 }
 
 setup() {
   [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "packages are built without sanitizers"
-  [[ -z ${RTL_RUN:-} ]] || skip "the packages are this machine's programs"
+  needs_native "the packages are this machine's programs"
   command -v dpkg-buildpackage >/dev/null || skip "dpkg-dev not installed (scripts/deps.sh deb)"
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   version=$(sed -n "s/^  version : '\(.*\)',$/\1/p" "$top/meson.build")
   arch=$(dpkg --print-architecture)
   triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)

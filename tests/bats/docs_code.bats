@@ -5,13 +5,9 @@
 # Blocks without an #include are excerpts and are not built.
 
 bats_require_minimum_version 1.5.0
-
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load helpers
 
 setup() {
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-  build=${RTL_BUILD:-$top/build}
   tmp=$BATS_TEST_TMPDIR
 }
 
@@ -40,7 +36,7 @@ PY
 }
 
 @test "every whole-file code block in the docs compiles, and links if it is a program" {
-  [[ -z ${RTL_RUN:-} ]] || skip "built for another machine"
+  needs_native "built for another machine"
   blocks=$(extract)
   # The ones this test was written for must be among them.
   grep -q '^guide_' <<<"$blocks"

@@ -3,11 +3,10 @@
 # maps to one promise of the protocol or the robustness rules. Needs mpirun;
 # skipped when the DSM was not built (no MPI). tests/run.sh exports RTL_BUILD.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load helpers
 
 setup() {
-  b="${RTL_BUILD:-$BATS_TEST_DIRNAME/../../build}/dsm"
+  b="$build/dsm"
   [[ -x $b/tests/dsm-proto ]] || skip "DSM not built (no MPI)"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export DSM_TIMEOUT=30

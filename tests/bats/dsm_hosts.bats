@@ -8,8 +8,7 @@
 # variables forwarded with -x, the DSM's doorbells between addresses.
 # Needs root, iproute2 and unshare; skipped otherwise.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load helpers
 
 setup_file() {
   export HOSTS_SKIP=""
@@ -57,7 +56,7 @@ teardown_file() {
 
 setup() {
   [[ -z $HOSTS_SKIP ]] || skip "$HOSTS_SKIP"
-  b="${RTL_BUILD:-$BATS_TEST_DIRNAME/../../build}/dsm"
+  b="$build/dsm"
   [[ -x $b/tests/dsm-proto ]] || skip "DSM not built (no MPI)"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 }

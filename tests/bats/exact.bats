@@ -6,7 +6,7 @@
 # tests/programs (make test-programs).
 
 bats_require_minimum_version 1.5.0
-load preload_helpers
+load helpers
 
 setup() {
   preload_setup

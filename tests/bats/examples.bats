@@ -3,19 +3,10 @@
 # promise. tests/run.sh exports RTL_BUILD, the build directory.
 
 bats_require_minimum_version 1.5.0
-
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '/usr/lib/bats/bats-file/load'
-
-# The preload cannot run in a sanitizer build (ASan's runtime must come
-# first in every process it enters): make check-sanitize skips these.
-needs_preload() {
-  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
-}
+load helpers
 
 setup() {
-  ex="${RTL_BUILD:-$BATS_TEST_DIRNAME/../../build}/examples"
+  ex="$build/examples"
   [[ -x $ex/table2 ]] || skip "examples not built (-Dexamples=false)"
 }
 
@@ -87,7 +78,7 @@ setup() {
 @test "checkpoint: with no arguments, runs then restores in a child process" {
   # The child execs the program again: under qemu-user (make
   # test-aarch64) an aarch64 program cannot start another one.
-  [[ -z ${RTL_RUN:-} ]] || skip "exec under qemu-user"
+  needs_native "exec under qemu-user"
   run ${RTL_RUN:-} "$ex/checkpoint"
   assert_success
   run_pid=$(sed -n 's/^run in process \([0-9]*\)$/\1/p' <<<"$output")
@@ -112,8 +103,8 @@ setup() {
   needs_preload
   # rtlctl run starts the program itself: under qemu-user (make
   # test-aarch64) an aarch64 program cannot start another one.
-  [[ -z ${RTL_RUN:-} ]] || skip "rtlctl run under qemu-user"
-  run "$BATS_TEST_DIRNAME/../../examples/demo.sh" "${RTL_BUILD:-build}"
+  needs_native "rtlctl run under qemu-user"
+  run "$top/examples/demo.sh" "$build"
   assert_success
   first=$(grep -m1 '^== ' <<<"$output")
   [[ $first == "== Table 2:"* ]]
@@ -133,9 +124,8 @@ setup() {
 # it prints without rtl, while the policy's rule selects and traps.
 @test "policies: each example policy checks, and python3 under it is unchanged and traps" {
   needs_preload
-  [[ -z ${RTL_RUN:-} ]] || skip "rtlctl run under qemu-user"
+  needs_native "rtlctl run under qemu-user"
   command -v python3 >/dev/null || skip "python3 not installed"
-  rtlctl="${RTL_BUILD:-$BATS_TEST_DIRNAME/../../build}/tools/rtlctl"
   cd "$BATS_TEST_TMPDIR"
   prog='import json; d = {str(i): [i] * (i % 7) for i in range(3000)}; s = json.dumps(d); print(len(s), sum(len(v) for v in json.loads(s).values()))'
   python3 -c "$prog" >plain.out

@@ -3,13 +3,8 @@
 # once crashed it) without a fuzzing engine: the regression half of
 # `make fuzz`.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load helpers
 
-setup() {
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-  build=${RTL_BUILD:-$top/build}
-}
 
 replay() {
   local target=$1 n

@@ -5,19 +5,9 @@
 # a preload the loader cannot load, before the program starts.
 
 bats_require_minimum_version 1.5.0
-
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '/usr/lib/bats/bats-file/load'
-
-needs_preload() {
-  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
-  [[ -z ${RTL_RUN:-} ]] || skip "the installed tree is this machine's programs"
-}
+load helpers
 
 setup() {
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-  build=${RTL_BUILD:-$top/build}
   tmp=$BATS_TEST_TMPDIR
   printf '[rtl]\nreport = %s/reports/%%e.%%p.json\n[rule all]\n' "$tmp" >"$tmp/p.ini"
   mkdir -p "$tmp/reports"

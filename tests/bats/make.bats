@@ -3,13 +3,7 @@
 # (scripts/deps.sh GROUP...): building needs neither MPI nor the test tools.
 
 bats_require_minimum_version 1.5.0
-
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-
-setup() {
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-}
+load helpers
 
 @test "deps.sh: the build group has the compilers and libraries, not MPI or bats" {
   run "$top/scripts/deps.sh" --list build

@@ -5,7 +5,7 @@
 # NA objects of 100 bytes from alloc_a (calloc) and NB of 200 from alloc_b.
 
 bats_require_minimum_version 1.5.0
-load preload_helpers
+load helpers
 
 setup() {
   preload_setup

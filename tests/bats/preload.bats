@@ -4,7 +4,7 @@
 # death by NULL, threads, fork isolation, the region API, the policy file.
 
 bats_require_minimum_version 1.5.0
-load preload_helpers
+load helpers
 
 setup() {
   preload_setup

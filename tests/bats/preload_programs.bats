@@ -4,7 +4,7 @@
 # stderr and exit status must be byte-identical, and the selecting runs
 # must have made regions (their reports count them).
 
-load preload_helpers
+load helpers
 
 setup() {
   preload_setup

@@ -14,7 +14,7 @@
 # is a block of whole pages, which swizzle protects in place.
 
 bats_require_minimum_version 1.5.0
-load preload_helpers
+load helpers
 
 setup() {
   preload_setup

@@ -5,21 +5,15 @@
 # report's backtraces.
 
 bats_require_minimum_version 1.5.0
-
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '/usr/lib/bats/bats-file/load'
+load helpers
 
 setup() {
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-  build=${RTL_BUILD:-$top/build}
-  rtlctl=$build/tools/rtlctl
   tmp=$BATS_TEST_TMPDIR
 }
 
 # A real run with backtraces of read and write traps, its report $tmp/r.json.
 traced_run() {
-  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
+  needs_preload
   printf '%s\n' '[rule a]' 'size = 100' 'protect = none' \
     'on_read = count, backtrace, grant-read' 'on_write = count, backtrace, grant-rw' \
     '[rule b]' 'size = 200' >"$tmp/p.ini"
@@ -167,7 +161,7 @@ PY
 
 # A run that records every trap (events = traps), its report $tmp/e.json.
 events_run() {
-  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
+  needs_preload
   command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/deps.sh test installs it)"
   printf '%s\n' '[rtl]' 'events = traps' '[rule a]' 'size = 100' 'protect = none' \
     'on_read = count, grant-read' 'on_write = count, grant-rw' \
@@ -230,7 +224,7 @@ PY
 }
 
 @test "report --plot: without events only the sites; nothing to draw, no gnuplot, a bad name: errors" {
-  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
+  needs_preload
   traced_run
   run "$rtlctl" report --plot "$tmp/s.svg" "$tmp/r.json"
   assert_success

@@ -3,21 +3,9 @@
 # malformed policy corpus (each error with its line), reports.
 
 bats_require_minimum_version 1.5.0
-
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '/usr/lib/bats/bats-file/load'
-
-# The preload cannot run in a sanitizer build (ASan's runtime must come
-# first in every process it enters): make check-sanitize skips these.
-needs_preload() {
-  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
-}
+load helpers
 
 setup() {
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-  build=${RTL_BUILD:-$top/build}
-  rtlctl=$build/tools/rtlctl
   tmp=$(mktemp -d)
 }
 

@@ -4,17 +4,11 @@
 # errors prefixed with the command, getopt_long's forms for every command.
 
 bats_require_minimum_version 1.5.0
-
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '/usr/lib/bats/bats-file/load'
+load helpers
 
 commands="run check show report init selftest"
 
 setup() {
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-  build=${RTL_BUILD:-$top/build}
-  rtlctl=$build/tools/rtlctl
   tmp=$BATS_TEST_TMPDIR
 }
 
@@ -29,7 +23,7 @@ setup() {
 }
 
 @test "a report carries the version of the rtlctl that made it" {
-  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
+  needs_preload
   printf '[rule all]\n' >"$tmp/p.ini"
   "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/r.json" -- /bin/true 2>/dev/null
   run python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rtl_version"])' "$tmp/r.json"

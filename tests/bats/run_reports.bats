@@ -4,19 +4,9 @@
 # when the program ends, none of another run's (docs/policy.md, "Report").
 
 bats_require_minimum_version 1.5.0
-
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '/usr/lib/bats/bats-file/load'
-
-needs_preload() {
-  [[ -z ${RTL_SANITIZE_CFLAGS:-} ]] || skip "the preload does not run under sanitizers"
-}
+load helpers
 
 setup() {
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-  build=${RTL_BUILD:-$top/build}
-  rtlctl=$build/tools/rtlctl
   tmp=$BATS_TEST_TMPDIR
 }
 

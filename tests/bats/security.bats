@@ -5,11 +5,10 @@
 # share one name).
 
 bats_require_minimum_version 1.5.0
-load preload_helpers
+load helpers
 
 setup() {
   preload_setup
-  top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   RTLCTL=$RTL_BUILD/tools/rtlctl
 }
 

@@ -6,7 +6,7 @@
 # run without it, and the write trapped (docs/preload.md, "Signal masks").
 
 bats_require_minimum_version 1.5.0
-load preload_helpers
+load helpers
 
 setup() {
   preload_setup

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The preload's slots (preload/place/slots.c): small blocks under the auto
+# The preload's slots (preload/place/auto.c): small blocks under the auto
 # and alias mechanisms, each reached through a copy of the pool of its own.
 # A block whose pages must change protection sets a run of free pages
 # around them in its copy with the same call; the blocks handed out there
@@ -7,7 +7,7 @@
 # rule asks for, with one thread or several.
 
 bats_require_minimum_version 1.5.0
-load preload_helpers
+load helpers
 
 setup() {
   preload_setup

@@ -3,12 +3,7 @@
 # free with random sizes, every byte checked against a shadow copy.
 # `make soak` runs the same for ten minutes.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-
-setup() {
-  build=${RTL_BUILD:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/build}
-}
+load helpers
 
 @test "soak: 8 threads, no mismatch, nothing leaked" {
   run "$build/tests/progs/soak" -t 8 -n 4000 -S 42

@@ -2,8 +2,8 @@
  * crash, never loop, and never report more than it can hold. */
 #include <stdlib.h>
 
-#include "decoder.h"
-#include "fuzz.h"
+#include "decoder/decoder.h"
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz.h"
-#include "rtl/region.h"
+#include <rtl/region.h>
+#include "tests/fuzz/fuzz.h"
 
 #define MAX_REGION 4096
 

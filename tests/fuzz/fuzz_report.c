@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "fuzz.h"
-#include "report_print.h"
-#include "report_read.h"
+#include "tests/fuzz/fuzz.h"
+#include "tools/report/report_print.h"
+#include "tools/report/report_read.h"
 
 static void check_printable(const char *text, size_t n)
 {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 int main(int argc, char **argv)
 {

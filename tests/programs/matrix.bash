@@ -4,8 +4,7 @@
 # writes), with its peak memory held to 1.5 x the run without rtl + 64 MiB.
 # Each run's time and memory go to $MATRIX_LOG for the table in the docs.
 
-load /usr/lib/bats/bats-support/load
-load /usr/lib/bats/bats-assert/load
+load ../bats/helpers
 
 # The policies, by name: every kind the docs allow for an unmodified
 # program. "builtin" is rtlctl run's default; "init" what rtlctl init writes;
@@ -23,21 +22,21 @@ matrix_setup() {
   POL=$T/policies
   mkdir -p "$POL" "$T/in" "$T/runs" "$T/reports"
   "$RTLCTL" init >"$POL/init.ini"
-  policy none-grant '[rule all]' 'protect = none' \
+  matrix_policy none-grant '[rule all]' 'protect = none' \
     'on_read = count, grant-rw' 'on_write = count, grant-rw'
-  policy 1k-read '[rule io]' 'size = 1K..' 'protect = read'
-  policy read-grant '[rule all]' 'protect = read' 'on_write = count, grant-rw'
-  policy read-grant-epoch '[rule all]' 'protect = read' \
+  matrix_policy 1k-read '[rule io]' 'size = 1K..' 'protect = read'
+  matrix_policy read-grant '[rule all]' 'protect = read' 'on_write = count, grant-rw'
+  matrix_policy read-grant-epoch '[rule all]' 'protect = read' \
     'on_write = count, grant-rw' 'epoch = 1ms'
-  policy sample-7 '[rule all]' 'sample = 7' 'protect = none' \
+  matrix_policy sample-7 '[rule all]' 'sample = 7' 'protect = none' \
     'on_read = count, grant-read' 'on_write = count, grant-rw'
-  policy alias-epoch '[rule all]' 'mechanism = alias' 'protect = read' \
+  matrix_policy alias-epoch '[rule all]' 'mechanism = alias' 'protect = read' \
     'on_write = count, grant-rw' 'epoch = 1ms'
   MATRIX_LOG=${MATRIX_LOG:-$RTL_BUILD/programs-matrix.tsv}
 }
 
-# policy NAME LINES...: $POL/NAME.ini.
-policy() {
+# matrix_policy NAME LINES...: $POL/NAME.ini (no report line: run_in sets RTL_REPORT).
+matrix_policy() {
   local name=$1
   shift
   printf '%s\n' "$@" >"$POL/$name.ini"

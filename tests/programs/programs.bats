@@ -201,7 +201,7 @@ RB
   # once read its way down 24 GB below the preload's pool until the OOM
   # killer stopped it. A 2 GiB arena bounds what a regression could take
   # (and keeps it well past the bound checked here).
-  policy swizzle-read '[rule all]' 'mechanism = swizzle' 'protect = read' \
+  matrix_policy swizzle-read '[rule all]' 'mechanism = swizzle' 'protect = read' \
     'on_write = count, grant-rw'
   words 20000 >"$T/in/text"
   printf 'scale=300\n4*a(1)\nquit\n' >"$T/in/pi.bc"

@@ -4,7 +4,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
-#include "rtl/region.h"
+#include <rtl/region.h>
 
 static volatile int calls; /* changed by a trap the compiler cannot see */
 static int (*protect)(void *, int);

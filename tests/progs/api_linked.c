@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rtl/region.h"
+#include <rtl/region.h>
 
 int main(void)
 {

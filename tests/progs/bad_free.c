@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtl/region.h"
+#include <rtl/region.h>
 
 int main(int argc, char **argv)
 {

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rtl/region.h"
+#include <rtl/region.h>
 
 static const size_t sizes[] = { 24, 200, 5000, 100000, 3u << 20 };
 #define N (sizeof(sizes) / sizeof(sizes[0]))

@@ -1,4 +1,4 @@
-/* The preload's slots (preload/place/slots.c) under page protection, for
+/* The preload's slots (preload/place/auto.c) under page protection, for
  * tests/bats/slots.bats.
  *
  *   slot_runs ring N [T]  N blocks of 16 B to 4 KiB (sizes from a fixed

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "test.h"
+#include "tests/unit/test.h"
 
 #define RW (PROT_READ | PROT_WRITE)
 

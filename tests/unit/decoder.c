@@ -3,9 +3,9 @@
  * coverage of every access form lives in decoder_forms.c. */
 #include <string.h>
 
-#include "decoder.h"
-#include "test.h"
-#include "x86_regs.h"
+#include "decoder/decoder.h"
+#include "tests/unit/test.h"
+#include "tests/unit/x86_regs.h"
 
 #define NO RTL_REG_NONE
 #define PC RTL_REG_PC

@@ -7,9 +7,9 @@
  * the same forms run over trapping regions in decoder_forms_aarch64.c. */
 #include <string.h>
 
-#include "aarch64.h"
-#include "decoder.h"
-#include "test.h"
+#include "decoder/aarch64.h"
+#include "decoder/decoder.h"
+#include "tests/unit/test.h"
 
 #define R RTL_ACC_READ
 #define W RTL_ACC_WRITE

@@ -4,7 +4,7 @@
  * difference of pointers), implicit operands (string instructions, rep),
  * read-modify-write, atomics, push/pop/call through memory, bt and setcc.
  * SIMD and x87 forms are in decoder_forms_simd.c. */
-#include "forms.h"
+#include "tests/unit/forms.h"
 
 /* ---- addressing ---- */
 

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "decoder.h"
-#include "helpers.h"
-#include "test.h"
-#include "views.h"
+#include "core/region/views.h"
+#include "decoder/decoder.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 struct res {
 	uint64_t v[8]; /* values loaded, or vector registers saved */

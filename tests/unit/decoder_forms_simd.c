@@ -3,8 +3,8 @@
  * (movhps, pextr, pinsr), state saves; prefetch never traps. AVX-512 cannot
  * run on every machine (this one has none): its forms are checked by
  * decoding only, and gathers and scatters must come out unsupported. */
-#include "forms.h"
-#include "x86_regs.h"
+#include "tests/unit/forms.h"
+#include "tests/unit/x86_regs.h"
 
 /* ---- SSE ---- */
 

@@ -6,10 +6,10 @@
 #include <signal.h>
 #include <sys/mman.h>
 
-#include "derive.h"
-#include "derive_model.h"
-#include "helpers.h"
-#include "test.h"
+#include "decoder/derive.h"
+#include "tests/unit/derive_model.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 /* ---- the look-ahead over x86-64 code (decoder_aarch64.c has aarch64's) ---- */
 

@@ -6,9 +6,9 @@
 
 #include <string.h>
 
-#include "derive.h"
-#include "test.h"
-#include "x86_regs.h"
+#include "decoder/derive.h"
+#include "tests/unit/test.h"
+#include "tests/unit/x86_regs.h"
 
 #if defined(__x86_64__)
 static inline void decoder_up(void)

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "dirty_helpers.h"
-#include "helpers.h"
-#include "test.h"
+#include "tests/unit/dirty_helpers.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 TEST(encode_apply_round_trip)
 {

@@ -8,9 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dirty_helpers.h"
-#include "helpers.h"
-#include "test.h"
+#include "tests/unit/dirty_helpers.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 /* The runs where a and b differ, byte by byte: the reference for scan. */
 static size_t reference_runs(const unsigned char *a, const unsigned char *b,

@@ -6,8 +6,8 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "helpers.h"
-#include "test.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 #define EXPECT_ERR(call, e)                      \
 	do {                                     \

@@ -8,9 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "test.h"
-#include "views.h"
+#include "core/region/views.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 static char *sentinel;
 

@@ -2,8 +2,8 @@
  * source): a buddy allocator over [0, S). */
 #include <errno.h>
 
-#include "extent.h"
-#include "test.h"
+#include "core/region/extent.h"
+#include "tests/unit/test.h"
 
 #define ARENA ((size_t)1 << 24)
 

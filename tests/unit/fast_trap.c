@@ -9,10 +9,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "hooks.h"
-#include "stats.h"
-#include "test.h"
+#include "core/start/stats.h"
+#include "core/trap/hooks.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 #define ROUNDS 50
 

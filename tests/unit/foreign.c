@@ -8,12 +8,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "test.h"
-#include "access.h"
-#include "hooks.h"
-#include "placement.h"
-#include "views.h"
+#include "core/region/placement.h"
+#include "core/region/views.h"
+#include "core/trap/hooks.h"
+#include "interpose/access.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 static _Atomic int prog_calls;
 static char *prog_page;

@@ -4,8 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "test.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 TEST(fork_isolation_both_ways)
 {

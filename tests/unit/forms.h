@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decoder.h"
-#include "helpers.h"
-#include "test.h"
-#include "views.h"
+#include "core/region/views.h"
+#include "decoder/decoder.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 #define SIZE 1024 /* region size */
 #define OFF 128   /* where p points in it */

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helpers.h"
-#include "test.h"
-#include "views.h"
+#include "core/region/views.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 #define MAXN ((size_t)1 << 20)
 #define ROOM (MAXN + 256)

@@ -10,10 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "inplace.h"
-#include "placement.h"
-#include "test.h"
+#include "core/region/placement.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/inplace_helpers.h"
+#include "tests/unit/test.h"
 
 /* The end of the loop below lives in memory, where no trap can move it. */
 static char *volatile loop_end;

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "inplace.h"
-#include "placement.h"
-#include "test.h"
+#include "core/region/placement.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/inplace_helpers.h"
+#include "tests/unit/test.h"
 
 /* Threads writing through read-only pointers while another lowers the
  * protection again and again: every write lands, every fault is resolved

@@ -3,8 +3,8 @@
  * whatever the others do, also when two threads use them at the same time. */
 #include <pthread.h>
 
-#include "helpers.h"
-#include "test.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 #define N 2000
 

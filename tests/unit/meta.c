@@ -2,8 +2,8 @@
  * source): type-stable pools and the size-class allocator. */
 #include <stdint.h>
 
-#include "meta.h"
-#include "test.h"
+#include "core/region/meta.h"
+#include "tests/unit/test.h"
 
 struct obj {
 	char bytes[40];

@@ -3,9 +3,9 @@
  * answering what the general ones answer; the trap's fast plan holding
  * only where the general check finds nothing to fix, and refusing what it
  * cannot check. */
-#include "derive.h"
-#include "derive_model.h"
-#include "test.h"
+#include "decoder/derive.h"
+#include "tests/unit/derive_model.h"
+#include "tests/unit/test.h"
 
 #if defined(__x86_64__)
 /* The move plan: plain for one operand base + disp with nothing after it;

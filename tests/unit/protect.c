@@ -2,8 +2,8 @@
  * trap, and that offsets and pointer arithmetic survive the move. */
 #include <string.h>
 
-#include "helpers.h"
-#include "test.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 /* Three regions on one page at NONE, RO and RW: each traps exactly as its
  * own protection says, whatever its neighbours are set to. */

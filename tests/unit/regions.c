@@ -2,9 +2,9 @@
  * lookup through any view and interior pointers. */
 #include <string.h>
 
-#include "helpers.h"
-#include "placement.h"
-#include "test.h"
+#include "core/region/placement.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 /* Allocate one region, check zero fill, trap once per protect on its first
  * and last byte, keep contents across protection changes. */

@@ -1,9 +1,9 @@
 /* The report's file name (policy/report_path.h): %e and %p expanded, and a
  * process other than the owner naming its report with its pid before the
  * extension, so that c.json's children write c.PID.json. */
-#include "report_path.h"
+#include "policy/report_path.h"
 
-#include "test.h"
+#include "tests/unit/test.h"
 
 static const struct {
 	const char *tmpl, *prog;

@@ -3,9 +3,9 @@
  * plain structs here; nothing else of the core runs. */
 #include <errno.h>
 
-#include "rmap.h"
-#include "test.h"
-#include "views.h"
+#include "core/region/rmap.h"
+#include "core/region/views.h"
+#include "tests/unit/test.h"
 
 #define ARENA ((uint64_t)1 << 30)
 #define PAGE 4096u

@@ -3,8 +3,8 @@
  * the window and of the sign bit its signed compare is biased around. */
 #include <stdint.h>
 
-#include "scan.h"
-#include "test.h"
+#include "core/trap/scan.h"
+#include "tests/unit/test.h"
 
 #ifdef RTL_SCAN_AVX2 /* built on x86-64 only (meson.build) */
 static unsigned long long rng = 0x243f6a8885a308d3ull;

@@ -2,8 +2,8 @@
 #ifndef RTL_TEST_SELFTEST_CHECK_H
 #define RTL_TEST_SELFTEST_CHECK_H
 
-#include "selftest.h"
-#include "test.h"
+#include "tests/unit/test.h"
+#include "tools/selftest/selftest.h"
 
 /* Run the self-test check called name; fail unless all its cases pass. */
 static inline void run_check(const char *name)

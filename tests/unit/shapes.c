@@ -3,8 +3,8 @@
  * and where the CPU has AVX2 VEX; shapes_aarch64.c), copying between two regions that
  * revoke each other beside live neighbours: so a machine without AVX-512
  * still exercises what AVX-512 code does. */
-#include "selftest_check.h"
-#include "shapes.h"
+#include "tests/unit/selftest_check.h"
+#include "tools/selftest/shapes.h"
 
 #define SHAPE_TEST(n, avail, what)      \
 	TEST(n)                         \

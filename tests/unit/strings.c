@@ -6,7 +6,7 @@
  * trapping neighbours, and four threads at once. */
 #include <pthread.h>
 
-#include "glibc_strings.h"
+#include "tests/unit/glibc_strings.h"
 
 struct call {
 	int k;

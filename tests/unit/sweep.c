@@ -3,7 +3,7 @@
  * that revoke each other, live neighbours on either side, every source
  * alignment, sizes to 64 KiB, against ordinary memory. tests/run.sh runs
  * this once per glibc string variant the CPU has. */
-#include "selftest_check.h"
+#include "tests/unit/selftest_check.h"
 
 TEST(strcpy_between_revoking_regions)
 {

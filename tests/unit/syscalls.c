@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "placement.h"
-#include "test.h"
+#include "core/region/placement.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 static int pipe_with(const char *data, int fds[2])
 {

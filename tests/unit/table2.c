@@ -7,7 +7,7 @@
  * store past those reads (it cannot know the store calls a handler). */
 #include <rtl/region.h>
 
-#include "test.h"
+#include "tests/unit/test.h"
 
 #define N 1000
 

@@ -1,5 +1,5 @@
 /* TAP runner: forks one child per test, reports ok / not ok with the cause. */
-#include "test.h"
+#include "tests/unit/test.h"
 
 #include <signal.h>
 #include <sys/wait.h>

@@ -4,9 +4,9 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "helpers.h"
-#include "placement.h"
-#include "test.h"
+#include "core/region/placement.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 #define THREADS 8
 #define ROUNDS 10000

@@ -6,9 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "test.h"
-#include "views.h"
+#include "core/region/views.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 /* A copy of a pointer taken while the region was NONE traps once the region
  * is RW again; rtl resolves it by swizzling, without the handler. */

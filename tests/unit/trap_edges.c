@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "helpers.h"
-#include "test.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 /* A call from inline asm must step over the red zone. */
 #define CALL "sub $128, %%rsp\n call *%[f]\n add $128, %%rsp"

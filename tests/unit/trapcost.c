@@ -11,8 +11,8 @@
 #include <time.h>
 #include <ucontext.h>
 
-#include "decoder.h"
-#include "helpers.h"
+#include "decoder/decoder.h"
+#include "tests/unit/helpers.h"
 
 #define N 200000
 
@@ -132,7 +132,7 @@ static double misses(int *count)
 
 /* The decode-cache hit and the derived-address check, as a trap does them
  * (without the signal), on memcmp's first vector load. */
-#include "derive.h"
+#include "decoder/derive.h"
 
 static enum rtl_where outside(uint64_t a, void *arg)
 {

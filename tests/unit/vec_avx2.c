@@ -1,3 +1,3 @@
 /* The vectorised loops built for AVX2 (-O3 -mavx2). */
 #define K(x) avx2_##x
-#include "vec_kernels.h"
+#include "tests/unit/vec_kernels.h"

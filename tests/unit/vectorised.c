@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decoder.h"
-#include "helpers.h"
-#include "test.h"
+#include "decoder/decoder.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/test.h"
 
 #define DECLARE(isa)                                                          \
 	long isa##_sum_i32(const int *a, size_t n);                           \

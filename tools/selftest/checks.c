@@ -5,8 +5,8 @@
 
 #include <rtl/region.h>
 
-#include "selftest.h"
-#include "shapes.h"
+#include "tools/selftest/selftest.h"
+#include "tools/selftest/shapes.h"
 
 void st_sweep_strcpy(struct st_report *r);
 void st_sweep_memcpy(struct st_report *r);

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "selftest.h"
+#include "tools/selftest/selftest.h"
 
 static void usage(FILE *out)
 {

@@ -1,6 +1,6 @@
 /* Two regions that revoke each other between two live neighbours (see
  * pair.h). */
-#include "pair.h"
+#include "tools/selftest/pair.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
  * routines are the architecture's (shapes_x86_64.c, shapes_aarch64.c). */
 #include <string.h>
 
-#include "pair.h"
-#include "shapes.h"
+#include "tools/selftest/pair.h"
+#include "tools/selftest/shapes.h"
 
 static const size_t sizes[] = { 16, 200, 1000 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))

@@ -4,12 +4,12 @@
 #ifndef RTL_SELFTEST_SHAPES_H
 #define RTL_SELFTEST_SHAPES_H
 
-#include "selftest.h"
+#include "tools/selftest/selftest.h"
 
 #if defined(__x86_64__)
-#include "shapes_x86_64.h"
+#include "tools/selftest/shapes_x86_64.h"
 #elif defined(__aarch64__)
-#include "shapes_aarch64.h"
+#include "tools/selftest/shapes_aarch64.h"
 #endif
 
 /* A routine with a shape in its addresses: copies n bytes (rounded up to

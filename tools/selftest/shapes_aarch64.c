@@ -18,8 +18,8 @@
  * that revoke each other (pair.c, shapes.c). */
 #include <string.h>
 
-#include "selftest.h"
-#include "shapes.h"
+#include "tools/selftest/selftest.h"
+#include "tools/selftest/shapes.h"
 
 #define CLOBBERS \
 	"x9", "x10", "x11", "x12", "x13", "x14", "x15", "v0", "v1", "v2", "v3", "memory", "cc"

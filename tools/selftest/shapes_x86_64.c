@@ -14,9 +14,9 @@
  * routine leaves on ordinary memory. */
 #include <string.h>
 
-#include "pair.h"
-#include "selftest.h"
-#include "shapes.h"
+#include "tools/selftest/pair.h"
+#include "tools/selftest/selftest.h"
+#include "tools/selftest/shapes.h"
 
 /* ---- the routines: one loop each, the shape in its addresses ---- */
 

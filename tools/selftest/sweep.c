@@ -7,8 +7,8 @@
  * Uses the public API only. */
 #include <string.h>
 
-#include "pair.h"
-#include "selftest.h"
+#include "tools/selftest/pair.h"
+#include "tools/selftest/selftest.h"
 
 #define ROOM 256 /* bytes past the operands that are filled and compared */
 

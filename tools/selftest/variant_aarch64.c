@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "selftest.h"
+#include "tools/selftest/selftest.h"
 
 const char *const st_functions[] = {
 	"strcpy",

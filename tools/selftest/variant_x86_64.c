@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "selftest.h"
-#include "shapes.h"
+#include "tools/selftest/selftest.h"
+#include "tools/selftest/shapes.h"
 
 /* glibc 2.36's names of the features its string IFUNCs test. */
 #define NO_AVX512 "-AVX512F,-AVX512VL,-AVX512BW"

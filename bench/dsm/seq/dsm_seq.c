@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsm.h"
+#include "dsm/dsm.h"
 
 int dsm_init(int *argc, char ***argv)
 {

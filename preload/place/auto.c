@@ -1,0 +1,322 @@
+/* Slots: the arena's pool mapped RTL_SLOTS more times, side by side (the
+ * auto mechanism, MultiView's idea without an mmap per object). The k-th
+ * live selected block on a physical page is reached through the k-th copy:
+ * its address is its own for its whole life, whatever its protection, and
+ * a protection change is an mprotect of its pages in that copy alone (no
+ * other block is reached through that copy there). Taking a copy is a
+ * compare-and-swap on the page's bitmap; no system call unless the pages
+ * must change protection, and then the call sets the free pages around
+ * them in that copy too (a run), for the blocks handed out there next.
+ *
+ * Each copy is one mapping; a page whose protection differs from its
+ * neighbours' splits it (maps.c counts each live block as two mappings
+ * against vm.max_map_count). The kernel gets the calls directly, not
+ * through the preload's mprotect.
+ * rtl_slot_protected runs in signal handlers: plain stores only. */
+#include "preload/place/auto.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/region/views.h"
+#include "core/util/page.h"
+#include "core/util/relax.h"
+#include "core/util/say.h"
+#include "preload/place/arena.h"
+
+#define PAGE rtl_page_size()
+#define PAGE_SHIFT rtl_page_shift()
+#define RW (PROT_READ | PROT_WRITE)
+
+#define WORDS (RTL_SLOTS / 64)
+
+static uintptr_t slots_base; /* copy k at slots_base + k * pool_len */
+static uintptr_t pool_lo;    /* the pool, in the RW view */
+static size_t pool_len;
+static _Atomic uint64_t (*taken)[WORDS]; /* per pool page: copies in use */
+/* Per pool page and copy: its protection plus one (0: never set, so RW;
+ * UNKNOWN after a failed mprotect). Written by the copy's taker; read by
+ * choose() while other takers write theirs: relaxed atomics, plain moves. */
+static _Atomic uint8_t *state;
+
+size_t rtl_slots_span(void)
+{
+	uintptr_t lo;
+	size_t len;
+
+	rtl_arena_pool(&lo, &len);
+	return (size_t)RTL_SLOTS * len;
+}
+
+int rtl_slots_init(uintptr_t base)
+{
+	size_t pages;
+
+	rtl_arena_pool(&pool_lo, &pool_len);
+	pages = pool_len / PAGE;
+	taken = rtl_arena_table(pages * sizeof(*taken));
+	state = rtl_arena_table(pages * RTL_SLOTS);
+	if (!taken || !state) {
+		errno = ENOMEM;
+		return -1;
+	}
+	slots_base = base;
+	for (int k = 0; k < RTL_SLOTS; k++)
+		if (rtl_arena_map_copy(slots_base + (uintptr_t)k * pool_len, RW) < 0)
+			return -1;
+	return 0;
+}
+
+/* A state no protection has: the next taker sets the page's. */
+#define UNKNOWN UINT8_MAX
+
+static int prot_of(size_t page, int k)
+{
+	uint8_t s = atomic_load_explicit(&state[page * RTL_SLOTS + (size_t)k],
+	                                 memory_order_relaxed);
+	return s ? s - 1 : RW;
+}
+
+/* Pages [first, last) of copy k have prot; or, prot < 0, may have any
+ * (a failed mprotect may have changed some): the next taker sets it. */
+static void set_states(size_t first, size_t last, int k, int prot)
+{
+	for (size_t p = first; p < last; p++)
+		atomic_store_explicit(&state[p * RTL_SLOTS + (size_t)k],
+		                      prot < 0 ? UNKNOWN : (uint8_t)(prot + 1),
+		                      memory_order_relaxed);
+}
+
+/* Release copy k on pages [first, last). */
+static void give_pages(size_t first, size_t last, int k)
+{
+	uint64_t bit = (uint64_t)1 << (k % 64);
+
+	for (size_t p = first; p < last; p++)
+		atomic_fetch_and_explicit(&taken[p][k / 64], ~bit,
+		                          memory_order_release);
+}
+
+/* Take copy k on page p: whether it was free. */
+static int take_page(size_t p, int k)
+{
+	uint64_t bit = (uint64_t)1 << (k % 64);
+
+	return !(atomic_fetch_or_explicit(&taken[p][k / 64], bit, memory_order_acquire) &
+	         bit);
+}
+
+/* Take copy k on pages [first, last), all or none. */
+static int take_pages(size_t first, size_t last, int k)
+{
+	for (size_t p = first; p < last; p++) {
+		if (!take_page(p, k)) {
+			give_pages(first, p, k);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The lowest copy free on every page of [first, last) whose pages already
+ * have prot, else the lowest free one (fewer copies touched, fewer page
+ * tables); -1 if none is free. */
+static int choose(size_t first, size_t last, int prot)
+{
+	int any = -1;
+
+	for (int w = 0; w < WORDS; w++) {
+		uint64_t used = 0;
+		for (size_t p = first; p < last; p++)
+			used |= atomic_load_explicit(&taken[p][w], memory_order_relaxed);
+		for (uint64_t free = ~used; free; free &= free - 1) {
+			int k = w * 64 + __builtin_ctzll(free);
+			if (any < 0)
+				any = k;
+			if (prot_of(first, k) == prot && prot_of(last - 1, k) == prot)
+				return k;
+			if (k - any > 8)
+				return any; /* not worth looking further */
+		}
+	}
+	return any;
+}
+
+/* Pages of copy k this far on each side of a block are set with it when
+ * its pages need an mprotect anyway: the call that sets one page sets a
+ * run, and the blocks later handed out on those pages through copy k
+ * need none (a block's life is then one grant's mprotect, the run's
+ * shared by its pages). A page taken in copy k ends the run. */
+#define RUN_PAGES 32
+
+/* A run claims a page's copy only while the page has more free copies
+ * than this: a block taking a copy there never finds them all taken
+ * because of a run. */
+#define RUN_SPARE 8
+
+/* Runs between their claim and their release: a page whose copies all
+ * look taken may be waiting for one of them (only under a race the
+ * spare copies did not cover). */
+static _Atomic unsigned runs_held;
+
+/* Bits set in x, without -mpopcnt (x86-64's baseline has no popcnt:
+ * __builtin_popcountll is then a libgcc call, 1.3 % of sqlite3's run
+ * under the built-in policy). */
+static inline int ones(uint64_t x)
+{
+	x -= x >> 1 & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + (x >> 2 & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (int)(x * 0x0101010101010101ull >> 56);
+}
+
+static int spare_copies(size_t p)
+{
+	int unused = 0;
+
+	for (int w = 0; w < WORDS && unused <= RUN_SPARE; w++)
+		unused += ones(~atomic_load_explicit(&taken[p][w], memory_order_relaxed));
+	return unused > RUN_SPARE;
+}
+
+static int claim(size_t p, int k)
+{
+	return spare_copies(p) && take_page(p, k);
+}
+
+/* Take copy k on the free pages before first and from last on, up to
+ * RUN_PAGES each side: [*lo, *hi) is then the run, all of it taken, until
+ * release_run. */
+static void take_run(size_t first, size_t last, int k, size_t *lo, size_t *hi)
+{
+	size_t pages = pool_len >> PAGE_SHIFT;
+
+	atomic_fetch_add_explicit(&runs_held, 1, memory_order_relaxed);
+	*lo = first;
+	*hi = last;
+	while (*lo > 0 && first - *lo < RUN_PAGES && claim(*lo - 1, k))
+		--*lo;
+	while (*hi < pages && *hi - last < RUN_PAGES && claim(*hi, k))
+		++*hi;
+}
+
+static void release_run(size_t first, size_t last, int k, size_t lo, size_t hi)
+{
+	give_pages(lo, first, k);
+	give_pages(last, hi, k);
+	atomic_fetch_sub_explicit(&runs_held, 1, memory_order_release);
+}
+
+/* Whether a run was held: then wait for the runs to end (bounded), and
+ * look again. */
+static int waited_for_runs(void)
+{
+	if (!atomic_load_explicit(&runs_held, memory_order_acquire))
+		return 0;
+	for (int i = 0; i < (1 << 16) && atomic_load_explicit(&runs_held, memory_order_acquire);
+	     i++)
+		rtl_cpu_relax();
+	return 1;
+}
+
+uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
+{
+	size_t first = (rw - pool_lo) >> PAGE_SHIFT;
+	size_t last = ((rw - pool_lo + (len ? len : 1) - 1) >> PAGE_SHIFT) + 1;
+
+	for (int tries = 0; tries < 64; tries++) {
+		int k = choose(first, last, prot), differ = 0;
+		uintptr_t at;
+
+		if (k < 0 && waited_for_runs())
+			continue; /* a copy may have been a run's */
+		if (k < 0)
+			return 0;
+		if (take_pages(first, last, k) < 0)
+			continue; /* another thread took it: look again */
+		at = slots_base + (uintptr_t)k * pool_len;
+		for (size_t p = first; p < last; p++)
+			differ |= prot_of(p, k) != prot;
+		if (differ) {
+			size_t lo, hi;
+			long rc;
+
+			take_run(first, last, k, &lo, &hi);
+			rc = syscall(SYS_mprotect, (void *)(at + lo * PAGE),
+			             (hi - lo) * PAGE, prot);
+			if (rc < 0 && (lo < first || hi > last)) {
+				/* Out of mappings, say: the block's pages alone.
+				 * A failed call may have changed some pages. */
+				set_states(lo, hi, k, -1);
+				release_run(first, last, k, lo, hi);
+				rc = syscall(SYS_mprotect, (void *)(at + first * PAGE),
+				             (last - first) * PAGE, prot);
+				if (rc == 0)
+					set_states(first, last, k, prot);
+			} else {
+				/* The state before the pages go: their next
+				 * taker reads it. */
+				if (rc == 0)
+					set_states(lo, hi, k, prot);
+				release_run(first, last, k, lo, hi);
+			}
+			if (rc < 0) {
+				set_states(first, last, k, -1);
+				give_pages(first, last, k);
+				return 0;
+			}
+		}
+		return at + first * PAGE + (rw & (PAGE - 1));
+	}
+	return 0;
+}
+
+static void locate(uintptr_t addr, size_t len, size_t *first, size_t *last,
+                   int *k)
+{
+	uintptr_t d = addr - slots_base;
+
+	*k = (int)(d / pool_len);
+	*first = (d % pool_len) >> PAGE_SHIFT;
+	*last = ((d % pool_len + (len ? len : 1) - 1) >> PAGE_SHIFT) + 1;
+}
+
+void rtl_slot_give(uintptr_t addr, size_t len)
+{
+	size_t first, last;
+	int k;
+
+	locate(addr, len, &first, &last, &k);
+	give_pages(first, last, k);
+}
+
+void rtl_slot_protected(uintptr_t addr, size_t len, int prot)
+{
+	size_t first, last;
+	int k;
+
+	locate(addr, len, &first, &last, &k);
+	set_states(first, last, k, prot);
+}
+
+void rtl_slots_forked(void)
+{
+	for (int k = 0; k < RTL_SLOTS; k++) {
+		if (rtl_arena_map_copy(slots_base + (uintptr_t)k * pool_len, RW) < 0) {
+			static const char msg[] = "rtl: fork: cannot map the "
+			                          "slots again in the child\n";
+			rtl_say(msg, sizeof(msg) - 1);
+			_exit(127);
+		}
+	}
+	/* Every page of the new copies is read-write: so says the state now.
+	 * The live blocks' pages get their protection back from alias.c. */
+	madvise(state, pool_len / PAGE * RTL_SLOTS, MADV_DONTNEED);
+	/* Runs other threads held at the fork have no thread to end them
+	 * here: their pages stay taken (at most 2 * RUN_PAGES of one copy
+	 * each, lost to the child), and no take may wait for them. */
+	atomic_store_explicit(&runs_held, 0, memory_order_relaxed);
+}

@@ -1,0 +1,331 @@
+/* From a decoded run (raw_run.h) to the report: sites named once and
+ * merged by (name, rule); lists sorted and cut as docs/policy.md says; the
+ * notes made from the limits the record carries. */
+#include "tools/interpret/raw_run.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/track/format.h"
+#include "tools/util/text.h"
+
+#ifndef RTL_VERSION
+#define RTL_VERSION "unknown"
+#endif
+#define MAX_SITES 500
+#define MAX_STACKS 50
+#define MAX_TOP 20
+
+static void note(struct run *r, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+static void note(struct run *r, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(r->notes, rtl_json_text(buf));
+}
+
+static const char *rule_name(struct run *r, int rule)
+{
+	json_t *o = json_array_get(r->rules, (size_t)rule);
+	const char *s = json_string_value(json_object_get(o, "name"));
+
+	return rule >= 0 && s ? s : "?";
+}
+
+static void name_sites(struct run *r)
+{
+	for (size_t i = 0; i < r->nsites; i++) {
+		char buf[512];
+
+		if (r->sites[i].ip)
+			rtl_symbolise(&r->mods, r->sites[i].ip, 0, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "(other sites)");
+		r->sites[i].name = strdup(buf);
+	}
+}
+
+/* "file.c:LINE" of return address ip, with its inlined calls
+ * (sources.c), or "" without debug information for it. */
+static json_t *source_of(struct run *r, uint64_t ip)
+{
+	char buf[1024];
+
+	if (!ip || rtl_source_line(&r->mods, ip, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	return rtl_json_text(buf);
+}
+
+static const char *slot_name(struct run *r, uint32_t slot)
+{
+	for (size_t i = 0; i < r->nsites; i++)
+		if (r->sites[i].slot == slot && r->sites[i].name)
+			return r->sites[i].name;
+	return "(other sites)";
+}
+
+/* The rule of a site slot, or -1. */
+static int slot_rule(struct run *r, uint32_t slot)
+{
+	for (size_t i = 0; i < r->nsites; i++)
+		if (r->sites[i].slot == slot)
+			return r->sites[i].rule;
+	return -1;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->rule - y->rule;
+}
+
+static int by_use(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+	uint64_t tx = x->rd + x->wr, ty = y->rd + y->wr;
+
+	if (tx != ty)
+		return tx < ty ? 1 : -1;
+	if (x->regions != y->regions)
+		return x->regions < y->regions ? 1 : -1;
+	return by_name(a, b);
+}
+
+static json_t *sites(struct run *r)
+{
+	struct site *rows = calloc(r->nsites ? r->nsites : 1, sizeof(*rows));
+	json_t *a = json_array();
+	size_t m = 0, w = 0;
+
+	for (size_t i = 0; rows && i < r->nsites; i++)
+		if (r->sites[i].regions && r->sites[i].name)
+			rows[m++] = r->sites[i];
+	if (m) {
+		qsort(rows, m, sizeof(*rows), by_name);
+		for (size_t i = 0; i < m; i++) {
+			if (w && !by_name(&rows[w - 1], &rows[i])) {
+				rows[w - 1].regions += rows[i].regions;
+				rows[w - 1].bytes += rows[i].bytes;
+				rows[w - 1].rd += rows[i].rd;
+				rows[w - 1].wr += rows[i].wr;
+				rows[w - 1].false_sharing += rows[i].false_sharing;
+				rows[w - 1].grants += rows[i].grants;
+				rows[w - 1].granted_bytes += rows[i].granted_bytes;
+				rows[w - 1].touched_bytes += rows[i].touched_bytes;
+			} else {
+				rows[w++] = rows[i];
+			}
+		}
+		m = w;
+		qsort(rows, m, sizeof(*rows), by_use);
+	}
+	for (size_t i = 0; i < m && i < MAX_SITES; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "site", rtl_json_text(rows[i].name));
+		json_object_set_new(o, "source", source_of(r, rows[i].ip));
+		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, rows[i].rule)));
+		set_int(o, "regions", rows[i].regions);
+		set_int(o, "bytes", rows[i].bytes);
+		set_int(o, "read_traps", rows[i].rd);
+		set_int(o, "write_traps", rows[i].wr);
+		set_int(o, "false_sharing_traps", rows[i].false_sharing);
+		set_int(o, "grants", rows[i].grants);
+		set_int(o, "granted_bytes", rows[i].granted_bytes);
+		set_int(o, "touched_bytes", rows[i].touched_bytes);
+		json_array_append_new(a, o);
+	}
+	if (m > MAX_SITES)
+		note(r, "sites: the %u with the most traps listed, of %zu", MAX_SITES, m);
+	free(rows);
+	return a;
+}
+
+static int top_by_traps(const void *a, const void *b)
+{
+	const struct top *x = a, *y = b;
+	uint64_t tx = x->rd + x->wr, ty = y->rd + y->wr;
+
+	return tx < ty ? 1 : tx > ty ? -1
+	                             : 0;
+}
+
+static json_t *top_regions(struct run *r)
+{
+	json_t *a = json_array();
+
+	qsort(r->tops, r->ntops, sizeof(*r->tops), top_by_traps);
+	for (size_t i = 0; i < r->ntops && i < MAX_TOP; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "site", rtl_json_text(slot_name(r, r->tops[i].slot)));
+		if (r->tops[i].rule >= 0)
+			json_object_set_new(o, "rule",
+			                    rtl_json_text(rule_name(r, r->tops[i].rule)));
+		if (r->tops[i].addr) {
+			char hex[24];
+			snprintf(hex, sizeof(hex), "0x%" PRIx64, r->tops[i].addr);
+			json_object_set_new(o, "address", json_string(hex));
+		}
+		set_int(o, "size", r->tops[i].size);
+		set_int(o, "read_traps", r->tops[i].rd);
+		set_int(o, "write_traps", r->tops[i].wr);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static uint64_t limit(struct run *r, const char *name)
+{
+	json_t *v = json_object_get(r->limits, name);
+
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static void name_events(struct run *r)
+{
+	json_t *e;
+	size_t i;
+	uint64_t seen = limit(r, RTL_TRACK_LIMIT_EVENTS), n;
+
+	json_array_foreach(r->events, i, e)
+	{
+		uint32_t slot = (uint32_t)json_integer_value(json_object_get(e, "site"));
+		int rule = slot_rule(r, slot);
+
+		json_object_set_new(e, "site", rtl_json_text(slot_name(r, slot)));
+		json_object_set_new(e, "rule", rtl_json_text(rule >= 0 ? rule_name(r, rule) : "?"));
+	}
+	n = json_array_size(r->events);
+	if (seen > n)
+		note(r, "events: the ring held %llu traps; %llu more were not listed",
+		     (unsigned long long)n, (unsigned long long)(seen - n));
+}
+
+static int stack_by_count(const void *a, const void *b)
+{
+	const struct stack *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1
+	                                                     : 0;
+}
+
+static json_t *backtraces(struct run *r)
+{
+	json_t *a = json_array();
+
+	qsort(r->stacks, r->nstacks, sizeof(*r->stacks), stack_by_count);
+	for (size_t i = 0; i < r->nstacks && i < MAX_STACKS; i++) {
+		const struct stack *s = &r->stacks[i];
+		json_t *o = json_object(), *frames = json_array();
+		json_t *sources = json_array();
+		char name[512];
+
+		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, (int)s->rule)));
+		json_object_set_new(o, "kind", json_string(s->write ? "write" : "read"));
+		set_int(o, "count", s->count);
+		for (uint32_t f = 0; f < s->n; f++) {
+			/* The first frame is the faulting instruction itself. */
+			rtl_symbolise(&r->mods, s->ip[f] + (f == 0), 1, name, sizeof(name));
+			json_array_append_new(frames, rtl_json_text(name));
+			json_array_append_new(sources, source_of(r, s->ip[f] + (f == 0)));
+		}
+		json_object_set_new(o, "frames", frames);
+		json_object_set_new(o, "sources", sources);
+		json_array_append_new(a, o);
+	}
+	if (limit(r, RTL_TRACK_LIMIT_STACKS_DROPPED))
+		note(r, "backtraces: %llu traps had stacks that did not fit in the table",
+		     (unsigned long long)limit(r, RTL_TRACK_LIMIT_STACKS_DROPPED));
+	return a;
+}
+
+/* The notes that follow the lists' own, in the order the preload used to
+ * write them. */
+static void limit_notes(struct run *r)
+{
+	uint64_t v;
+
+	if ((v = limit(r, RTL_TRACK_LIMIT_FALLBACK_MAX)))
+		note(r, "stopped selecting at max_regions = %llu (%llu allocations left "
+		        "to the system allocator)",
+		     (unsigned long long)limit(r, RTL_TRACK_LIMIT_MAX_REGIONS),
+		     (unsigned long long)v);
+	if ((v = limit(r, RTL_TRACK_LIMIT_FALLBACK_FULL)))
+		note(r, "rtl's views or records were full: %llu selected allocations "
+		        "left to the system allocator",
+		     (unsigned long long)v);
+	if ((v = limit(r, RTL_TRACK_LIMIT_FALLBACK_MAPS)) ||
+	    limit(r, RTL_TRACK_LIMIT_ALIAS_HIT))
+		note(r, "the mapping budget was full: %llu selected allocations left to "
+		        "the system allocator (a block that can trap takes up to two of "
+		        "the process's mappings; %llu live at most with vm.max_map_count "
+		        "= %lld and %lld mappings at start: raise it, e.g. "
+		        "sysctl -w vm.max_map_count=%lld)",
+		     (unsigned long long)v,
+		     (unsigned long long)limit(r, RTL_TRACK_LIMIT_BUDGET),
+		     (long long)limit(r, RTL_TRACK_LIMIT_MAX_MAPS),
+		     (long long)limit(r, RTL_TRACK_LIMIT_MAPS_AT_START),
+		     (long long)limit(r, RTL_TRACK_LIMIT_MAX_MAPS) * 4);
+	if (limit(r, RTL_TRACK_LIMIT_IN_PLACE_HIT) &&
+	    !limit(r, RTL_TRACK_LIMIT_FALLBACK_MAPS))
+		note(r, "swizzle blocks of whole pages past %llu live were ordinary "
+		        "swizzle regions, not protected in place (vm.max_map_count = "
+		        "%lld, %lld mappings at start)",
+		     (unsigned long long)limit(r, RTL_TRACK_LIMIT_BUDGET),
+		     (long long)limit(r, RTL_TRACK_LIMIT_MAX_MAPS),
+		     (long long)limit(r, RTL_TRACK_LIMIT_MAPS_AT_START));
+	if ((v = limit(r, RTL_TRACK_LIMIT_SITE_OVERFLOW)))
+		note(r, "%llu allocations found the site table full and are under "
+		        "(other sites)",
+		     (unsigned long long)v);
+	if (r->status == RTL_TRACK_STATUS_UNKNOWN)
+		note(r, "exit status unknown (the program did not start through "
+		        "__libc_start_main)");
+	if ((v = limit(r, RTL_TRACK_LIMIT_SECCOMP_REFUSED)))
+		note(r, "the kernel refused rtl's seccomp filter (%s): only the calls "
+		        "rtl wraps were resolved; others on protected memory got EFAULT "
+		        "(docs/syscalls.md, \"Every call\")",
+		     strerror((int)v));
+	if (limit(r, RTL_TRACK_LIMIT_EPOCH_OPEN))
+		note(r, "the last epoch was not closed: the process died of a signal");
+}
+
+json_t *rtl_raw_build(struct run *r)
+{
+	json_t *out = json_object(), *site_list, *top, *bts;
+	uint64_t dropped = limit(r, RTL_TRACK_LIMIT_EPOCHS_DROPPED);
+
+	name_sites(r);
+	site_list = sites(r);
+	top = top_regions(r);
+	if (dropped)
+		note(r, "epochs: %zu listed, %llu more not kept",
+		     json_array_size(r->epochs), (unsigned long long)dropped);
+	name_events(r);
+	bts = backtraces(r);
+	limit_notes(r);
+	set_int(out, "rtl_report", 1);
+	json_object_set_new(out, "rtl_version", json_string(RTL_VERSION));
+	json_object_set(out, "run", r->run);
+	json_object_set(out, "policy", r->policy);
+	json_object_set(out, "totals", r->totals);
+	json_object_set(out, "rules", r->rules);
+	json_object_set_new(out, "sites", site_list);
+	json_object_set_new(out, "top_regions", top);
+	json_object_set(out, "epochs", r->epochs);
+	json_object_set(out, "events", r->events);
+	json_object_set_new(out, "backtraces", bts);
+	json_object_set(out, "notes", r->notes);
+	return out;
+}

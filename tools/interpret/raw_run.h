@@ -1,0 +1,59 @@
+/* The decoded raw record, between raw_read.c (which reads and checks it)
+ * and raw_build.c (which turns it into the report). Private to tools/. */
+#ifndef RTL_RAW_RUN_H
+#define RTL_RAW_RUN_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/interpret/symbols.h"
+
+/* ---- what the record holds ---- */
+
+struct site {
+	uint32_t slot;
+	uint64_t ip;
+	int rule;
+	uint64_t regions, bytes, rd, wr;
+	uint64_t false_sharing, grants, granted_bytes, touched_bytes;
+	char *name;
+};
+
+struct top {
+	uint32_t slot;
+	uint64_t size, rd, wr;
+	uint64_t addr; /* 0: a record from before 0.2.0 */
+	int rule;      /* -1: likewise */
+};
+
+struct stack {
+	uint32_t rule, write, n;
+	uint64_t count;
+	uint64_t ip[16];
+};
+
+struct run {
+	json_t *run, *policy, *totals, *rules, *epochs, *events;
+	struct rtl_modules mods;
+	struct site *sites;
+	size_t nsites, capsites;
+	struct top *tops;
+	size_t ntops, captops;
+	struct stack *stacks;
+	size_t nstacks, capstacks;
+	json_t *limits; /* name -> value */
+	json_t *notes;
+	int64_t status;
+	int have_run;
+};
+
+static inline void set_int(json_t *o, const char *k, uint64_t v)
+{
+	json_object_set_new(o, k, json_integer((json_int_t)v));
+}
+
+/* The report of a run that has been read whole (its notes added). */
+json_t *rtl_raw_build(struct run *r);
+
+#endif

@@ -1,0 +1,118 @@
+/* Source lines of a run's instruction addresses, after it ended, with
+ * elfutils' libdwfl: the module's DWARF, or its separate debug info
+ * (/usr/lib/debug, by build id; debuginfod when DEBUGINFOD_URLS is set,
+ * as for every elfutils tool), with the functions inlined at the address.
+ * Names of functions stay symbols.c's (the loaded file's symbol tables,
+ * what site globs match); this only adds where in the source. */
+#include "tools/interpret/symbols.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks offline = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* Every module as the program had it loaded, on first use. */
+static Dwfl *session(struct rtl_modules *mods)
+{
+	Dwfl *d;
+
+	if (mods->dwfl || mods->dwfl_failed)
+		return mods->dwfl;
+	d = dwfl_begin(&offline);
+	if (!d) {
+		mods->dwfl_failed = 1;
+		return NULL;
+	}
+	dwfl_report_begin(d);
+	for (size_t i = 0; i < mods->n; i++)
+		dwfl_report_elf(d, mods->m[i].name, mods->m[i].path, -1,
+		                mods->m[i].bias, false);
+	dwfl_report_end(d, NULL, NULL);
+	mods->dwfl = d;
+	return d;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* The name a DIE's function has in the source (through its abstract
+ * origin, for an inlined instance). */
+static const char *function_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+
+	return n ? n : "?";
+}
+
+static size_t add(char *out, size_t len, size_t at, const char *fmt, const char *s,
+                  const char *file, int line)
+{
+	int n;
+
+	if (at >= len)
+		return at;
+	n = snprintf(out + at, len - at, fmt, s, file, line);
+	return n < 0 ? at : at + (size_t)n;
+}
+
+int rtl_source_line(struct rtl_modules *mods, uint64_t ip, char *out, size_t len)
+{
+	Dwfl *d = session(mods);
+	uint64_t at = ip - 1;
+	Dwfl_Module *mod = d ? dwfl_addrmodule(d, at) : NULL;
+	Dwfl_Line *l = mod ? dwfl_module_getsrc(mod, at) : NULL;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	const char *file;
+	int line = 0, n;
+	size_t w;
+
+	if (!l || !(file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL)))
+		return -1;
+	w = add(out, len, 0, "%s%s:%d", "", base_name(file), line);
+	/* Inlined calls, innermost first: each is at the line above, and
+	 * was called from its DW_AT_call_file:line in the next one out. */
+	cu = dwfl_module_addrdie(mod, at, &bias);
+	n = cu ? dwarf_getscopes(cu, at - bias, &scopes) : 0;
+	if (cu)
+		dwarf_getsrcfiles(cu, &files, NULL);
+	for (int i = 0; i < n; i++) {
+		Dwarf_Attribute a;
+		Dwarf_Word cf = 0, cl = 0;
+		const char *caller = NULL;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf);
+		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl);
+		if (files)
+			caller = dwarf_filesrc(files, cf, NULL, NULL);
+		w = add(out, len, w, " (%s) < %s:%d", function_name(&scopes[i]),
+		        caller ? base_name(caller) : "?", (int)cl);
+	}
+	free(scopes);
+	return 0;
+}
+
+void rtl_sources_free(struct rtl_modules *mods)
+{
+	if (mods->dwfl)
+		dwfl_end(mods->dwfl);
+	mods->dwfl = NULL;
+}

@@ -1,0 +1,157 @@
+/* rtlctl check, show and init: policy files in, messages or policies out. */
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "policy/policy.h"
+#include "tools/rtlctl/rtlctl.h"
+
+/* The policy commands' options: --help alone. Returns -1 to go on, the
+ * operands from argv[optind]; else the exit status. */
+static int parse(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (c != 'h')
+			return option_error(argv[0], c, argv);
+		help_of(argv[0], stdout);
+		return 0;
+	}
+	return -1;
+}
+
+/* check and show: one FILE. */
+static int file_arg(int argc, char **argv, const char **file, int *rc)
+{
+	*rc = parse(argc, argv);
+	if (*rc >= 0)
+		return -1;
+	if (optind == argc) {
+		*rc = usage_error(argv[0], "no policy file given");
+		return -1;
+	}
+	if (argc - optind > 1) {
+		*rc = usage_error(argv[0], "one policy file at a time ('%s' is one too many)",
+		                  argv[optind + 1]);
+		return -1;
+	}
+	*file = argv[optind];
+	return 0;
+}
+
+static int load(const char *cmd, const char *file, struct rtl_policy *p)
+{
+	struct rtl_policy_errors errs;
+
+	if (rtl_policy_load(file, p, &errs) == 0)
+		return 0;
+	fputs(errs.text, stderr);
+	fprintf(stderr, "rtlctl %s: %s: %d error%s\n", cmd, file, errs.count,
+	        errs.count == 1 ? "" : "s");
+	return -1;
+}
+
+/* A swizzle rule that traps moves the program's pointers between views:
+ * code that compares or subtracts them can compute something else. Valid,
+ * and said (exit status 0). */
+static void warn_swizzle(const char *file, const struct rtl_policy *p)
+{
+	for (int i = 0; i < p->nrules; i++) {
+		const struct rtl_rule *r = &p->rules[i];
+		if (r->mechanism != RTL_MECH_SWIZZLE ||
+		    r->protect == (PROT_READ | PROT_WRITE))
+			continue;
+		fprintf(stderr,
+		        "%s:%d: warning: rule %s: swizzle with protect = %s moves the "
+		        "program's pointers between views; unmodified code that "
+		        "compares or subtracts them can compute something else "
+		        "(docs/preload.md, \"swizzle, alias and auto\"): "
+		        "mechanism = auto is exact\n",
+		        file, r->line, r->name, rtl_policy_protect_str(r->protect));
+	}
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static struct rtl_policy p;
+	const char *file;
+	int rc;
+
+	if (file_arg(argc, argv, &file, &rc) < 0)
+		return rc;
+	if (load(argv[0], file, &p) < 0)
+		return EXIT_INVALID;
+	printf("%s: ok, %d rule%s\n", file, p.nrules, p.nrules == 1 ? "" : "s");
+	warn_swizzle(file, &p);
+	return 0;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	static struct rtl_policy p;
+	const char *file;
+	int rc;
+
+	if (file_arg(argc, argv, &file, &rc) < 0)
+		return rc;
+	if (load(argv[0], file, &p) < 0)
+		return EXIT_INVALID;
+	rtl_policy_write(&p, stdout);
+	return 0;
+}
+
+static const char template[] =
+        "# rtl policy (see docs/policy.md). Check it with: rtlctl check FILE\n"
+        "[rtl]\n"
+        "report = rtl-report.%e.%p.json   ; %e program, %p pid; \"-\" stderr; \"\" none\n"
+        "mechanism = auto                 ; default for rules: auto (exact) | alias | swizzle\n"
+        "events = off                     ; off | traps: one JSON record per trap\n"
+        "mprotect = pass                  ; pass | log the program's own mprotect\n"
+        "max_regions = 1000000            ; stop selecting beyond this many\n"
+        "\n"
+        "; Rules are tried in file order; the first match wins. Allocations that\n"
+        "; no rule matches stay with the system allocator.\n"
+        "[rule small-objects]\n"
+        "size = 48..64                    ; K/M/G suffixes; either end may be empty\n"
+        "; site = *parse*                 ; glob on the allocating function, or module!function\n"
+        "sample = 1                       ; route 1 in N matching allocations\n"
+        "protect = read                   ; none | read | rw, at allocation\n"
+        "on_read = count, grant-read      ; count, log, backtrace, grant-read, grant-rw,\n"
+        "on_write = count, grant-rw       ;   dirty, abort\n"
+        "; epoch = 10ms                   ; re-apply protect every epoch (auto or alias)\n";
+
+int cmd_init(int argc, char **argv)
+{
+	FILE *out = stdout;
+	const char *file;
+	int rc = parse(argc, argv);
+
+	if (rc >= 0)
+		return rc;
+	if (argc - optind > 1)
+		return usage_error("init", "one file at a time ('%s' is one too many)",
+		                   argv[optind + 1]);
+	file = optind < argc ? argv[optind] : NULL;
+	if (file) {
+		/* Never overwrite: the user's policy is worth more than ours. */
+		out = fopen(file, "wx");
+		if (!out) {
+			fprintf(stderr, "rtlctl init: %s: %s\n", file, strerror(errno));
+			return EXIT_INVALID;
+		}
+	}
+	fputs(template, out);
+	if (out != stdout) {
+		fclose(out);
+		fprintf(stderr, "rtlctl init: wrote %s; next: rtlctl check %s\n", file,
+		        file);
+	}
+	return 0;
+}

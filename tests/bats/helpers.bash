@@ -27,7 +27,7 @@ needs_preload() {
 # rtlctl's children) where the build is another machine's (make
 # test-aarch64 runs the built programs under qemu-user: RTL_RUN).
 needs_native() {
-  [[ -z ${RTL_RUN:-} ]] || skip "${1:-the build is another machine's (qemu-user)}"
+  [[ -z ${RTL_RUN:-} ]] || skip "${1:-built for another machine (qemu-user)}"
 }
 
 preload_setup() {

@@ -58,7 +58,7 @@ long_options() {
   for pair in run:cmd_run.c report:cmd_report.c selftest:cmd_selftest.c \
     check:cmd_policy.c show:cmd_policy.c init:cmd_policy.c; do
     cmd=${pair%%:*}
-    opts=$(long_options "$top/tools/${pair#*:}")
+    opts=$(long_options "$top/tools/rtlctl/${pair#*:}")
     [[ -n $opts ]] || fail "no getopt_long table in ${pair#*:}"
     help=$("$rtlctl" help "$cmd")
     for o in $opts; do

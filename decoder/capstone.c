@@ -19,7 +19,11 @@
 #include "decoder/decoder.h"
 #include "decoder/derive.h"
 
-#define NSLOTS_START 64 /* opened at start */
+/* Opened at start: one per thread decoding at once. Two cover a trap
+ * interrupted by another; more open on the spot (slot_grow), from memory
+ * mapped at start, so a process that never traps from many threads at
+ * once pays for two (each costs about 20 us of Capstone's set-up). */
+#define NSLOTS_START 2
 #define NSLOTS_MAX 4096 /* decodes at once, at most */
 
 /* ---- memory for Capstone: bump arenas, never malloc ---- */

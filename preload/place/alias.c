@@ -389,10 +389,14 @@ static void *alias_access(const void *p, size_t len, int write)
 static void fork_prepare(void)
 {
 	rtl_lock_acquire(&va_lock);
+	if (slots)
+		rtl_slots_fork_prepare();
 }
 
 static void fork_parent(void)
 {
+	if (slots)
+		rtl_slots_fork_parent();
 	rtl_lock_release(&va_lock);
 }
 
@@ -411,10 +415,11 @@ static void fork_child(void)
 		if (!atomic_load(&rec->live) || !rec->alias)
 			continue;
 		if (in_slot(rec)) {
-			/* The copies are mapped again, read-write: give its
-			 * pages back their protection. */
+			/* The copies are mapped again with their pages'
+			 * protections: only a page whose state was lost
+			 * (a failed mprotect) needs its block's again. */
 			int prot = atomic_load(&rec->prot);
-			if (prot != (PROT_READ | PROT_WRITE))
+			if (!rtl_slot_has_prot(rec->alias, (size_t)rec->pages * PAGE, prot))
 				rtl_alias_protect(rec, prot);
 			continue;
 		}

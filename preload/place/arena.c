@@ -238,6 +238,11 @@ void rtl_arena_pool(uintptr_t *lo, size_t *len)
 	*len = pool_hi - pool_lo;
 }
 
+size_t rtl_arena_used(void)
+{
+	return atomic_load_explicit(&pool_next, memory_order_acquire) - pool_lo;
+}
+
 int rtl_arena_map_copy(uintptr_t at, int prot)
 {
 	off_t off = (off_t)rtl_view_offset(pool_lo, RTL_VIEW_RW);

@@ -27,6 +27,8 @@ int rtl_arena_owns_pages(const void *rw);
 
 /* The range the arenas carve from (in the RW view). */
 void rtl_arena_pool(uintptr_t *lo, size_t *len);
+/* How much of it, from its start, the arenas have taken so far. */
+size_t rtl_arena_used(void);
 
 /* Map the pool once more at `at` (a reservation of its length), shared
  * with the views, at protection prot: the copies through which the auto,

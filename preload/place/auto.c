@@ -8,6 +8,11 @@
  * must change protection, and then the call sets the free pages around
  * them in that copy too (a run), for the blocks handed out there next.
  *
+ * Copies are mapped when first needed, lowest first: a process whose
+ * blocks never share a page with more than a few others maps a few (each
+ * mmap of a copy costs a few microseconds, at start and in every forked
+ * child).
+ *
  * Each copy is one mapping; a page whose protection differs from its
  * neighbours' splits it (maps.c counts each live block as two mappings
  * against vm.max_map_count). The kernel gets the calls directly, not
@@ -23,6 +28,7 @@
 
 #include "core/region/views.h"
 #include "core/util/page.h"
+#include "core/util/lock.h"
 #include "core/util/relax.h"
 #include "core/util/say.h"
 #include "preload/place/arena.h"
@@ -41,6 +47,10 @@ static _Atomic uint64_t (*taken)[WORDS]; /* per pool page: copies in use */
  * UNKNOWN after a failed mprotect). Written by the copy's taker; read by
  * choose() while other takers write theirs: relaxed atomics, plain moves. */
 static _Atomic uint8_t *state;
+/* Copies [0, nmapped) are mapped; more under map_lock (never in a signal
+ * handler: rtl_slot_take runs in malloc, under the re-entrancy guard). */
+static _Atomic int nmapped;
+static struct rtl_lock map_lock = RTL_LOCK_INIT;
 
 size_t rtl_slots_span(void)
 {
@@ -64,10 +74,23 @@ int rtl_slots_init(uintptr_t base)
 		return -1;
 	}
 	slots_base = base;
-	for (int k = 0; k < RTL_SLOTS; k++)
-		if (rtl_arena_map_copy(slots_base + (uintptr_t)k * pool_len, RW) < 0)
-			return -1;
 	return 0;
+}
+
+/* Map one more copy, if no other thread did meanwhile (seen: how many
+ * were mapped when the caller found none free). Whether there are more
+ * now. */
+static int map_more(int seen)
+{
+	int n;
+
+	rtl_lock_acquire(&map_lock);
+	n = atomic_load_explicit(&nmapped, memory_order_relaxed);
+	if (n == seen && n < RTL_SLOTS &&
+	    rtl_arena_map_copy(slots_base + (uintptr_t)n * pool_len, RW) == 0)
+		atomic_store_explicit(&nmapped, ++n, memory_order_release);
+	rtl_lock_release(&map_lock);
+	return n > seen;
 }
 
 /* A state no protection has: the next taker sets the page's. */
@@ -126,12 +149,14 @@ static int take_pages(size_t first, size_t last, int k)
  * tables); -1 if none is free. */
 static int choose(size_t first, size_t last, int prot)
 {
-	int any = -1;
+	int any = -1, n = atomic_load_explicit(&nmapped, memory_order_acquire);
 
-	for (int w = 0; w < WORDS; w++) {
+	for (int w = 0; w * 64 < n; w++) {
 		uint64_t used = 0;
 		for (size_t p = first; p < last; p++)
 			used |= atomic_load_explicit(&taken[p][w], memory_order_relaxed);
+		if (n - w * 64 < 64)
+			used |= ~(uint64_t)0 << (n - w * 64); /* not mapped */
 		for (uint64_t free = ~used; free; free &= free - 1) {
 			int k = w * 64 + __builtin_ctzll(free);
 			if (any < 0)
@@ -228,9 +253,12 @@ uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
 	size_t last = ((rw - pool_lo + (len ? len : 1) - 1) >> PAGE_SHIFT) + 1;
 
 	for (int tries = 0; tries < 64; tries++) {
+		int seen = atomic_load_explicit(&nmapped, memory_order_acquire);
 		int k = choose(first, last, prot), differ = 0;
 		uintptr_t at;
 
+		if (k < 0 && map_more(seen))
+			continue; /* a copy more */
 		if (k < 0 && waited_for_runs())
 			continue; /* a copy may have been a run's */
 		if (k < 0)
@@ -302,21 +330,73 @@ void rtl_slot_protected(uintptr_t addr, size_t len, int prot)
 	set_states(first, last, k, prot);
 }
 
+/* Map pages [first, last) of copy k over the child's file at prot. */
+static void remap(int k, size_t first, size_t last, int prot)
+{
+	static const char msg[] = "rtl: fork: cannot map the slots again in "
+	                          "the child\n";
+	uintptr_t at = slots_base + (uintptr_t)k * pool_len + first * PAGE;
+	off_t off = (off_t)rtl_view_offset(pool_lo + first * PAGE, RTL_VIEW_RW);
+
+	if (mmap((void *)at, (last - first) * PAGE, prot,
+	         MAP_SHARED | MAP_FIXED | MAP_NORESERVE, rtl_views.fd,
+	         off) == MAP_FAILED) {
+		rtl_say(msg, sizeof(msg) - 1);
+		_exit(127);
+	}
+}
+
+/* Each mapped copy again over the child's file, a run of pages of one
+ * protection per mmap (as many calls as the copy has mappings), so the
+ * pages keep their protection with no mprotect per block. A page whose
+ * state is unknown (a failed mprotect) comes back read-write, and says
+ * so: the live block there is given its protection again (alias.c). */
 void rtl_slots_forked(void)
 {
-	for (int k = 0; k < RTL_SLOTS; k++) {
-		if (rtl_arena_map_copy(slots_base + (uintptr_t)k * pool_len, RW) < 0) {
-			static const char msg[] = "rtl: fork: cannot map the "
-			                          "slots again in the child\n";
-			rtl_say(msg, sizeof(msg) - 1);
-			_exit(127);
+	int n = atomic_load_explicit(&nmapped, memory_order_relaxed);
+	size_t used = (rtl_arena_used() + PAGE - 1) >> PAGE_SHIFT;
+	size_t pages = pool_len >> PAGE_SHIFT;
+
+	for (int k = 0; k < n; k++) {
+		size_t run = 0;
+
+		for (size_t p = 1; p <= used; p++) {
+			if (p < used && prot_of(p, k) == prot_of(run, k))
+				continue;
+			if (atomic_load_explicit(&state[run * RTL_SLOTS + (size_t)k],
+			                         memory_order_relaxed) == UNKNOWN)
+				set_states(run, p, k, RW);
+			remap(k, run, p, prot_of(run, k));
+			run = p;
 		}
+		if (used < pages)
+			remap(k, used, pages, RW); /* never handed out */
 	}
-	/* Every page of the new copies is read-write: so says the state now.
-	 * The live blocks' pages get their protection back from alias.c. */
-	madvise(state, pool_len / PAGE * RTL_SLOTS, MADV_DONTNEED);
 	/* Runs other threads held at the fork have no thread to end them
 	 * here: their pages stay taken (at most 2 * RUN_PAGES of one copy
 	 * each, lost to the child), and no take may wait for them. */
 	atomic_store_explicit(&runs_held, 0, memory_order_relaxed);
+	rtl_lock_release(&map_lock); /* taken by rtl_slots_fork_prepare */
+}
+
+void rtl_slots_fork_prepare(void)
+{
+	rtl_lock_acquire(&map_lock);
+}
+
+void rtl_slots_fork_parent(void)
+{
+	rtl_lock_release(&map_lock);
+}
+
+int rtl_slot_has_prot(uintptr_t addr, size_t len, int prot)
+{
+	size_t first, last;
+	int k;
+
+	locate(addr, len, &first, &last, &k);
+	for (size_t p = first; p < last; p++)
+		if (prot_of(p, k) != prot)
+			return 0;
+	return 1;
 }

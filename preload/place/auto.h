@@ -32,8 +32,16 @@ void rtl_slot_give(uintptr_t addr, size_t len);
  * the next rtl_slot_take on them). Signal handler. */
 void rtl_slot_protected(uintptr_t addr, size_t len, int prot);
 
+/* Whether the pages [addr, addr + len) of a copy have prot. */
+int rtl_slot_has_prot(uintptr_t addr, size_t len, int prot);
+
+/* Around fork: no copy is being mapped while the child is made. */
+void rtl_slots_fork_prepare(void);
+void rtl_slots_fork_parent(void);
+
 /* In a forked child, after rtl's views moved to a new memfd: map the
- * copies again over it and give their pages back the protections they had. */
+ * copies again over it, their pages with the protections they had (one
+ * mmap per run of pages of one protection). */
 void rtl_slots_forked(void);
 
 #endif

@@ -10,9 +10,9 @@ int rtl_backend_open(csh *h)
 {
 	uint64_t dczid;
 
-	if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, h) != CS_ERR_OK)
+	if (rtl_cs.open(CS_ARCH_ARM64, CS_MODE_ARM, h) != CS_ERR_OK)
 		return -1;
-	cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
+	rtl_cs.option(*h, CS_OPT_DETAIL, CS_OPT_ON);
 	/* DC ZVA's block: 4 << BS bytes (DCZID_EL0, readable at EL0). */
 	__asm__("mrs %0, dczid_el0"
 	        : "=r"(dczid));
@@ -43,8 +43,8 @@ void rtl_backend_warmup(csh h, cs_insn *ci)
 		uint8_t nrd, nwr;
 
 		memcpy(w, &warmup[k], 4);
-		if (cs_disasm_iter(h, &p, &n, &addr, ci))
-			cs_regs_access(h, ci, rd, &nrd, wr, &nwr);
+		if (rtl_cs.disasm_iter(h, &p, &n, &addr, ci))
+			rtl_cs.regs_access(h, ci, rd, &nrd, wr, &nwr);
 	}
 }
 
@@ -129,7 +129,7 @@ int rtl_backend_decode(csh h, cs_insn *ci, struct rtl_code *code, uint64_t pc,
 	out->pc = pc;
 	out->len = 4;
 	memcpy(out->bytes, p, 4);
-	decoded = cs_disasm_iter(h, &p, &n, &addr, ci);
+	decoded = rtl_cs.disasm_iter(h, &p, &n, &addr, ci);
 	mem = rtl_a64_ldst(word, pc, &a);
 	if (!decoded && !mem)
 		return -1;

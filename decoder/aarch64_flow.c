@@ -224,7 +224,7 @@ static int other_effects(struct scan *s, struct path *p)
 	cs_regs rd, wr;
 	uint8_t nrd, nwr;
 
-	if (cs_regs_access(s->h, s->ci, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+	if (rtl_cs.regs_access(s->h, s->ci, rd, &nrd, wr, &nwr) != CS_ERR_OK)
 		return -1;
 	for (int j = 0; j < nwr; j++) {
 		if (wr[j] == ARM64_REG_NZCV)
@@ -385,7 +385,7 @@ static void walk(struct scan *s, struct path p, int skip_first)
 				uint64_t addr = p.pc;
 				size_t m = 4;
 
-				if (!cs_disasm_iter(s->h, &q, &m, &addr, s->ci) ||
+				if (!rtl_cs.disasm_iter(s->h, &q, &m, &addr, s->ci) ||
 				    other_effects(s, &p) < 0)
 					return; /* unknown: nothing more is sure */
 			}

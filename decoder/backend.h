@@ -7,6 +7,8 @@
 
 #include <capstone/capstone.h>
 
+#include "decoder/cs.h"
+
 #include "decoder/decoder.h"
 
 /* Code to decode from: a buffer at a given address, or (buf NULL) this

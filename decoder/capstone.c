@@ -7,6 +7,7 @@
  * interrupted by a signal whose handler traps), one more is opened on the
  * spot from memory mapped at start, never waiting for another thread. */
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include "decoder/backend.h"
 #include "decoder/cache.h"
+#include "decoder/cs.h"
 #include "decoder/decoder.h"
 #include "decoder/derive.h"
 
@@ -25,6 +27,36 @@
  * once pays for two (each costs about 20 us of Capstone's set-up). */
 #define NSLOTS_START 2
 #define NSLOTS_MAX 4096 /* decodes at once, at most */
+
+#ifndef RTL_CAPSTONE_SONAME
+#error "RTL_CAPSTONE_SONAME: the file name of Capstone's library (decoder/meson.build)"
+#endif
+
+struct rtl_cs rtl_cs;
+
+/* Capstone, loaded now: its library's calls into rtl_cs. Not in a signal
+ * handler (dlopen). Loaded local and never closed. */
+static int cs_load(void)
+{
+	void *h = dlopen(RTL_CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		fprintf(stderr, "rtl: cannot load %s: %s\n", RTL_CAPSTONE_SONAME,
+		        dlerror());
+		return -1;
+	}
+	*(void **)&rtl_cs.open = dlsym(h, "cs_open");
+	*(void **)&rtl_cs.option = dlsym(h, "cs_option");
+	*(void **)&rtl_cs.malloc = dlsym(h, "cs_malloc");
+	*(void **)&rtl_cs.disasm_iter = dlsym(h, "cs_disasm_iter");
+	*(void **)&rtl_cs.regs_access = dlsym(h, "cs_regs_access");
+	if (!rtl_cs.open || !rtl_cs.option || !rtl_cs.malloc ||
+	    !rtl_cs.disasm_iter || !rtl_cs.regs_access) {
+		fprintf(stderr, "rtl: %s lacks a call rtl needs\n", RTL_CAPSTONE_SONAME);
+		return -1;
+	}
+	return 0;
+}
 
 /* ---- memory for Capstone: bump arenas, never malloc ---- */
 
@@ -128,12 +160,20 @@ static int slot_open(struct slot *s)
 {
 	if (rtl_backend_open(&s->handle) < 0)
 		return -1;
-	cs_option(s->handle, CS_OPT_DETAIL, CS_OPT_ON);
-	s->insn = cs_malloc(s->handle);
+	rtl_cs.option(s->handle, CS_OPT_DETAIL, CS_OPT_ON);
+	s->insn = rtl_cs.malloc(s->handle);
 	if (!s->insn || arena_map(&s->scratch, 1u << 20) < 0)
 		return -1;
 	rtl_backend_warmup(s->handle, s->insn);
 	return 0;
+}
+
+/* Set once rtl_decoder_init succeeded: before, nothing decodes. */
+static _Atomic int ready;
+
+int rtl_decoder_ready(void)
+{
+	return atomic_load_explicit(&ready, memory_order_acquire);
 }
 
 int rtl_decoder_init(void)
@@ -146,10 +186,14 @@ int rtl_decoder_init(void)
 		.vsnprintf = vsnprintf,
 	};
 
+	if (cs_load() < 0) {
+		errno = ELIBACC;
+		return -1;
+	}
 	if (arena_map(&init_arena, (size_t)64 << 20) < 0)
 		return -1;
 	rtl_code_init();
-	if (cs_option(0, CS_OPT_MEM, (size_t)&mem) != CS_ERR_OK)
+	if (rtl_cs.option(0, CS_OPT_MEM, (size_t)&mem) != CS_ERR_OK)
 		goto fail;
 	for (int i = 0; i < NSLOTS_START; i++) {
 		if (slot_open(&slots[i]) < 0)
@@ -157,6 +201,7 @@ int rtl_decoder_init(void)
 		atomic_store_explicit(&slots[i].ready, 1, memory_order_release);
 	}
 	atomic_store_explicit(&nslots, NSLOTS_START, memory_order_release);
+	atomic_store_explicit(&ready, 1, memory_order_release);
 	return 0;
 fail:
 	errno = ENOMEM;
@@ -246,6 +291,9 @@ int rtl_decode_buf(const uint8_t *code, size_t len, uint64_t pc,
                    struct rtl_insn *out)
 {
 	struct rtl_code c = { .buf = code, .len = len, .pc = pc };
+
+	if (!atomic_load_explicit(&ready, memory_order_acquire))
+		return -1;
 	return decode_at(&c, pc, out);
 }
 
@@ -271,6 +319,8 @@ int rtl_decode(uint64_t pc, struct rtl_insn *out)
 		return 0;
 	}
 	atomic_fetch_add_explicit(&cache_misses, 1, memory_order_relaxed);
+	if (!atomic_load_explicit(&ready, memory_order_acquire))
+		return -1; /* never started: the caller goes without */
 	return decode_and_cache(pc, out);
 }
 
@@ -278,6 +328,8 @@ int rtl_decode_again(uint64_t pc, struct rtl_insn *out)
 {
 	if (rtl_dcache_get(pc, out) == 0)
 		return 0;
+	if (!atomic_load_explicit(&ready, memory_order_acquire))
+		return -1;
 	return decode_and_cache(pc, out);
 }
 

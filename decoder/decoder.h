@@ -162,8 +162,12 @@ static inline size_t rtl_insn_used(const struct rtl_insn *in)
 	return __builtin_offsetof(struct rtl_insn, later) + n * sizeof(struct rtl_form);
 }
 
-/* Open the backend once, before any trap. -1 with errno on failure. */
+/* Load Capstone and open the backend once, before any trap that needs a
+ * decode (not in a signal handler). -1 with errno on failure. */
 int rtl_decoder_init(void);
+/* Whether rtl_decoder_init has succeeded: until it has, rtl_decode and
+ * rtl_decode_again fail (-1) and the trap path goes without. */
+int rtl_decoder_ready(void);
 
 /* Decode the instruction at pc in this process, through the cache (key: pc
  * and the instruction's bytes). 0, or -1 if it cannot be decoded. */

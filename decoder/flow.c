@@ -198,7 +198,7 @@ static void effects(struct scan *s, struct path *p)
 	int64_t k = 0;
 	int reg = -1, add;
 
-	if (cs_regs_access(s->h, s->ci, rd, &nrd, wr, &nwr) != CS_ERR_OK) {
+	if (rtl_cs.regs_access(s->h, s->ci, rd, &nrd, wr, &nwr) != CS_ERR_OK) {
 		p->live = 0;
 		return;
 	}
@@ -266,7 +266,7 @@ static void walk(struct scan *s, struct path p, int skip_first)
 		const cs_x86 *x;
 
 		if (rtl_code_at(s->code, p.pc, &code, &n) < 0 ||
-		    !cs_disasm_iter(s->h, &code, &n, &addr, s->ci))
+		    !rtl_cs.disasm_iter(s->h, &code, &n, &addr, s->ci))
 			return;
 		s->steps++;
 		if (!skip_first)

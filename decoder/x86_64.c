@@ -5,9 +5,9 @@
 
 int rtl_backend_open(csh *h)
 {
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, h) != CS_ERR_OK)
+	if (rtl_cs.open(CS_ARCH_X86, CS_MODE_64, h) != CS_ERR_OK)
 		return -1;
-	cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
+	rtl_cs.option(*h, CS_OPT_DETAIL, CS_OPT_ON);
 	return 0;
 }
 
@@ -35,8 +35,8 @@ void rtl_backend_warmup(csh h, cs_insn *ci)
 		uint64_t addr = 0x1000;
 		cs_regs rd, wr;
 		uint8_t nrd, nwr;
-		if (cs_disasm_iter(h, &p, &n, &addr, ci))
-			cs_regs_access(h, ci, rd, &nrd, wr, &nwr);
+		if (rtl_cs.disasm_iter(h, &p, &n, &addr, ci))
+			rtl_cs.regs_access(h, ci, rd, &nrd, wr, &nwr);
 	}
 }
 
@@ -48,7 +48,7 @@ int rtl_backend_decode(csh h, cs_insn *ci, struct rtl_code *code, uint64_t pc,
 	size_t n;
 
 	if (rtl_code_at(code, pc, &p, &n) < 0 ||
-	    !cs_disasm_iter(h, &p, &n, &addr, ci))
+	    !rtl_cs.disasm_iter(h, &p, &n, &addr, ci))
 		return -1;
 	rtl_x86_translate(ci, pc, out);
 	rtl_x86_flow(h, ci, code, out);

@@ -119,6 +119,10 @@ int rtl_in_place_end(void *addr, size_t len, void (*each)(void *data))
 			off += RTL_GRANULE; /* freed meanwhile */
 			continue;
 		}
+		/* From now on its traps move pointers: they decode. Here,
+		 * not in the trap (the program's mprotect, not a handler). */
+		if (rtl_region_home(f.r) == view)
+			rtl_init_decoder();
 		if (rtl_region_home(f.r) == view && rtl_region_lock(&f) == 0) {
 			ended = rtl_inplace_end(f.r);
 			data = atomic_load(&f.r->data);

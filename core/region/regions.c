@@ -184,7 +184,7 @@ void *region_alloc(size_t size, void *bptr)
 {
 	struct rtl_region *r;
 
-	if (rtl_ensure_init() < 0)
+	if (rtl_ensure_decoder() < 0)
 		return NULL;
 	if (size == 0) {
 		errno = EINVAL;
@@ -279,7 +279,7 @@ void *region_define(void *addr, size_t size, void *bptr)
 	struct rtl_region *r;
 	void *old = NULL;
 
-	if (rtl_ensure_init() < 0)
+	if (rtl_ensure_decoder() < 0)
 		return NULL;
 	if (!addr || size == 0 || a + size < a) {
 		errno = EINVAL;

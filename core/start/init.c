@@ -11,6 +11,7 @@
 #include "core/start/fork.h"
 #include "core/start/init.h"
 #include "core/start/stats.h"
+#include "core/trap/context.h"
 #include "core/trap/trap.h"
 #include "decoder/decoder.h"
 #include <rtl/region.h>
@@ -19,6 +20,37 @@ _Atomic int rtl_initialised;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int init_errno;
+
+/* The decoder starts with rtl unless the preload asked for it later:
+ * loading Capstone is most of what starting rtl costs, and the preload's
+ * exact mechanisms never decode (their traps fault on a block's own
+ * pages, and the frame says read or write). */
+static _Atomic int decoder_lazy;
+static pthread_once_t decoder_once = PTHREAD_ONCE_INIT;
+static int decoder_errno;
+
+static void decoder_start(void)
+{
+	if (rtl_decoder_init() < 0)
+		decoder_errno = errno ? errno : ENOMEM;
+}
+
+int rtl_init_decoder(void)
+{
+	pthread_once(&decoder_once, decoder_start);
+	if (!rtl_decoder_ready()) {
+		errno = decoder_errno;
+		return -1;
+	}
+	return 0;
+}
+
+void rtl_init_lazy_decoder(void)
+{
+	/* Where the frame does not say read or write, every trap decodes. */
+	if (!RTL_CTX_DECODE_DECIDES)
+		atomic_store_explicit(&decoder_lazy, 1, memory_order_relaxed);
+}
 
 static void start(void)
 {
@@ -31,7 +63,8 @@ static void start(void)
 	    rtl_rmap_init(rtl_views.size) < 0)
 		goto fail;
 	step = "decoder";
-	if (rtl_decoder_init() < 0)
+	if (!atomic_load_explicit(&decoder_lazy, memory_order_relaxed) &&
+	    rtl_init_decoder() < 0)
 		goto fail;
 	step = "trap handler";
 	if (rtl_trap_install() < 0)

@@ -194,6 +194,11 @@ static void region_trap(struct trap *t)
 		in_place_trap(t, handler_of(r));
 		return;
 	}
+	if (!t->have_insn && !rtl_decoder_ready()) {
+		rtl_trap_die(t, "trap on a region that moves pointers, in a process "
+		                "that started rtl without its decoder");
+		return;
+	}
 	if (t->have_insn && (t->insn.flags & RTL_INSN_UNSUPPORTED)) {
 		rtl_trap_die(t, "trap by an instruction rtl cannot swizzle (vector "
 		                "addresses: gather or scatter)");

@@ -82,6 +82,8 @@ static void choose(struct rtl_rule_rt *rt, int i)
 		e->any_epoch = 1;
 	if (rt->choice.traps)
 		e->any_traps = 1;
+	if (rt->choice.traps && r->mechanism == RTL_MECH_SWIZZLE)
+		e->any_swizzle_traps = 1;
 	if (acts & (RTL_ACT_LOG | RTL_ACT_ABORT))
 		e->names_early = 1;
 }

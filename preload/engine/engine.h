@@ -32,7 +32,8 @@ struct rtl_engine {
 	int needs_site;                   /* a rule has a site glob */
 	int names_early;                  /* resolve site names at allocation (log, abort) */
 	int any_alias, any_slots, any_page, any_dirty, any_epoch, any_traps;
-	int sigsys_failed; /* errno of a filter the kernel refused, or 0 */
+	int any_swizzle_traps; /* regions that move pointers: rtl's decoder */
+	int sigsys_failed;     /* errno of a filter the kernel refused, or 0 */
 	uint64_t start_ns;
 };
 extern struct rtl_engine rtl_engine;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <sys/auxv.h>
 
+#include "core/start/init.h"
 #include "core/trap/hooks.h"
 #include <rtl/region.h>
 #include "preload/engine/engine.h"
@@ -71,8 +72,15 @@ static void start(void)
 	/* rtl first, jemalloc second (jemalloc starts on its first mallctl):
 	 * at fork, jemalloc's prepare then runs before rtl's. Not required (the
 	 * extent hooks take no lock, so the two never nest), but natural. */
+	/* Capstone is loaded only where a rule's regions move pointers: the
+	 * exact mechanisms' traps never decode (init.h). */
+	rtl_init_lazy_decoder();
 	if (region_init() < 0)
 		return; /* rtl said why */
+	if (rtl_engine.any_swizzle_traps && rtl_init_decoder() < 0) {
+		perror("rtl: preload: cannot start the decoder; nothing selected");
+		return;
+	}
 	/* From now on a region may trap: SIGSEGV stays out of the kernel's
 	 * mask, whatever the program blocks. */
 	rtl_sigmask_start();

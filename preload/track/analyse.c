@@ -1,15 +1,20 @@
-/* rtlctl turns the raw record into the report, in a child process of the
- * dying or exiting program, which waits for it (heaptrack's split: the
- * program only records). The child gets the environment the program
- * started with, without the preload (so that rtlctl is not traced in
- * turn), its stderr, no other descriptor, and every signal unblocked.
- * Everything here may run in a signal handler: _Fork, execve, waitpid,
- * nanosleep and write only. */
+/* Where the raw record goes, and, for a report to stderr, rtlctl made to
+ * print it as the program ends (heaptrack's split: the program only
+ * records). Under `rtlctl run` every process of the run leaves its record
+ * in the run's folder and rtlctl makes one report of them all when the
+ * program has ended; with a report file and no rtlctl, the record stays
+ * beside the report's name and `rtlctl report` reads it when asked. Only
+ * a report to stderr is made at exit: by rtlctl, in a child process that
+ * gets the environment the program started with, without the preload,
+ * its stderr, no other descriptor, and every signal unblocked.
+ * Everything here may run in a signal handler: vfork, execve, waitpid,
+ * poll and write only. */
 #include "preload/track/analyse.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +44,7 @@ static char rtlctl[PATH_MAX];
  * timeout. */
 static char *start_env[MAX_ENV];
 static const char *raw_kept; /* RTL_RAW, read at start (shim/children.c) */
+static const char *run_dir;  /* RTL_RUN_DIR: rtlctl run's folder */
 
 static int usable(const char *path)
 {
@@ -92,6 +98,9 @@ void rtl_analyse_init(void)
 	size_t n = 0;
 
 	raw_kept = secure_getenv("RTL_RAW");
+	run_dir = secure_getenv("RTL_RUN_DIR");
+	if (run_dir && run_dir[0] != '/')
+		run_dir = NULL; /* rtlctl gives an absolute path */
 
 	for (char **e = environ; e && *e && n < MAX_ENV - 1; e++)
 		if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "RTL_CONFIG=", 11))
@@ -119,13 +128,34 @@ static size_t put(char *out, size_t len, size_t n, const char *s)
 	return n;
 }
 
-void rtl_analyse_raw_path(const char *report, char *raw, size_t len)
+int rtl_analyse_in_run(void)
+{
+	return run_dir && *run_dir;
+}
+
+void rtl_analyse_raw_path(const char *report, const char *name, char *raw,
+                          size_t len)
 {
 	const char *keep = raw_kept, *tmp = secure_getenv("TMPDIR");
 	size_t n = strlen(report);
 	char pid[24], *p = pid + sizeof(pid) - 1;
 	long v = (long)getpid();
 
+	*p = '\0';
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (rtl_analyse_in_run()) {
+		/* rtlctl keeps them under RTL_RAW's name, if asked. */
+		n = put(raw, len, 0, run_dir);
+		n = put(raw, len, n, "/");
+		n = put(raw, len, n, name);
+		n = put(raw, len, n, ".");
+		n = put(raw, len, n, p);
+		put(raw, len, n, ".raw");
+		return;
+	}
 	if (keep && *keep) {
 		put(raw, len, 0, keep); /* the caller's name: no %-expansion */
 		return;
@@ -139,11 +169,6 @@ void rtl_analyse_raw_path(const char *report, char *raw, size_t len)
 		put(raw, len, n, ".raw");
 		return;
 	}
-	*p = '\0';
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	n = put(raw, len, 0, tmp && *tmp ? tmp : "/tmp");
 	n = put(raw, len, n, "/rtl-report.");
 	n = put(raw, len, n, p);
@@ -182,24 +207,39 @@ static void child(const char *raw, const char *report)
 	_exit(127);
 }
 
-/* Wait for pid, WAIT_MS at most; its exit status, or -1. */
+/* Wait for pid, WAIT_MS at most; its exit status, or -1. A pidfd wakes
+ * the wait when the child ends (a sleep between looks added one to every
+ * report); without one (an old kernel), looks a millisecond apart. */
 static int wait_for(pid_t pid)
 {
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
-	int st;
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), st, rc = -1;
+	struct timespec tick = { 0, 1000 * 1000 };
 
-	for (int ms = 0; ms < WAIT_MS; ms += 10) {
+	for (int ms = 0; ms < WAIT_MS;) {
 		pid_t r = waitpid(pid, &st, WNOHANG);
 
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		if (r == pid) {
+			rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+			goto done;
+		}
 		if (r < 0 && errno != EINTR)
-			return -1; /* reaped by the program's own SIGCHLD handler */
-		nanosleep(&tick, NULL);
+			goto done; /* reaped by the program's own SIGCHLD handler */
+		if (pfd >= 0) {
+			struct pollfd p = { .fd = pfd, .events = POLLIN };
+
+			if (poll(&p, 1, 100) == 0)
+				ms += 100;
+		} else {
+			nanosleep(&tick, NULL);
+			ms++;
+		}
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
-	return -1;
+done:
+	if (pfd >= 0)
+		close(pfd);
+	return rc;
 }
 
 void rtl_analyse_failed(const char *report, const char *what, const char *path,
@@ -214,7 +254,7 @@ void rtl_analyse(const char *raw, const char *report, int keep)
 {
 	struct sigaction dfl, old;
 	pid_t pid;
-	int rc = -1;
+	int rc;
 
 	if (!rtlctl[0]) {
 		say("rtl: raw record in ", raw,
@@ -227,11 +267,12 @@ void rtl_analyse(const char *raw, const char *report, int keep)
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
 	rtl_next()->sigaction(SIGCHLD, &dfl, &old);
-	pid = _Fork();
+	/* vfork: the child only execs, and the ending program's mappings
+	 * (thousands, with many regions) are not copied for it. */
+	pid = vfork();
 	if (pid == 0)
 		child(raw, report);
-	if (pid > 0)
-		rc = wait_for(pid);
+	rc = pid > 0 ? wait_for(pid) : -1;
 	rtl_next()->sigaction(SIGCHLD, &old, NULL);
 	if (rc == RTL_EXIT_NOT_WRITTEN)
 		return; /* rtlctl said why, and where the raw record stays */

@@ -1,5 +1,5 @@
-/* Handing the raw record to rtlctl (analyse.c), which writes the JSON
- * report out of it: the traced program never builds the report itself. */
+/* Where the raw record goes (analyse.c), and rtlctl run on it for a report
+ * to stderr: the traced program never builds the report itself. */
 #ifndef RTL_ANALYSE_H
 #define RTL_ANALYSE_H
 
@@ -10,16 +10,22 @@
  * the preload's folder. Not from a signal handler. */
 void rtl_analyse_init(void);
 
-/* Where the raw record of the report at path goes: $RTL_RAW if set (and
- * then kept), else path with .json replaced by (or .raw added) .raw, or
- * $TMPDIR/rtl-report.raw for the report "-" (stderr); the file itself is
- * made beside that name (report_file.h). Async-signal-safe. */
-void rtl_analyse_raw_path(const char *report, char *raw, size_t len);
+/* Whether this process is part of an `rtlctl run` (RTL_RUN_DIR): its
+ * record goes to the run's folder, and rtlctl makes the report. */
+int rtl_analyse_in_run(void);
+
+/* Where the raw record of the report at path goes: under rtlctl run its
+ * folder's NAME.PID.raw (NAME: the program's), else $RTL_RAW if set, else path
+ * with .json replaced by (or .raw added) .raw, or $TMPDIR/rtl-report.PID.raw
+ * for the report "-" (stderr); the file itself is made beside that name
+ * (report_file.h). Async-signal-safe. */
+void rtl_analyse_raw_path(const char *report, const char *name, char *raw,
+                          size_t len);
 
 /* Run rtlctl on the raw record (report "-": to stderr) and wait for it, a
  * minute at most; then remove the raw record unless keep. If rtlctl cannot
  * be run, the raw record stays and stderr says how to turn it into the
- * report. Async-signal-safe (_Fork, execve, waitpid). */
+ * report. Async-signal-safe (vfork, execve, waitpid). */
 void rtl_analyse(const char *raw, const char *report, int keep);
 
 /* The one line that says no report was written, and why: "rtl: no report

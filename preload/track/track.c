@@ -305,7 +305,10 @@ static void write_limits(int epoch_open)
 }
 
 /* Write the record to a new file of its own (report_file.h: never
- * through a planted name) and have rtlctl make the report out of it. */
+ * through a planted name): under rtlctl run in the run's folder, for
+ * rtlctl to make the run's report; else beside the report's name, where
+ * `rtlctl report` reads it when asked. Only a report to stderr is made
+ * now, by rtlctl (analyse.c). */
 static void emit(int status, int epoch_open)
 {
 	char report[RTL_POLICY_PATH_MAX + 32], raw[RTL_POLICY_PATH_MAX + 64];
@@ -318,7 +321,7 @@ static void emit(int status, int epoch_open)
 	rtl_report_path(rtl_engine.report, program_invocation_short_name,
 	                (long)getpid(), report_owner, report,
 	                sizeof(report));
-	rtl_analyse_raw_path(report, raw, sizeof(raw));
+	rtl_analyse_raw_path(report, program_invocation_short_name, raw, sizeof(raw));
 	fd = rtl_file_temp(raw, tmp, sizeof(tmp));
 	if (fd < 0) {
 		rtl_analyse_failed(report, "the raw record", raw, errno);
@@ -339,6 +342,16 @@ static void emit(int status, int epoch_open)
 		int e = errno;
 		unlink(tmp); /* never a cut record */
 		rtl_analyse_failed(report, "the raw record", raw, e);
+		return;
+	}
+	if (strcmp(report, "-") || rtl_analyse_in_run()) {
+		/* The record is what the program leaves: under its name, or
+		 * the next free one. */
+		if (rtl_file_publish(tmp, raw, kept, sizeof(kept)) < 0) {
+			int e = errno;
+			unlink(tmp);
+			rtl_analyse_failed(report, "the raw record", raw, e);
+		}
 		return;
 	}
 	/* RTL_RAW: the record stays, under that name or the next free one. */

@@ -140,6 +140,7 @@ every_policy() {
   RTL_CONFIG=@builtin RTL_REPORT=$REP/builtin/%e.%p.json LD_PRELOAD=$PRELOAD \
     run "$PROGS/heap_walk"
   assert_success
+  reports_made "$REP/builtin"
   assert_equal "$(report_get "$(ls "$REP"/builtin/*.json | head -1)" '[x["mechanism"] for x in r["rules"]]')" "['auto']"
   assert_equal "$(report_get "$(ls "$REP"/builtin/*.json | head -1)" 'r["totals"]["stale_traps"]')" 0
   run "$RTL_BUILD/tools/rtlctl" show "$POL/init.ini"

@@ -81,6 +81,18 @@ run_mode() {
       >"$runs/$mode.out" 2>"$runs/$mode.err" || rc=$?
   fi
   echo "$rc" >"$runs/$mode.rc"
+  [[ $mode == none || ! -d $REP/$mode ]] || reports_made "$REP/$mode"
+}
+
+# reports_made DIR: the JSON report of each raw record the processes left
+# in DIR (a preloaded process records; rtlctl report analyses), beside it:
+# NAME.raw -> NAME.json.
+reports_made() {
+  local f
+  for f in "$1"/*.raw "$1"/*.raw.[0-9]*; do
+    [[ -e $f && ! -e ${f/.raw/.json} ]] || continue
+    "$rtlctl" report --json -o "${f/.raw/.json}" "$f" || return 1
+  done
 }
 
 # same_as_without MODE...: each mode's stdout, stderr and exit status are
@@ -115,6 +127,7 @@ compare_runs() {
 # report_sum MODE FIELD: totals.FIELD summed over the reports of MODE's
 # processes (docs/policy.md, "Report").
 report_sum() {
+  reports_made "$REP/$1"
   python3 - "$REP/$1" "$2" <<'PY'
 import glob, json, sys
 n = 0
@@ -133,6 +146,7 @@ report_get() {
 # report_count MODE: how many processes wrote a report under MODE.
 report_count() {
   local f n=0
+  reports_made "$REP/$1"
   for f in "$REP/$1"/*.json*; do
     [[ -e $f ]] && n=$((n + 1))
   done

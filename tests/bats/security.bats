@@ -100,11 +100,13 @@ victim"
   # A wrapper and its children, RTL_REPORT without %p, no rtlctl run.
   RTL_CONFIG=$POL/all.ini RTL_REPORT=$d/r.json LD_PRELOAD=$PRELOAD \
     bash -c '/bin/true; /bin/true; exit 0'
+  # Each leaves its raw record under the report's name (.raw), or the next
+  # free one.
   run ls "$d"
-  assert_output "r.json
-r.json.1
-r.json.2"
-  pids=$(for f in "$d"/*; do report_get "$f" 'r["run"]["pid"]'; done | sort -u | wc -l)
+  assert_output "r.raw
+r.raw.1
+r.raw.2"
+  pids=$(for f in "$d"/*; do "$RTLCTL" report --json "$f" | python3 -c 'import json, sys; print(json.load(sys.stdin)["run"]["pid"])'; done | sort -u | wc -l)
   assert_equal "$pids" 3
 }
 
@@ -120,10 +122,23 @@ full_fs() {
 
 @test "report files: on a full disk nothing is left and one line says why" {
   full_fs
-  run --separate-stderr "$RTLCTL" run -c "$POL/all.ini" -o "$FULL/r.json" -- /bin/true
+  # A process's raw record, no rtlctl.
+  RTL_CONFIG=$POL/all.ini RTL_REPORT=$FULL/r.json LD_PRELOAD=$PRELOAD \
+    run --separate-stderr /bin/true
   assert_success
   assert_equal "$(ls -A "$FULL")" filler
   assert_equal "$stderr" "rtl: no report written to $FULL/r.json: the raw record $FULL/r.raw: No space left on device"
+  # rtlctl run's report: the run's records stay where they were made, and
+  # the line says where.
+  export TMPDIR=$BATS_TEST_TMPDIR/t
+  mkdir "$TMPDIR"
+  run --separate-stderr "$RTLCTL" run -c "$POL/all.ini" -o "$FULL/r.json" -- /bin/true
+  assert_success
+  assert_equal "$(ls -A "$FULL")" filler
+  dir=$(ls -d "$TMPDIR"/rtl-run.*)
+  assert_equal "$stderr" "rtl: no report written to $FULL/r.json: No space left on device (the raw records stay in $dir: rtlctl report $dir/*.raw)"
+  run "$RTLCTL" report "$dir"/*.raw
+  assert_success
 }
 
 @test "report files: rtlctl report -o on a full disk leaves nothing and says why in one line" {

@@ -7,7 +7,7 @@ import sys
 
 INT = int
 TOP = ["rtl_report", "rtl_version", "run", "policy", "totals", "rules", "sites", "top_regions",
-       "epochs", "events", "backtraces", "notes"]
+       "epochs", "events", "backtraces", "notes", "processes"]
 TOTALS = ["allocations", "selected", "regions_peak", "traps", "read_traps",
           "write_traps", "stale_traps", "trap_ns", "mprotect_calls",
           "syscall_buffers", "syscalls_trapped", "syscalls_refused", "in_place_protects", "live", "bytes", "fallbacks", "libc_skipped",
@@ -92,6 +92,17 @@ def check(path):
                      all(isinstance(f, str) for f in e["sources"]),
                      f"{name}[{i}].sources is not a string per frame")
     want(all(isinstance(n, str) for n in r.get("notes", [])), "notes holds a non-string")
+    procs = r.get("processes")
+    want(isinstance(procs, list) and len(procs) >= 1, "processes is not a non-empty array")
+    for i, p in enumerate(procs if isinstance(procs, list) else []):
+        ends = [k for k in ("exit_status", "signal") if isinstance(p, dict) and k in p]
+        optional = [k for k in ("ppid",) if isinstance(p, dict) and k in p]
+        fields(p, {"pid": INT, "program": str, "duration_ns": INT, "allocations": INT,
+                   "selected": INT, "traps": INT, "trap_ns": INT,
+                   **{k: INT for k in ends + optional}}, f"processes[{i}]")
+    if isinstance(procs, list) and all(isinstance(p, dict) for p in procs):
+        want(any(p.get("pid") == run.get("pid") for p in procs),
+             "processes has no row for run.pid")
     rules = [x.get("name") for x in r.get("rules", []) if isinstance(x, dict)]
     for s in r.get("sites", []):
         want(s.get("rule") in rules, f"sites: rule {s.get('rule')} not in rules")

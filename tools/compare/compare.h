@@ -21,10 +21,12 @@ struct compare_run {
 	char name[16]; /* "none", "page", "auto", ...; "policy" */
 	int mechanism; /* RTL_MECH_*, COMPARE_NONE or COMPARE_POLICY */
 	char policy[PATH_MAX];
-	char report[PATH_MAX];
-	int status;       /* as waitpid gives it */
-	uint64_t wall_ns; /* fork to wait */
-	json_t *r;        /* its report, once read */
+	char report[PATH_MAX];  /* the run's report, made out of run_dir's records */
+	char run_dir[PATH_MAX]; /* its processes' raw records (RTL_RUN_DIR) */
+	pid_t pid;              /* the program's */
+	int status;             /* as waitpid gives it */
+	uint64_t wall_ns;       /* fork to wait */
+	json_t *r;              /* its report, once read */
 };
 
 struct compare {

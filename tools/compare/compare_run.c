@@ -55,6 +55,13 @@ int compare_policies(struct compare *c)
 		         run->name);
 		snprintf(run->report, sizeof(run->report), "%s/%s.json", c->dir,
 		         run->name);
+		snprintf(run->run_dir, sizeof(run->run_dir), "%s/%s.records", c->dir,
+		         run->name);
+		if (mkdir(run->run_dir, 0700) < 0) {
+			fprintf(stderr, "rtlctl compare: %s: %s\n", run->run_dir,
+			        strerror(errno));
+			return -1;
+		}
 		if (write_policy(&p, run->policy) < 0)
 			return -1;
 		/* A policy valid as given may not be with another mechanism
@@ -176,8 +183,10 @@ static int run_one(struct compare *c, struct compare_run *run, const char *prelo
 		dup2(out, 1);
 		dup2(err, 2);
 		launch_tie(parent);
-		if (run->mechanism != COMPARE_NONE)
+		if (run->mechanism != COMPARE_NONE) {
 			launch_env(preload, run->policy, run->report);
+			setenv("RTL_RUN_DIR", run->run_dir, 1);
+		}
 		execvp(c->argv[0], c->argv);
 		fprintf(stderr, "rtlctl compare: %s: %s\n", c->argv[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
@@ -189,6 +198,7 @@ static int run_one(struct compare *c, struct compare_run *run, const char *prelo
 		perror("rtlctl compare: fork");
 		return -1;
 	}
+	run->pid = pid;
 	while (waitpid(pid, &run->status, 0) < 0 && errno == EINTR)
 		;
 	run->wall_ns = now_ns() - t0;

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 
 #include "tools/compare/compare.h"
+#include "tools/interpret/load.h"
+#include "tools/report/report_save.h"
 #include "tools/report/report_read.h"
 #include "tools/rtlctl/rtlctl.h"
 #include "tools/util/text.h"
@@ -23,10 +25,14 @@ void compare_read_reports(struct compare *c)
 
 		if (run->mechanism == COMPARE_NONE)
 			continue;
-		/* None from a program that ends with _exit (dash) or is killed
-		 * by SIGKILL: its column stays empty. */
-		if (!(run->r = rtl_report_load(run->report, why, sizeof(why))))
+		/* Every process of the run, in one report (kept as NAME.json
+		 * beside compare.json). None from a program that ends with
+		 * _exit (dash) and starts nothing, or is killed by SIGKILL: its
+		 * column stays empty. */
+		if (!(run->r = rtl_load_run(run->run_dir, (long)run->pid, why, sizeof(why))))
 			fprintf(stderr, "rtlctl compare: %s: no report (%s)\n", run->name, why);
+		else if (report_save(run->r, run->report, NULL) != 0)
+			fprintf(stderr, "rtlctl compare: %s: report not kept\n", run->name);
 	}
 }
 

@@ -1,6 +1,7 @@
 /* From a decoded run (raw_run.h) to the report: sites named once and
  * merged by (name, rule); lists sorted and cut as docs/policy.md says; the
  * notes made from the limits the record carries. */
+#include "tools/interpret/merge.h"
 #include "tools/interpret/raw_run.h"
 
 #include <inttypes.h>
@@ -327,5 +328,6 @@ json_t *rtl_raw_build(struct run *r)
 	json_object_set(out, "events", r->events);
 	json_object_set_new(out, "backtraces", bts);
 	json_object_set(out, "notes", r->notes);
+	json_object_set_new(out, "processes", rtl_report_processes(out));
 	return out;
 }

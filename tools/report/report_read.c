@@ -11,7 +11,7 @@ static json_t *check(json_t *r, const char *name, char *why, size_t len)
 	static const char *const objects[] = { "run", "totals" };
 	static const char *const arrays[] = { "rules", "sites", "top_regions",
 		                              "epochs", "events", "backtraces",
-		                              "notes" };
+		                              "processes", "notes" }; /* notes last */
 	const size_t notes = sizeof(arrays) / sizeof(arrays[0]) - 1;
 	json_t *v;
 

@@ -1,8 +1,8 @@
 /* rtlctl report: read a run's report (docs/policy.md, "Report"), or make it
- * from the run's raw record (the preload's, "Raw record"), and print it as
- * tables, or as checked, indented JSON (-o: into a file, as the preload
- * has rtlctl do when a traced program ends). A malformed report or record
- * is an error with the reason, never a crash. */
+ * from the run's raw records (the preload's, "Raw record": one per
+ * process, made into one report), and print it as tables, or as checked,
+ * indented JSON (-o: into a file). A malformed report or record is an
+ * error with the reason, never a crash. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/interpret/raw_read.h"
+#include "tools/interpret/load.h"
 #include "tools/report/report_export.h"
 #include "tools/report/report_plot.h"
 #include "tools/report/report_print.h"
@@ -18,55 +18,13 @@
 #include "tools/report/report_save.h"
 #include "tools/rtlctl/rtlctl.h"
 
-/* The whole file; NULL with a message on stderr. */
-static char *slurp(const char *path, size_t *size)
+/* One report out of the files given: the one, or all of them merged (the
+ * processes of a run). NULL with a message on stderr. */
+static json_t *load(char *const *paths, int n, int *is_raw)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
+	char why[512];
+	json_t *r = rtl_load_reports(paths, (size_t)n, 0, is_raw, why, sizeof(why));
 
-	if (!f) {
-		fprintf(stderr, "rtlctl report: %s: cannot open: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		if (n == cap) {
-			char *grown = realloc(buf, cap = cap ? 2 * cap : 65536);
-			if (!grown) {
-				free(buf);
-				fclose(f);
-				fprintf(stderr, "rtlctl report: %s: out of memory\n", path);
-				return NULL;
-			}
-			buf = grown;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	*size = n;
-	return buf;
-}
-
-/* Load and check a report, or make it from a raw record; NULL with a
- * message on stderr. */
-static json_t *load_report(const char *path, int *is_raw)
-{
-	char why[256];
-	size_t size = 0;
-	char *data = slurp(path, &size);
-	json_t *r;
-
-	if (!data)
-		return NULL;
-	*is_raw = rtl_raw_is(data, size);
-	if (*is_raw)
-		r = rtl_raw_report(data, size, path, why, sizeof(why));
-	else
-		r = rtl_report_parse(data, size, path, why, sizeof(why));
-	free(data);
 	if (!r)
 		fprintf(stderr, "rtlctl report: %s\n", why);
 	return r;
@@ -75,7 +33,8 @@ static json_t *load_report(const char *path, int *is_raw)
 int report_summary(const char *path, FILE *out)
 {
 	int is_raw;
-	json_t *r = load_report(path, &is_raw);
+	char *paths[] = { (char *)path };
+	json_t *r = load(paths, 1, &is_raw);
 
 	if (!r)
 		return -1;
@@ -95,7 +54,7 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *file, *out = NULL, *csv = NULL, *plot = NULL;
+	const char *out = NULL, *csv = NULL, *plot = NULL;
 	int folded = 0;
 	int as_json = 0, rc = 0, is_raw, c;
 	json_t *r;
@@ -114,17 +73,13 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind == argc)
 		return usage_error("report", "no report given");
-	if (argc - optind > 1)
-		return usage_error("report", "one report at a time ('%s' is one too many)",
-		                   argv[optind + 1]);
-	file = argv[optind];
 	if (csv && !report_csv_known(csv))
 		return usage_error("report", "--csv takes sites or rules, not '%s'", csv);
 	if (plot && !report_plot_kind_known(plot))
 		return usage_error("report", "--plot writes FILE.png or FILE.svg, not '%s'", plot);
 	if (!!csv + folded + !!plot + (as_json || out) > 1)
 		return usage_error("report", "one of --json, --csv, --folded and --plot at a time");
-	r = load_report(file, &is_raw);
+	r = load(argv + optind, argc - optind, &is_raw);
 	if (!r)
 		return EXIT_INVALID;
 	if (out && !strcmp(out, "-")) {
@@ -132,7 +87,7 @@ int cmd_report(int argc, char **argv)
 		fputc('\n', stdout);
 	} else if (out) {
 		/* The report as the traced program's end leaves it. */
-		rc = report_save(r, out, is_raw ? file : NULL);
+		rc = report_save(r, out, is_raw && argc - optind == 1 ? argv[optind] : NULL);
 	} else if (as_json) {
 		json_dumpf(r, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
@@ -144,7 +99,7 @@ int cmd_report(int argc, char **argv)
 		if (!report_print_folded(r, stdout))
 			fprintf(stderr, "rtlctl report: %s: no trap backtraces (the backtrace "
 			                "action of on_read/on_write records them)\n",
-			        file);
+			        argv[optind]);
 	} else {
 		report_print_tables(r, stdout);
 	}

@@ -1,6 +1,9 @@
 /* rtlctl run: start a program with the preload and a policy, pass its exit
- * status through, and point at the report. The program's own status is
- * rtlctl's: a death by signal is re-raised (without a core of rtlctl). */
+ * status through, and make the run's report: every process of the run
+ * leaves its raw record in a folder of the run's own, and rtlctl analyses
+ * them once, when the program has ended (run_report.c). The program's own
+ * status is rtlctl's: a death by signal is re-raised (without a core of
+ * rtlctl). */
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -18,7 +21,7 @@
 #include "tools/rtlctl/launch.h"
 #include "tools/rtlctl/preload_find.h"
 #include "tools/rtlctl/rtlctl.h"
-#include "tools/rtlctl/run_reports.h"
+#include "tools/rtlctl/run_report.h"
 
 /* A relative report name made absolute against the folder rtlctl started
  * in: the program and its children write it wherever they have gone, and
@@ -119,10 +122,10 @@ int cmd_run(int argc, char **argv)
 	static struct rtl_policy policy;
 	struct rtl_policy_errors errs;
 	char preload[PATH_MAX], config[PATH_MAX], report[PATH_MAX], prog[PATH_MAX];
-	char report_abs[PATH_MAX], why[512];
+	char report_abs[PATH_MAX], why[512], run_dir[PATH_MAX];
 	const char *config_arg = NULL, *report_arg = NULL;
 	int opt, status, no_children = 0;
-	time_t started;
+	const char *tmpl;
 	sigset_t orig_mask;
 	pid_t pid, parent;
 
@@ -161,8 +164,14 @@ int cmd_run(int argc, char **argv)
 	}
 	if (report_arg && absolute(report_arg, report_abs, sizeof(report_abs)) == 0)
 		report_arg = report_abs;
+	tmpl = report_arg ? report_arg : policy.report;
+	run_dir[0] = '\0';
+	if (tmpl[0] && run_dir_make(run_dir, sizeof(run_dir)) < 0) {
+		fprintf(stderr, "rtlctl run: no folder for the run's records: %s\n",
+		        strerror(errno));
+		return 126;
+	}
 	fflush(NULL);
-	started = time(NULL);
 	parent = getpid();
 	forward_start(&orig_mask);
 	pid = fork();
@@ -175,6 +184,8 @@ int cmd_run(int argc, char **argv)
 		launch_env(preload, config_arg ? config : NULL, report_arg);
 		if (no_children) /* the preload reads it, then drops itself */
 			setenv("RTL_NO_CHILDREN", "1", 1);
+		if (run_dir[0])
+			setenv("RTL_RUN_DIR", run_dir, 1);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "rtlctl run: %s: %s\n", argv[optind], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
@@ -184,10 +195,8 @@ int cmd_run(int argc, char **argv)
 		;
 	child = 0;                                        /* its pid may be someone else's from now on */
 	snprintf(prog, sizeof(prog), "%s", argv[optind]); /* basename edits it */
-	rtl_report_path(report_arg ? report_arg : policy.report, basename(prog),
-	                (long)pid, 0, report, sizeof(report));
-	if (report[0] && strcmp(report, "-"))
-		run_reports_list(report_arg ? report_arg : policy.report, report, pid,
-		                 started, stderr);
+	rtl_report_path(tmpl, basename(prog), (long)pid, 0, report, sizeof(report));
+	if (run_dir[0])
+		run_report_make(run_dir, report, (long)pid, stderr);
 	return pass_status(status);
 }

@@ -132,7 +132,8 @@ static int by_count(const void *a, const void *b)
 	json_int_t x = report_num(*(json_t *const *)a, "count"),
 	           y = report_num(*(json_t *const *)b, "count");
 
-	return x < y ? 1 : x > y ? -1 : 0;
+	return x < y ? 1 : x > y ? -1
+	                         : 0;
 }
 
 /* The n with the most of what rank says first, the rest dropped. */

@@ -21,6 +21,17 @@ static const Dwfl_Callbacks offline = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+/* Without DEBUGINFOD_URLS, separate debug files by build id only (Debian's
+ * -dbgsym packages, /usr/lib/debug/.build-id): the standard search loads
+ * libdebuginfod and its thirty libraries even when it has no server to
+ * ask, which tripled the time rtlctl took for a report. */
+static const Dwfl_Callbacks offline_local = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_build_id_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
 /* Every module as the program had it loaded, on first use. */
 static Dwfl *session(struct rtl_modules *mods)
 {
@@ -28,7 +39,9 @@ static Dwfl *session(struct rtl_modules *mods)
 
 	if (mods->dwfl || mods->dwfl_failed)
 		return mods->dwfl;
-	d = dwfl_begin(&offline);
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	d = dwfl_begin(urls && *urls ? &offline : &offline_local);
 	if (!d) {
 		mods->dwfl_failed = 1;
 		return NULL;

@@ -330,48 +330,69 @@ void rtl_slot_protected(uintptr_t addr, size_t len, int prot)
 	set_states(first, last, k, prot);
 }
 
-/* Map pages [first, last) of copy k over the child's file at prot. */
-static void remap(int k, size_t first, size_t last, int prot)
+/* Copy k again over the child's file, read-write, whole: one mmap. */
+static void remap(int k)
 {
 	static const char msg[] = "rtl: fork: cannot map the slots again in "
 	                          "the child\n";
-	uintptr_t at = slots_base + (uintptr_t)k * pool_len + first * PAGE;
-	off_t off = (off_t)rtl_view_offset(pool_lo + first * PAGE, RTL_VIEW_RW);
 
-	if (mmap((void *)at, (last - first) * PAGE, prot,
-	         MAP_SHARED | MAP_FIXED | MAP_NORESERVE, rtl_views.fd,
-	         off) == MAP_FAILED) {
+	if (rtl_arena_map_copy(slots_base + (uintptr_t)k * pool_len, RW) < 0) {
 		rtl_say(msg, sizeof(msg) - 1);
 		_exit(127);
 	}
 }
 
-/* Each mapped copy again over the child's file, a run of pages of one
- * protection per mmap (as many calls as the copy has mappings), so the
- * pages keep their protection with no mprotect per block. A page whose
- * state is unknown (a failed mprotect) comes back read-write, and says
- * so: the live block there is given its protection again (alias.c). */
+/* Whether page p of copy k holds a live block that is not read-write:
+ * what the child must protect again (free pages' protection is no one's:
+ * they come back read-write). */
+static int kept(size_t p, int k)
+{
+	return (atomic_load_explicit(&taken[p][k / 64], memory_order_relaxed) >>
+	                (k % 64) &
+	        1) &&
+	       prot_of(p, k) != RW;
+}
+
+/* Each mapped copy again over the child's file, read-write (one mmap a
+ * copy), then each run of live pages of one protection other than
+ * read-write set with one mprotect: most live blocks of a program that
+ * writes what it allocates are read-write, and free pages need nothing,
+ * so a child costs a call a copy and few more. */
 void rtl_slots_forked(void)
 {
 	int n = atomic_load_explicit(&nmapped, memory_order_relaxed);
 	size_t used = (rtl_arena_used() + PAGE - 1) >> PAGE_SHIFT;
-	size_t pages = pool_len >> PAGE_SHIFT;
 
 	for (int k = 0; k < n; k++) {
+		uintptr_t copy = slots_base + (uintptr_t)k * pool_len;
 		size_t run = 0;
+		int in = 0;
 
-		for (size_t p = 1; p <= used; p++) {
-			if (p < used && prot_of(p, k) == prot_of(run, k))
+		remap(k);
+		for (size_t p = 0; p <= used; p++) {
+			int live = p < used && kept(p, k);
+
+			if (in && live && prot_of(p, k) == prot_of(run, k))
 				continue;
-			if (atomic_load_explicit(&state[run * RTL_SLOTS + (size_t)k],
-			                         memory_order_relaxed) == UNKNOWN)
-				set_states(run, p, k, RW);
-			remap(k, run, p, prot_of(run, k));
+			if (in && syscall(SYS_mprotect, (void *)(copy + run * PAGE),
+			                  (p - run) * PAGE, prot_of(run, k)) < 0)
+				set_states(run, p, k, -1); /* alias.c sets them */
+			in = live;
 			run = p;
 		}
-		if (used < pages)
-			remap(k, used, pages, RW); /* never handed out */
 	}
+	/* Free pages are read-write now (read first: a page of the table
+	 * is copied for the child only where a state changes). */
+	for (size_t p = 0; p < used; p++)
+		for (int k = 0; k < n; k++) {
+			_Atomic uint8_t *s = &state[p * RTL_SLOTS + (size_t)k];
+
+			if (atomic_load_explicit(s, memory_order_relaxed) &&
+			    !(atomic_load_explicit(&taken[p][k / 64], memory_order_relaxed) >>
+			              (k % 64) &
+			      1))
+				atomic_store_explicit(s, 0, memory_order_relaxed);
+		}
 	/* Runs other threads held at the fork have no thread to end them
 	 * here: their pages stay taken (at most 2 * RUN_PAGES of one copy
 	 * each, lost to the child), and no take may wait for them. */

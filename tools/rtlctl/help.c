@@ -11,20 +11,22 @@
 	"  RTL_PRELOAD        the preload library (default: found relative to rtlctl)\n" \
 	"  RTL_ARENA_SIZE     size of rtl's views, e.g. 16G (default 64G, sparse)\n"     \
 	"  RTL_MAX_MAP_COUNT  lower vm.max_map_count as the alias budget counts it\n"    \
-	"  RTL_RAW            keep the run's raw record in this file\n"                  \
-	"  TMPDIR             where the raw record of a report to stderr goes\n"         \
+	"  RTL_RAW            keep the run's raw records in this file (FILE.1, ...)\n"   \
+	"  TMPDIR             where the run's records are kept until its report\n"       \
+	"  DEBUGINFOD_URLS    debuginfod servers for source lines (elfutils')\n"         \
 	"  LD_PRELOAD         kept, after rtl's preload\n"                               \
 	"Set by rtlctl run for the program: RTL_CONFIG (the policy), RTL_REPORT (-o),\n" \
-	"RTL_REPORT_PID (the program's pid), RTL_RTLCTL (this rtlctl, which makes\n"     \
-	"the report); set them yourself to use the preload without rtlctl run.\n"
+	"RTL_REPORT_PID (the program's pid), RTL_RUN_DIR (where each process leaves\n"   \
+	"its raw record), RTL_RTLCTL (this rtlctl, for a report to stderr); without\n"   \
+	"rtlctl run, each process leaves its raw record beside the report's name,\n"     \
+	"and rtlctl report reads it.\n"
 
 static const struct rtlctl_command commands[] = {
 	{ "run", cmd_run, "[-c FILE] [-o REPORT] [--no-children] -- PROG ARGS...",
 	  "run PROG under rtl with a policy (the built-in one without -c)",
 	  "  -c, --config FILE    the policy file (rtlctl init writes one)\n"
-	  "  -o, --output REPORT  the program's report (default: the policy's report =);\n"
-	  "                       a child process writes REPORT with its pid before\n"
-	  "                       the extension (c.json: c.PID.json)\n"
+	  "  -o, --output REPORT  the run's report, every process of it in one\n"
+	  "                       (default: the policy's report =)\n"
 	  "      --no-children    programs PROG execs run without rtl (a process it\n"
 	  "                       forks without exec is PROG still, and keeps it)\n"
 	  "  -h, --help           this help\n",
@@ -50,8 +52,8 @@ static const struct rtlctl_command commands[] = {
 	  "  -h, --help  this help\n", NULL },
 	{ "show", cmd_show, "FILE", "print the effective policy, defaults filled in",
 	  "  -h, --help  this help\n", NULL },
-	{ "report", cmd_report, "[--json [-o OUT] | --csv TABLE | --folded | --plot OUT] FILE",
-	  "tables from a run's report or raw record; -o writes the JSON",
+	{ "report", cmd_report, "[--json [-o OUT] | --csv TABLE | --folded | --plot OUT] FILE...",
+	  "tables from a run's report or raw records (several: one report); -o writes the JSON",
 	  "  --json               the report as indented JSON\n"
 	  "  --csv TABLE          one table as CSV: sites or rules\n"
 	  "  --folded             trap backtraces as collapsed stacks, weighted by\n"

@@ -171,8 +171,13 @@ int rtl_alias_protect(struct rtl_rec *rec, int prot)
 {
 	if (rec->mech == RTL_MECH_PAGE)
 		return rtl_pageprot_protect(rec, prot);
-	if (raw_mprotect(rec->alias, (size_t)rec->pages * PAGE, prot) < 0)
-		return -1;
+	if (raw_mprotect(rec->alias, (size_t)rec->pages * PAGE, prot) < 0) {
+		/* Out of mappings, at a grant: the program must go on. */
+		if (errno != ENOMEM || !in_slot(rec) ||
+		    (prot & ~atomic_load(&rec->prot)) == 0 ||
+		    rtl_slot_open_copy(rec->alias) < 0)
+			return -1;
+	}
 	if (in_slot(rec))
 		rtl_slot_protected(rec->alias, (size_t)rec->pages * PAGE, prot);
 	atomic_store_explicit(&rec->prot, prot, memory_order_release);

@@ -43,14 +43,19 @@ static uintptr_t slots_base; /* copy k at slots_base + k * pool_len */
 static uintptr_t pool_lo;    /* the pool, in the RW view */
 static size_t pool_len;
 static _Atomic uint64_t (*taken)[WORDS]; /* per pool page: copies in use */
-/* Per pool page and copy: its protection plus one (0: never set, so RW;
- * UNKNOWN after a failed mprotect). Written by the copy's taker; read by
+/* Per pool page and copy: its protection plus one (0: never set, so the
+ * copy's own, copy_prot; UNKNOWN after a failed mprotect). Written by the copy's taker; read by
  * choose() while other takers write theirs: relaxed atomics, plain moves. */
 static _Atomic uint8_t *state;
 /* Copies [0, nmapped) are mapped; more under map_lock (never in a signal
  * handler: rtl_slot_take runs in malloc, under the re-entrancy guard). */
 static _Atomic int nmapped;
 static struct rtl_lock map_lock = RTL_LOCK_INIT;
+/* The protection each copy was mapped with: that of the block that found
+ * no copy free, so that the blocks of a rule land in a copy whose pages
+ * have their protection already (no mprotect, and no page of another
+ * protection between its neighbours). */
+static _Atomic uint8_t copy_prot[RTL_SLOTS];
 
 size_t rtl_slots_span(void)
 {
@@ -77,18 +82,20 @@ int rtl_slots_init(uintptr_t base)
 	return 0;
 }
 
-/* Map one more copy, if no other thread did meanwhile (seen: how many
- * were mapped when the caller found none free). Whether there are more
- * now. */
-static int map_more(int seen)
+/* Map one more copy at prot, if no other thread did meanwhile (seen: how
+ * many were mapped when the caller found none free). Whether there are
+ * more now. */
+static int map_more(int seen, int prot)
 {
 	int n;
 
 	rtl_lock_acquire(&map_lock);
 	n = atomic_load_explicit(&nmapped, memory_order_relaxed);
 	if (n == seen && n < RTL_SLOTS &&
-	    rtl_arena_map_copy(slots_base + (uintptr_t)n * pool_len, RW) == 0)
+	    rtl_arena_map_copy(slots_base + (uintptr_t)n * pool_len, prot) == 0) {
+		atomic_store_explicit(&copy_prot[n], (uint8_t)prot, memory_order_relaxed);
 		atomic_store_explicit(&nmapped, ++n, memory_order_release);
+	}
 	rtl_lock_release(&map_lock);
 	return n > seen;
 }
@@ -100,7 +107,7 @@ static int prot_of(size_t page, int k)
 {
 	uint8_t s = atomic_load_explicit(&state[page * RTL_SLOTS + (size_t)k],
 	                                 memory_order_relaxed);
-	return s ? s - 1 : RW;
+	return s ? s - 1 : atomic_load_explicit(&copy_prot[k], memory_order_relaxed);
 }
 
 /* Pages [first, last) of copy k have prot; or, prot < 0, may have any
@@ -257,7 +264,7 @@ uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
 		int k = choose(first, last, prot), differ = 0;
 		uintptr_t at;
 
-		if (k < 0 && map_more(seen))
+		if (k < 0 && map_more(seen, prot))
 			continue; /* a copy more */
 		if (k < 0 && waited_for_runs())
 			continue; /* a copy may have been a run's */
@@ -330,74 +337,92 @@ void rtl_slot_protected(uintptr_t addr, size_t len, int prot)
 	set_states(first, last, k, prot);
 }
 
-/* Copy k again over the child's file, read-write, whole: one mmap. */
-static void remap(int k)
+/* Copy k again over the child's file, whole, at prot: one mmap. */
+static void remap(int k, int prot)
 {
 	static const char msg[] = "rtl: fork: cannot map the slots again in "
 	                          "the child\n";
 
-	if (rtl_arena_map_copy(slots_base + (uintptr_t)k * pool_len, RW) < 0) {
+	if (rtl_arena_map_copy(slots_base + (uintptr_t)k * pool_len, prot) < 0) {
 		rtl_say(msg, sizeof(msg) - 1);
 		_exit(127);
 	}
 }
 
-/* Whether page p of copy k holds a live block that is not read-write:
- * what the child must protect again (free pages' protection is no one's:
- * they come back read-write). */
-static int kept(size_t p, int k)
+static int is_taken(size_t p, int k)
 {
-	return (atomic_load_explicit(&taken[p][k / 64], memory_order_relaxed) >>
-	                (k % 64) &
-	        1) &&
-	       prot_of(p, k) != RW;
+	return atomic_load_explicit(&taken[p][k / 64], memory_order_relaxed) >> (k % 64) & 1;
 }
 
-/* Each mapped copy again over the child's file, read-write (one mmap a
- * copy), then each run of live pages of one protection other than
- * read-write set with one mprotect: most live blocks of a program that
- * writes what it allocates are read-write, and free pages need nothing,
- * so a child costs a call a copy and few more. */
+/* In the child, copy k mapped again at the protection most of its live
+ * pages have (one mmap), each run of live pages of another protection
+ * set with one mprotect; free pages take the copy's protection (their
+ * own is no one's). A program that writes what it allocates has its
+ * live blocks read-write, one whose blocks stay unwritten read-only: a
+ * child costs a call a copy and few more either way. States are read
+ * before written: a page of the table is copied for the child only
+ * where one changes. */
+static void fork_copy(int k, size_t used)
+{
+	uintptr_t copy = slots_base + (uintptr_t)k * pool_len;
+	int old = atomic_load_explicit(&copy_prot[k], memory_order_relaxed), mp;
+	size_t rw = 0, other = 0, run = 0;
+	int in = 0;
+
+	for (size_t p = 0; p < used; p++)
+		if (is_taken(p, k))
+			*(prot_of(p, k) == RW ? &rw : &other) += 1;
+	mp = rw >= other ? RW : old;
+	remap(k, mp);
+	for (size_t p = 0; p <= used; p++) {
+		int live = p < used && is_taken(p, k), pr = live ? prot_of(p, k) : mp;
+		_Atomic uint8_t *s = p < used ? &state[p * RTL_SLOTS + (size_t)k] : NULL;
+
+		if (live && pr != mp && !atomic_load_explicit(s, memory_order_relaxed))
+			atomic_store_explicit(s, (uint8_t)(pr + 1), memory_order_relaxed);
+		else if (s && !live && atomic_load_explicit(s, memory_order_relaxed))
+			atomic_store_explicit(s, 0, memory_order_relaxed);
+		if (in && live && pr != mp && pr == prot_of(run, k))
+			continue;
+		if (in && syscall(SYS_mprotect, (void *)(copy + run * PAGE),
+		                  (p - run) * PAGE, prot_of(run, k)) < 0)
+			set_states(run, p, k, -1); /* alias.c sets them */
+		in = live && pr != mp;
+		run = p;
+	}
+	atomic_store_explicit(&copy_prot[k], (uint8_t)mp, memory_order_relaxed);
+}
+
 void rtl_slots_forked(void)
 {
 	int n = atomic_load_explicit(&nmapped, memory_order_relaxed);
 	size_t used = (rtl_arena_used() + PAGE - 1) >> PAGE_SHIFT;
 
-	for (int k = 0; k < n; k++) {
-		uintptr_t copy = slots_base + (uintptr_t)k * pool_len;
-		size_t run = 0;
-		int in = 0;
-
-		remap(k);
-		for (size_t p = 0; p <= used; p++) {
-			int live = p < used && kept(p, k);
-
-			if (in && live && prot_of(p, k) == prot_of(run, k))
-				continue;
-			if (in && syscall(SYS_mprotect, (void *)(copy + run * PAGE),
-			                  (p - run) * PAGE, prot_of(run, k)) < 0)
-				set_states(run, p, k, -1); /* alias.c sets them */
-			in = live;
-			run = p;
-		}
-	}
-	/* Free pages are read-write now (read first: a page of the table
-	 * is copied for the child only where a state changes). */
-	for (size_t p = 0; p < used; p++)
-		for (int k = 0; k < n; k++) {
-			_Atomic uint8_t *s = &state[p * RTL_SLOTS + (size_t)k];
-
-			if (atomic_load_explicit(s, memory_order_relaxed) &&
-			    !(atomic_load_explicit(&taken[p][k / 64], memory_order_relaxed) >>
-			              (k % 64) &
-			      1))
-				atomic_store_explicit(s, 0, memory_order_relaxed);
-		}
+	for (int k = 0; k < n; k++)
+		fork_copy(k, used);
 	/* Runs other threads held at the fork have no thread to end them
 	 * here: their pages stay taken (at most 2 * RUN_PAGES of one copy
 	 * each, lost to the child), and no take may wait for them. */
 	atomic_store_explicit(&runs_held, 0, memory_order_relaxed);
 	rtl_lock_release(&map_lock); /* taken by rtl_slots_fork_prepare */
+}
+
+_Atomic uint64_t rtl_slots_opened;
+
+int rtl_slot_open_copy(uintptr_t addr)
+{
+	size_t first, last;
+	int k;
+
+	locate(addr, 1, &first, &last, &k);
+	/* The copy's own bounds: no mapping is split, only merged. */
+	if (syscall(SYS_mprotect, (void *)(slots_base + (uintptr_t)k * pool_len),
+	            pool_len, RW) < 0)
+		return -1;
+	set_states(0, (rtl_arena_used() + PAGE - 1) >> PAGE_SHIFT, k, RW);
+	atomic_store_explicit(&copy_prot[k], RW, memory_order_relaxed);
+	atomic_fetch_add_explicit(&rtl_slots_opened, 1, memory_order_relaxed);
+	return 0;
 }
 
 void rtl_slots_fork_prepare(void)

@@ -4,6 +4,7 @@
 #ifndef RTL_PLACE_AUTO_H
 #define RTL_PLACE_AUTO_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,15 @@ void rtl_slot_give(uintptr_t addr, size_t len);
 /* The protection of the pages [addr, addr + len) of a copy changed (for
  * the next rtl_slot_take on them). Signal handler. */
 void rtl_slot_protected(uintptr_t addr, size_t len, int prot);
+
+/* When the kernel has no mapping left for a grant (vm.max_map_count): the
+ * whole copy holding addr made read-write, in one call that only merges
+ * mappings. The program goes on exactly; the blocks of that copy lose
+ * their protection (their later traps are not taken), which the report
+ * says (rtl_slots_opened). 0, or -1. Signal handler: one system call and
+ * plain stores. */
+int rtl_slot_open_copy(uintptr_t addr);
+extern _Atomic uint64_t rtl_slots_opened;
 
 /* Whether the pages [addr, addr + len) of a copy have prot. */
 int rtl_slot_has_prot(uintptr_t addr, size_t len, int prot);

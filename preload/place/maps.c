@@ -1,23 +1,38 @@
 /* The mapping budget: what the preload may add to the process's mappings
- * before vm.max_map_count. An alias object is a mapping and may split the
- * alias reservation once more; a block protected in place may split a view
- * mapping into three. Either costs two, and both share one budget: a
- * quarter of the limit stays for the program. Past it, alias objects are
- * no longer selected and blocks of whole pages become ordinary swizzle
- * regions. RTL_MAX_MAP_COUNT may lower the limit (for tests), never raise
- * it. */
+ * before vm.max_map_count; a quarter of the limit stays for the program.
+ * Past it, alias objects are no longer selected, auto's blocks that can
+ * trap are left to the system allocator and swizzle's blocks of whole
+ * pages become ordinary swizzle regions. RTL_MAX_MAP_COUNT may lower the
+ * limit (for tests), never raise it.
+ *
+ * An object that can trap costs at most two mappings (a page whose
+ * protection differs from both its neighbours' splits one in three), but
+ * most cost far fewer: a slot's pages merge with their neighbours of the
+ * same protection, and 10^5 blocks written as they are made hold a few
+ * hundred. So the budget counts two for each object made since it last
+ * read /proc/self/maps, and reads it again (at most once per RECOUNT
+ * objects: a read costs a line per mapping) when that reaches the limit.
+ * Counted, not estimated, a rule's blocks are refused only when the
+ * process really nears the limit. */
 #include "preload/place/maps.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#define RECOUNT 256
+
 _Atomic uint64_t rtl_alias_live, rtl_in_place_live;
-static uint64_t budget; /* most live objects of the two */
-static long max_maps, maps_at_start;
+static long max_maps, maps_at_start, limit; /* limit: what rtl may fill */
+static _Atomic long counted;                /* mappings at the last count */
+static _Atomic uint64_t made_at_count;      /* objects made by then */
+static _Atomic uint64_t made;               /* objects made that can trap */
+static _Atomic uint64_t live_at_hit;        /* live objects when one found no room */
 static _Atomic int alias_hit, in_place_hit;
+static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static long read_long(const char *path)
 {
@@ -59,23 +74,61 @@ void rtl_maps_init(void)
 	if (env && (lim = strtol(env, NULL, 10)) > 0 && lim < max_maps)
 		max_maps = lim;
 	maps_at_start = count_maps();
-	lim = max_maps * 3 / 4 - maps_at_start;
-	budget = lim > 0 ? (uint64_t)lim / 2 : 0;
+	limit = max_maps * 3 / 4;
+	atomic_store(&counted, maps_at_start);
 }
 
 uint64_t rtl_maps_budget(void)
 {
-	return budget;
+	/* What rtl may add, in objects at their worst: for sizing tables. */
+	long lim = limit - maps_at_start;
+
+	return lim > 0 ? (uint64_t)lim / 2 : 0;
 }
 
+/* The mappings the process may hold now, at worst: the last count and
+ * two for each object made since. */
+static long worst(void)
+{
+	return atomic_load_explicit(&counted, memory_order_relaxed) +
+	       2 * (long)(atomic_load_explicit(&made, memory_order_relaxed) -
+	                  atomic_load_explicit(&made_at_count, memory_order_relaxed));
+}
+
+/* Whether one more object fits: the cheap bound first, else, under the
+ * lock, /proc/self/maps counted again (unless fewer than RECOUNT objects
+ * were made since the last count: a count costs a line per mapping) and
+ * the bound taken from it. Not in a signal handler (a file read). */
 static int room(_Atomic int *hit)
 {
-	if (atomic_load_explicit(&rtl_alias_live, memory_order_relaxed) +
-	            atomic_load_explicit(&rtl_in_place_live, memory_order_relaxed) <
-	    budget)
+	long fresh = -1;
+	int ok;
+
+	if (worst() < limit) {
+		atomic_fetch_add_explicit(&made, 1, memory_order_relaxed);
 		return 1;
-	atomic_store_explicit(hit, 1, memory_order_relaxed);
-	return 0;
+	}
+	pthread_mutex_lock(&count_lock);
+	if (atomic_load_explicit(&made, memory_order_relaxed) -
+	            atomic_load_explicit(&made_at_count, memory_order_relaxed) >=
+	    RECOUNT) {
+		atomic_store_explicit(&made_at_count, atomic_load(&made), memory_order_relaxed);
+		fresh = count_maps();
+		atomic_store_explicit(&counted, fresh, memory_order_relaxed);
+	}
+	/* A count this thread just made decides for it: other threads may
+	 * have added to the bound meanwhile (they do not wait for the lock
+	 * while it holds), but not to the mappings counted. */
+	ok = fresh >= 0 ? fresh + 2 < limit : worst() < limit;
+	if (ok)
+		atomic_fetch_add_explicit(&made, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&count_lock);
+	if (!ok && !atomic_exchange_explicit(hit, 1, memory_order_relaxed))
+		atomic_store_explicit(&live_at_hit,
+		                      atomic_load(&rtl_alias_live) +
+		                              atomic_load(&rtl_in_place_live),
+		                      memory_order_relaxed);
+	return ok;
 }
 
 int rtl_alias_room(void)
@@ -92,7 +145,7 @@ void rtl_maps_state(struct rtl_maps_state *out)
 {
 	out->alias_hit = atomic_load(&alias_hit);
 	out->in_place_hit = atomic_load(&in_place_hit);
-	out->budget = budget;
+	out->budget = atomic_load(&live_at_hit);
 	out->max_maps = max_maps;
 	out->maps_at_start = maps_at_start;
 }

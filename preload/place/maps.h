@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 void rtl_maps_init(void);
+/* Objects that can trap rtl may have live at their worst (two mappings
+ * each), for sizing tables. */
 uint64_t rtl_maps_budget(void);
 /* Whether another alias object, or block protected in place, fits under
  * vm.max_map_count; the live counts the budget is checked against. */
@@ -18,7 +20,7 @@ extern _Atomic uint64_t rtl_alias_live, rtl_in_place_live;
 /* What the report's notes about the budget are made of. Signal-safe. */
 struct rtl_maps_state {
 	int alias_hit, in_place_hit; /* a selection found no room */
-	uint64_t budget;             /* most live objects of the two */
+	uint64_t budget;             /* live objects when one found no room */
 	long max_maps, maps_at_start;
 };
 void rtl_maps_state(struct rtl_maps_state *out);

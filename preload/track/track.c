@@ -28,6 +28,7 @@
 #include "preload/engine/site.h"
 #include "preload/engine/tally.h"
 #include "preload/engine/trace.h"
+#include "preload/place/auto.h"
 #include "preload/place/arena.h"
 #include "preload/place/heap.h"
 #include "preload/place/maps.h"
@@ -284,7 +285,7 @@ static void write_limits(int epoch_open)
 	rtl_epoch_list(&e, &epochs_dropped);
 	rtl_maps_state(&m);
 	rtl_raw_start(RTL_TRACK_LIMITS);
-	rtl_raw_u32(15);
+	rtl_raw_u32(16);
 	kv(RTL_TRACK_LIMIT_MAX_REGIONS, rtl_engine.policy.max_regions);
 	kv(RTL_TRACK_LIMIT_FALLBACK_MAX,
 	   load(&rtl_totals.fallbacks[RTL_FALLBACK_MAX_REGIONS]));
@@ -301,6 +302,7 @@ static void write_limits(int epoch_open)
 	kv(RTL_TRACK_LIMIT_STACKS_DROPPED, rtl_trace_stacks_dropped());
 	kv(RTL_TRACK_LIMIT_EPOCH_OPEN, (uint64_t)epoch_open);
 	kv(RTL_TRACK_LIMIT_SECCOMP_REFUSED, (uint64_t)rtl_engine.sigsys_failed);
+	kv(RTL_TRACK_LIMIT_COPIES_OPENED, load(&rtl_slots_opened));
 	rtl_raw_end();
 }
 

@@ -270,8 +270,8 @@ static void limit_notes(struct run *r)
 	    limit(r, RTL_TRACK_LIMIT_ALIAS_HIT))
 		note(r, "the mapping budget was full: %llu selected allocations left to "
 		        "the system allocator (a block that can trap takes up to two of "
-		        "the process's mappings; %llu live at most with vm.max_map_count "
-		        "= %lld and %lld mappings at start: raise it, e.g. "
+		        "the process's mappings; %llu were live when it filled, with "
+		        "vm.max_map_count = %lld and %lld mappings at start: raise it, e.g. "
 		        "sysctl -w vm.max_map_count=%lld)",
 		     (unsigned long long)v,
 		     (unsigned long long)limit(r, RTL_TRACK_LIMIT_BUDGET),
@@ -293,6 +293,11 @@ static void limit_notes(struct run *r)
 	if (r->status == RTL_TRACK_STATUS_UNKNOWN)
 		note(r, "exit status unknown (the program did not start through "
 		        "__libc_start_main)");
+	if ((v = limit(r, RTL_TRACK_LIMIT_COPIES_OPENED)))
+		note(r, "the process ran out of mappings at a grant %llu times: each "
+		        "time the blocks of one slot copy lost their protection (their "
+		        "later traps were not taken; raise vm.max_map_count)",
+		     (unsigned long long)v);
 	if ((v = limit(r, RTL_TRACK_LIMIT_SECCOMP_REFUSED)))
 		note(r, "the kernel refused rtl's seccomp filter (%s): only the calls "
 		        "rtl wraps were resolved; others on protected memory got EFAULT "

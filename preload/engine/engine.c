@@ -24,6 +24,7 @@
 #include "preload/engine/site.h"
 #include "preload/engine/tally.h"
 #include "preload/engine/trace.h"
+#include "preload/engine/warn.h"
 #include "preload/place/alias.h"
 #include "preload/place/heap.h"
 #include "preload/place/maps.h"
@@ -106,6 +107,8 @@ int rtl_select_init(void)
 		fputs("rtl: bad policy; nothing selected\n", stderr);
 		e->policy.nrules = 0;
 		return -1;
+	} else {
+		rtl_engine_warn(&e->policy, file);
 	}
 	if (!rep)
 		rep = e->policy.report;

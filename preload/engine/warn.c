@@ -23,7 +23,8 @@ static void say(const char *file, const struct rtl_policy_warning *w)
 	char line[1024];
 	int n = snprintf(line, sizeof(line), "rtl: %s:%d: warning: %s\n", file,
 	                 w->line, w->text);
-	size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+	size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n
+	                                                  : sizeof(line) - 1;
 
 	for (size_t done = 0; done < len;) {
 		ssize_t k = write(STDERR_FILENO, line + done, len - done);

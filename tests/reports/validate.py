@@ -18,17 +18,17 @@ LISTS = {
               "read_traps": INT, "write_traps": INT, "false_sharing_traps": INT,
               "grants": INT, "granted_bytes": INT, "touched_bytes": INT,
               "prot_changes": INT},
-    "sites": {"site": str, "source": str, "rule": str, "regions": INT, "bytes": INT,
+    "sites": {"site": str, "demangled": str, "source": str, "rule": str, "regions": INT, "bytes": INT,
               "read_traps": INT, "write_traps": INT, "false_sharing_traps": INT,
               "grants": INT, "granted_bytes": INT, "touched_bytes": INT},
-    "top_regions": {"site": str, "rule": str, "address": str, "size": INT,
+    "top_regions": {"site": str, "demangled": str, "rule": str, "address": str, "size": INT,
                     "read_traps": INT, "write_traps": INT},
     "epochs": {"t_ns": INT, "dirty_regions": INT, "diff_bytes": INT,
                "page_bytes": INT},
     "events": {"t_ns": INT, "kind": str, "site": str, "rule": str, "offset": INT,
                "size": INT},
     "backtraces": {"rule": str, "kind": str, "count": INT, "frames": list,
-                   "sources": list},
+                   "demangled": list, "sources": list},
 }
 
 
@@ -124,6 +124,10 @@ def check(path):
                      len(e["sources"]) == len(e["frames"]) and
                      all(isinstance(f, str) for f in e["sources"]),
                      f"{name}[{i}].sources is not a string per frame")
+                want(isinstance(e.get("demangled"), list) and
+                     len(e["demangled"]) == len(e["frames"]) and
+                     all(isinstance(f, str) for f in e["demangled"]),
+                     f"{name}[{i}].demangled is not a string per frame")
     want(all(isinstance(n, str) for n in r.get("notes", [])), "notes holds a non-string")
     rules = [x.get("name") for x in r.get("rules", []) if isinstance(x, dict)]
     check_timeline(r.get("timeline"), r.get("rules", []), want, fields)

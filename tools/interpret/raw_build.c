@@ -1,7 +1,7 @@
 /* From a decoded run (raw_run.h) to the report: sites named once and
- * merged by (name, rule); lists sorted and cut as docs/policy.md says; the
- * timeline per rule; the notes made from the limits the record carries
- * and the policy's warnings. */
+ * merged by (name, rule), C++ names demangled beside them; lists sorted
+ * and cut as docs/policy.md says; the timeline per rule; the notes made
+ * from the limits the record carries and the policy's warnings. */
 #include "tools/interpret/raw_run.h"
 
 #include <inttypes.h>
@@ -12,6 +12,7 @@
 
 #include "policy/policy.h"
 #include "preload/track/format.h"
+#include "tools/interpret/demangle.h"
 #include "tools/util/text.h"
 
 #ifndef RTL_VERSION
@@ -64,6 +65,14 @@ static json_t *source_of(struct run *r, uint64_t ip)
 	if (!ip || rtl_source_line(&r->mods, ip, buf, sizeof(buf)) < 0)
 		buf[0] = '\0';
 	return rtl_json_text(buf);
+}
+
+/* name's demangled form (demangle.h), for display. */
+static json_t *demangled(const char *name)
+{
+	char buf[4096];
+
+	return rtl_json_text(rtl_demangle(name, buf, sizeof(buf)));
 }
 
 static const char *slot_name(struct run *r, uint32_t slot)
@@ -135,6 +144,7 @@ static json_t *sites(struct run *r)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "site", rtl_json_text(rows[i].name));
+		json_object_set_new(o, "demangled", demangled(rows[i].name));
 		json_object_set_new(o, "source", source_of(r, rows[i].ip));
 		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, rows[i].rule)));
 		set_int(o, "regions", rows[i].regions);
@@ -171,6 +181,7 @@ static json_t *top_regions(struct run *r)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "site", rtl_json_text(slot_name(r, r->tops[i].slot)));
+		json_object_set_new(o, "demangled", demangled(slot_name(r, r->tops[i].slot)));
 		if (r->tops[i].rule >= 0)
 			json_object_set_new(o, "rule",
 			                    rtl_json_text(rule_name(r, r->tops[i].rule)));
@@ -230,7 +241,7 @@ static json_t *backtraces(struct run *r)
 	for (size_t i = 0; i < r->nstacks && i < MAX_STACKS; i++) {
 		const struct stack *s = &r->stacks[i];
 		json_t *o = json_object(), *frames = json_array();
-		json_t *sources = json_array();
+		json_t *sources = json_array(), *names = json_array();
 		char name[512];
 
 		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, (int)s->rule)));
@@ -240,9 +251,11 @@ static json_t *backtraces(struct run *r)
 			/* The first frame is the faulting instruction itself. */
 			rtl_symbolise(&r->mods, s->ip[f] + (f == 0), 1, name, sizeof(name));
 			json_array_append_new(frames, rtl_json_text(name));
+			json_array_append_new(names, demangled(name));
 			json_array_append_new(sources, source_of(r, s->ip[f] + (f == 0)));
 		}
 		json_object_set_new(o, "frames", frames);
+		json_object_set_new(o, "demangled", names);
 		json_object_set_new(o, "sources", sources);
 		json_array_append_new(a, o);
 	}

@@ -427,7 +427,9 @@ function comparePage(d) {
   const cmp = d.compare, runs = get(cmp, 'runs', []) || [], reports = d.runs || {};
   const rtlRuns = runs.map(r => r.name).filter(n => n !== 'none');
   app.append('header').call(h => {
-    h.append('h1').text('rtlctl compare: ' + (get(cmp, 'command', []) || []).join(' '));
+    const command = get(cmp, 'command', []) || [];
+    h.append('h1').text('rtlctl compare: ' + (command.length ? command[0].replace(/.*\//, '') : '?'));
+    h.append('p').attr('class', 'command').text(command.join(' '));
     h.append('p').attr('class', 'meta').attr('id', 'identical')
         .text(get(cmp, 'identical', false) ? 'Outputs identical in every run (exit status, stdout, stderr, files).'
                                            : 'Outputs DIFFER: ' + get(cmp, 'difference', '?'));

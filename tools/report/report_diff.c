@@ -124,8 +124,7 @@ static json_t *rows(json_t *a, json_t *b, const char *list, int sites)
 			}
 			json_object_set_new(row, "a", row_figures(a, ea, regions));
 			json_object_set_new(row, "b", row_figures(b, eb, regions));
-			json_object_set_new(row, "change", change_of(json_object_get(row, "a"),
-			                                             json_object_get(row, "b")));
+			json_object_set_new(row, "change", change_of(json_object_get(row, "a"), json_object_get(row, "b")));
 			json_object_set_new(row, "name", json_string(report_str(e, key, "?")));
 			v[n++] = row;
 		}
@@ -177,8 +176,7 @@ json_t *report_diff(json_t *a, json_t *b, const char *file_a, const char *file_b
 	json_object_set_new(out, "b", run_of(b, file_b));
 	json_object_set_new(totals, "a", totals_of(a));
 	json_object_set_new(totals, "b", totals_of(b));
-	json_object_set_new(totals, "change", change_of(json_object_get(totals, "a"),
-	                                                json_object_get(totals, "b")));
+	json_object_set_new(totals, "change", change_of(json_object_get(totals, "a"), json_object_get(totals, "b")));
 	list[0] = rows(a, b, "rules", 0);
 	list[1] = rows(a, b, "sites", 1);
 	same = unchanged(totals);

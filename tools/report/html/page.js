@@ -163,7 +163,6 @@ function timeline(parent, r, opt) {
   });
   const legend = div.append('div').attr('class', 'legend');
   legend.selectAll('span').data(rules).join('span')
-      .html('')
       .each(function (e) {
         const s = d3.select(this);
         s.append('i').style('background', ruleColor(e.rule));

@@ -109,7 +109,7 @@ static json_t *rows(json_t *a, json_t *b, const char *list, int sites)
 	for (int s = 0; s < 2; s++)
 		json_array_foreach(srcs[s], i, e)
 		{
-			json_t *ea, *eb, *row;
+			json_t *ea, *eb, *fa, *fb, *ch, *row;
 			if (!json_is_object(e) || (s == 1 && find(la, e, key, sites)))
 				continue; /* B's rows that A has are joined already */
 			ea = s == 0 ? e : NULL;
@@ -122,9 +122,12 @@ static json_t *rows(json_t *a, json_t *b, const char *list, int sites)
 				                    rtl_json_text(report_str(e, "demangled", report_str(e, "site", "?"))));
 				json_object_set_new(row, "rule", rtl_json_text(report_str(e, "rule", "?")));
 			}
-			json_object_set_new(row, "a", row_figures(a, ea, regions));
-			json_object_set_new(row, "b", row_figures(b, eb, regions));
-			json_object_set_new(row, "change", change_of(json_object_get(row, "a"), json_object_get(row, "b")));
+			fa = row_figures(a, ea, regions);
+			fb = row_figures(b, eb, regions);
+			ch = change_of(fa, fb);
+			json_object_set_new(row, "a", fa);
+			json_object_set_new(row, "b", fb);
+			json_object_set_new(row, "change", ch);
 			json_object_set_new(row, "name", json_string(report_str(e, key, "?")));
 			v[n++] = row;
 		}
@@ -168,15 +171,16 @@ static int unchanged(json_t *row)
 json_t *report_diff(json_t *a, json_t *b, const char *file_a, const char *file_b)
 {
 	json_t *out = json_object(), *totals = json_object(), *list[2], *e;
+	json_t *ta = totals_of(a), *tb = totals_of(b), *ch = change_of(ta, tb);
 	int same;
 	size_t i;
 
 	json_object_set_new(out, "rtl_diff", json_integer(1));
 	json_object_set_new(out, "a", run_of(a, file_a));
 	json_object_set_new(out, "b", run_of(b, file_b));
-	json_object_set_new(totals, "a", totals_of(a));
-	json_object_set_new(totals, "b", totals_of(b));
-	json_object_set_new(totals, "change", change_of(json_object_get(totals, "a"), json_object_get(totals, "b")));
+	json_object_set_new(totals, "a", ta);
+	json_object_set_new(totals, "b", tb);
+	json_object_set_new(totals, "change", ch);
 	list[0] = rows(a, b, "rules", 0);
 	list[1] = rows(a, b, "sites", 1);
 	same = unchanged(totals);

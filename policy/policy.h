@@ -105,6 +105,22 @@ int rtl_policy_site_matches(const struct rtl_rule *r, const char *site);
  * it, which costs a stack walk per allocation in the size range). */
 int rtl_policy_needs_site(const struct rtl_policy *p);
 
+/* What is valid but worth saying of a policy (warn.c): a swizzle rule that
+ * can trap (it moves the program's pointers), a rule that selects nothing
+ * (an earlier rule takes all it would). rtlctl check prints each as
+ * "FILE:LINE: warning: TEXT"; so does the preload, once per run, when
+ * rtlctl did not start it; the report has each as a note. */
+struct rtl_policy_warning {
+	int rule; /* its index */
+	int line; /* its [rule NAME] header's */
+	char text[448];
+};
+#define RTL_POLICY_WARNINGS_MAX (2 * RTL_POLICY_MAX_RULES)
+
+/* The warnings of p, in rule order, at most max into w; how many. */
+int rtl_policy_warnings(const struct rtl_policy *p, struct rtl_policy_warning *w,
+                        int max);
+
 /* The effective policy, every default filled in, in the file format. */
 void rtl_policy_write(const struct rtl_policy *p, FILE *out);
 

@@ -7,15 +7,17 @@
 set -euo pipefail
 
 declare -A group=(
-  # make build, make demo, make install: the compilers and the libraries.
+  # make build, make demo, make install: the compilers and the libraries;
+  # node-d3, which rtlctl inlines into the HTML pages it writes (--html).
   [build]="gcc g++ make pkg-config meson ninja-build python3
     libcapstone-dev libunwind-dev libjemalloc-dev uthash-dev libinih-dev
-    libjansson-dev libelf-dev libdw-dev"
+    libjansson-dev libelf-dev libdw-dev node-d3"
   [format]="clang-format"
-  # make test: bats and what the tests run or read their output with.
+  # make test: bats and what the tests run or read their output with
+  # (chromium: the HTML pages opened headless, report_html.bats).
   [test]="bats bats-support bats-assert bats-file
     python3 sqlite3 gzip git perl coreutils mawk gawk xz-utils tar
-    groff-base man-db bsdextrautils gnuplot-nox"
+    groff-base man-db bsdextrautils gnuplot-nox chromium"
   # The DSM (dsm/, built only when meson finds MPI) and its tests.
   [mpi]="openmpi-bin libopenmpi-dev iproute2"
   # CI's second compiler.

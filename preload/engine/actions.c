@@ -20,6 +20,7 @@
 #include "preload/engine/engine.h"
 #include "preload/engine/record.h"
 #include "preload/engine/site.h"
+#include "preload/engine/timeline.h"
 #include "preload/engine/trace.h"
 #include "preload/shim/next.h"
 #include "preload/track/fatal.h"
@@ -113,6 +114,7 @@ static void record(struct rtl_rec *rec, size_t offset, int write, unsigned act)
 		bump(write ? &s->write_traps : &s->read_traps);
 		atomic_fetch_add_explicit(write ? &rec->write_traps : &rec->read_traps,
 		                          1, memory_order_relaxed);
+		rtl_timeline_add(rec->rule, RTL_TL_TRAPS);
 	}
 	if (rtl_engine.policy.events)
 		rtl_trace_event(rec, offset, write);
@@ -186,6 +188,7 @@ void rtl_act_granted(struct rtl_rec *rec, size_t bytes)
 	s = rtl_site_stats(rec->site, NULL, NULL);
 	bump(&rt->grants);
 	bump(&s->grants);
+	rtl_timeline_add(rec->rule, RTL_TL_GRANTS);
 	atomic_fetch_add_explicit(&rt->granted_bytes, bytes, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->granted_bytes, bytes, memory_order_relaxed);
 }

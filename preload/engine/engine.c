@@ -23,7 +23,9 @@
 #include "preload/engine/select.h"
 #include "preload/engine/site.h"
 #include "preload/engine/tally.h"
+#include "preload/engine/timeline.h"
 #include "preload/engine/trace.h"
+#include "preload/engine/warn.h"
 #include "preload/place/alias.h"
 #include "preload/place/heap.h"
 #include "preload/place/maps.h"
@@ -108,6 +110,8 @@ int rtl_select_init(void)
 		fputs("rtl: bad policy; nothing selected\n", stderr);
 		e->policy.nrules = 0;
 		return -1;
+	} else {
+		rtl_engine_warn(&e->policy, file);
 	}
 	if (!rep)
 		rep = e->policy.report;
@@ -121,6 +125,7 @@ int rtl_select_init(void)
 		e->rules[i].r = &e->policy.rules[i];
 		choose(&e->rules[i], i);
 	}
+	rtl_timeline_start(e->policy.nrules);
 	return e->policy.nrules > 0 && e->policy.max_regions > 0;
 }
 
@@ -237,6 +242,7 @@ void rtl_select_forked(void)
 	memset(&rtl_totals, 0, sizeof(rtl_totals));
 	atomic_store(&rtl_totals.peak, rtl_heap_live());
 	e->start_ns = rtl_now_ns();
+	rtl_timeline_forked();
 	rtl_rec_forked();
 	rtl_site_forked();
 	rtl_trace_forked();

@@ -34,6 +34,7 @@
 #include "preload/engine/select.h"
 #include "preload/engine/site.h"
 #include "preload/engine/tally.h"
+#include "preload/engine/timeline.h"
 #include "preload/place/alias.h"
 #include "preload/place/arena.h"
 #include "preload/place/maps.h"
@@ -199,6 +200,7 @@ static void count_new(size_t size, const struct rtl_choice *c, uint32_t site)
 	rtl_tally_add(&st->rule_allocs[c->rule], 1);
 	rtl_tally_add(&st->rule_bytes[c->rule], size);
 	rtl_site_count_new(site, size);
+	rtl_timeline_add(c->rule, RTL_TL_MADE);
 	mine = (int64_t)(atomic_fetch_add_explicit(&st->made, 1, memory_order_relaxed) + 1 -
 	                 atomic_load_explicit(&st->freed, memory_order_relaxed));
 	if (mine > atomic_load_explicit(&st->live_high, memory_order_relaxed)) {
@@ -371,8 +373,10 @@ int rtl_heap_free(const struct rtl_obj *o)
 			return -1;
 		rtl_heap_left_in_place(rec);
 	}
-	if (rec)
+	if (rec) {
+		rtl_timeline_add(rec->rule, RTL_TL_FREED);
 		rtl_rec_free(rec);
+	}
 	rtl_tally_add(&rtl_stripe()->freed, 1);
 	rtl_arena_free(o->rw);
 	return 0;

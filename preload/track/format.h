@@ -53,6 +53,12 @@ enum rtl_track_tag {
 	/* count (u32), then count pairs: name (string), value: what the notes
 	 * are made of (RTL_TRACK_LIMIT_*). */
 	RTL_TRACK_LIMITS = 11,
+	/* Since 0.3.0, one per rule, in the policy's order: rule (u32),
+	 * interval_ns (the width of every interval), live_at_start (the
+	 * rule's regions live at the first interval's start: a forked
+	 * child's inherited ones), n (u32), then n intervals from the
+	 * preload's start, each traps, grants, made, freed (u64). */
+	RTL_TRACK_TIMELINE = 12,
 };
 
 #define RTL_TRACK_STATUS_UNKNOWN (-1000)

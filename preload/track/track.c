@@ -27,6 +27,7 @@
 #include "preload/engine/record.h"
 #include "preload/engine/site.h"
 #include "preload/engine/tally.h"
+#include "preload/engine/timeline.h"
 #include "preload/engine/trace.h"
 #include "preload/place/auto.h"
 #include "preload/place/arena.h"
@@ -274,6 +275,25 @@ static void write_stacks(void)
 	}
 }
 
+/* The timeline (engine/timeline.h): per rule, every interval's counts. */
+static void write_timeline(void)
+{
+	unsigned shift;
+	uint32_t n = rtl_timeline_close(&shift);
+
+	for (int i = 0; i < rtl_engine.policy.nrules; i++) {
+		rtl_raw_start(RTL_TRACK_TIMELINE);
+		rtl_raw_u32((uint32_t)i);
+		rtl_raw_u64((uint64_t)1 << shift);
+		rtl_raw_u64(rtl_timeline_live_at_start(i));
+		rtl_raw_u32(n);
+		for (uint32_t k = 0; k < n; k++)
+			for (int c = 0; c < RTL_TL_COUNTERS; c++)
+				rtl_raw_u64(rtl_timeline_count(i, k, c));
+		rtl_raw_end();
+	}
+}
+
 static void write_limits(int epoch_open)
 {
 	const struct rtl_event *ev;
@@ -339,6 +359,7 @@ static void emit(int status, int epoch_open)
 	write_epochs();
 	write_events();
 	write_stacks();
+	write_timeline();
 	write_limits(epoch_open);
 	if (rtl_raw_close() < 0) {
 		int e = errno;

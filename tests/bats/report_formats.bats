@@ -134,7 +134,7 @@ PY
   assert_equal "${stderr_lines[0]}" "rtlctl report: --csv takes sites or rules, not 'nope'"
   run --separate-stderr "$rtlctl" report --csv sites --folded "$top/tests/reports/sample.json"
   assert_equal "$status" 2
-  assert_equal "${stderr_lines[0]}" "rtlctl report: one of --json, --csv, --folded and --plot at a time"
+  assert_equal "${stderr_lines[0]}" "rtlctl report: one of --json, --csv, --folded, --plot and --html at a time"
 }
 
 @test "report: the top regions are told apart by address, size, site and rule" {

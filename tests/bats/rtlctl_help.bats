@@ -68,7 +68,7 @@ long_options() {
 }
 
 @test "every environment variable rtl reads is in rtlctl's help" {
-  help="$("$rtlctl" help run) $("$rtlctl" help selftest)"
+  help="$("$rtlctl" help run) $("$rtlctl" help selftest) $("$rtlctl" help report)"
   vars=$(grep -rhoE 'getenv\("[A-Z_]+"\)' "$top"/{core,interpose,preload,policy,tools} |
     sed -E 's/.*\("([A-Z_]+)"\)/\1/' | sort -u)
   [[ $vars == *RTL_ARENA_SIZE* ]]

@@ -7,7 +7,7 @@ import sys
 
 INT = int
 TOP = ["rtl_report", "rtl_version", "run", "policy", "totals", "rules", "sites", "top_regions",
-       "epochs", "events", "backtraces", "notes", "processes"]
+       "epochs", "events", "backtraces", "timeline", "notes", "processes"]
 TOTALS = ["allocations", "selected", "regions_peak", "traps", "read_traps",
           "write_traps", "stale_traps", "trap_ns", "mprotect_calls",
           "syscall_buffers", "syscalls_trapped", "syscalls_refused", "in_place_protects", "live", "bytes", "fallbacks", "libc_skipped",
@@ -18,18 +18,51 @@ LISTS = {
               "read_traps": INT, "write_traps": INT, "false_sharing_traps": INT,
               "grants": INT, "granted_bytes": INT, "touched_bytes": INT,
               "prot_changes": INT},
-    "sites": {"site": str, "source": str, "rule": str, "regions": INT, "bytes": INT,
+    "sites": {"site": str, "demangled": str, "source": str, "rule": str, "regions": INT, "bytes": INT,
               "read_traps": INT, "write_traps": INT, "false_sharing_traps": INT,
               "grants": INT, "granted_bytes": INT, "touched_bytes": INT},
-    "top_regions": {"site": str, "rule": str, "address": str, "size": INT,
+    "top_regions": {"site": str, "demangled": str, "rule": str, "address": str, "size": INT,
                     "read_traps": INT, "write_traps": INT},
     "epochs": {"t_ns": INT, "dirty_regions": INT, "diff_bytes": INT,
                "page_bytes": INT},
     "events": {"t_ns": INT, "kind": str, "site": str, "rule": str, "offset": INT,
                "size": INT},
     "backtraces": {"rule": str, "kind": str, "count": INT, "frames": list,
-                   "sources": list},
+                   "demangled": list, "sources": list},
 }
+
+
+TIMELINE = ["traps", "grants", "made", "freed", "live"]
+
+
+def check_timeline(tl, rules, want, fields):
+    """The timeline: one entry per rule, in the rules' order, every array
+    one count per interval; its sums are the rule's own counts."""
+    want(isinstance(tl, dict), "timeline is not an object")
+    if not isinstance(tl, dict):
+        return
+    fields(tl, {"interval_ns": INT, "intervals": INT, "rules": list}, "timeline")
+    entries = tl.get("rules") or []
+    want([e.get("rule") for e in entries if isinstance(e, dict)] ==
+         [x.get("name") for x in rules if isinstance(x, dict)],
+         "timeline.rules are not the rules, in their order")
+    for i, e in enumerate(entries):
+        fields(e, {"rule": str, **{k: list for k in TIMELINE}}, f"timeline.rules[{i}]")
+        if not isinstance(e, dict):
+            continue
+        for k in TIMELINE:
+            v = e.get(k)
+            want(isinstance(v, list) and len(v) == tl.get("intervals") and
+                 all(isinstance(x, int) and x >= 0 for x in v),
+                 f"timeline.rules[{i}].{k} is not a count per interval")
+        rule = rules[i] if i < len(rules) and isinstance(rules[i], dict) else {}
+        if all(isinstance(e.get(k), list) for k in TIMELINE) and rule:
+            want(sum(e["traps"]) == rule.get("read_traps", 0) + rule.get("write_traps", 0),
+                 f"timeline.rules[{i}].traps do not sum to the rule's traps")
+            want(sum(e["grants"]) == rule.get("grants"),
+                 f"timeline.rules[{i}].grants do not sum to the rule's grants")
+            want(sum(e["made"]) == rule.get("selected"),
+                 f"timeline.rules[{i}].made do not sum to the rule's regions")
 
 
 def check(path):
@@ -91,6 +124,10 @@ def check(path):
                      len(e["sources"]) == len(e["frames"]) and
                      all(isinstance(f, str) for f in e["sources"]),
                      f"{name}[{i}].sources is not a string per frame")
+                want(isinstance(e.get("demangled"), list) and
+                     len(e["demangled"]) == len(e["frames"]) and
+                     all(isinstance(f, str) for f in e["demangled"]),
+                     f"{name}[{i}].demangled is not a string per frame")
     want(all(isinstance(n, str) for n in r.get("notes", [])), "notes holds a non-string")
     procs = r.get("processes")
     want(isinstance(procs, list) and len(procs) >= 1, "processes is not a non-empty array")
@@ -104,6 +141,7 @@ def check(path):
         want(any(p.get("pid") == run.get("pid") for p in procs),
              "processes has no row for run.pid")
     rules = [x.get("name") for x in r.get("rules", []) if isinstance(x, dict)]
+    check_timeline(r.get("timeline"), r.get("rules", []), want, fields)
     for s in r.get("sites", []):
         want(s.get("rule") in rules, f"sites: rule {s.get('rule')} not in rules")
     return bad

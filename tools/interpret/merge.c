@@ -163,6 +163,108 @@ static void keep_most(json_t *r, const char *key, size_t n, int by_traps)
 	json_object_set_new(r, key, kept);
 }
 
+/* The timelines of the processes as one: each counts from its own
+ * process's start, so they are set side by side from there, in intervals
+ * as wide as the widest's (a narrower one's counts fall into the interval
+ * that holds their start); counts add up, "live" too (regions live in
+ * all of them at that age). A rule the root's timeline lacks is added. */
+static const char *const timeline_keys[] = { "traps", "grants", "made", "freed", "live" };
+
+static void timeline_add(json_t *to, json_t *from)
+{
+	json_int_t wt = report_num(to, "interval_ns"), wf = report_num(from, "interval_ns");
+	json_int_t nt = report_num(to, "intervals"), nf = report_num(from, "intervals");
+	json_t *e;
+	size_t i;
+
+	if (wt <= 0 || wf <= 0 || nf <= 0)
+		return;
+	if (wf > wt) {
+		/* The wider one's intervals: this one's counts regrouped. */
+		json_t *rules = json_object_get(to, "rules");
+		json_int_t n = (nt * wt + wf - 1) / wf;
+
+		json_array_foreach(rules, i, e)
+		{
+			for (size_t k = 0; k < sizeof(timeline_keys) / sizeof(*timeline_keys); k++) {
+				json_t *old = json_object_get(e, timeline_keys[k]), *now = json_array();
+
+				for (json_int_t j = 0; j < n; j++)
+					json_array_append_new(now, json_integer(0));
+				for (json_int_t j = 0; j < nt; j++) {
+					json_t *c = json_array_get(now, (size_t)(j * wt / wf));
+					json_integer_set(c, report_sat_add(json_integer_value(c),
+					                                   json_integer_value(json_array_get(old, (size_t)j))));
+				}
+				json_object_set_new(e, timeline_keys[k], now);
+			}
+		}
+		json_object_set_new(to, "interval_ns", json_integer(wf));
+		json_object_set_new(to, "intervals", json_integer(n));
+		wt = wf;
+		nt = n;
+	}
+	json_array_foreach(json_object_get(from, "rules"), i, e)
+	{
+		json_t *same = find_same(json_object_get(to, "rules"), e, "rule", NULL);
+		json_int_t need = (nf * wf - 1) / wt + 1;
+
+		if (!same) {
+			same = json_object();
+			json_object_set_new(same, "rule", json_string(report_str(e, "rule", "?")));
+			for (size_t k = 0; k < sizeof(timeline_keys) / sizeof(*timeline_keys); k++)
+				json_object_set_new(same, timeline_keys[k], json_array());
+			json_array_append_new(json_object_get(to, "rules"), same);
+		}
+		if (need > nt)
+			nt = need;
+		for (size_t k = 0; k < sizeof(timeline_keys) / sizeof(*timeline_keys); k++) {
+			json_t *dst = json_object_get(same, timeline_keys[k]);
+			json_t *src = json_object_get(e, timeline_keys[k]);
+
+			for (json_int_t j = 0; j < nf; j++) {
+				size_t at = (size_t)(j * wf / wt);
+				json_t *c;
+
+				while (json_array_size(dst) <= at)
+					json_array_append_new(dst, json_integer(0));
+				c = json_array_get(dst, at);
+				json_integer_set(c, report_sat_add(json_integer_value(c),
+				                                   json_integer_value(json_array_get(src, (size_t)j))));
+			}
+		}
+	}
+	/* Every series as long as the longest. */
+	json_array_foreach(json_object_get(to, "rules"), i, e) for (size_t k = 0; k < sizeof(timeline_keys) / sizeof(*timeline_keys); k++)
+	{
+		json_t *dst = json_object_get(e, timeline_keys[k]);
+
+		while ((json_int_t)json_array_size(dst) < nt)
+			json_array_append_new(dst, json_integer(0));
+	}
+	json_object_set_new(to, "intervals", json_integer(nt));
+}
+
+/* The timeline's rules in the order of the report's rules. */
+static void timeline_order(json_t *r)
+{
+	json_t *tl = json_object_get(r, "timeline"), *sorted = json_array(), *x;
+	size_t i;
+
+	if (!tl || !sorted)
+		return;
+	json_array_foreach(json_object_get(r, "rules"), i, x)
+	{
+		json_t *probe = json_pack("{s:s}", "rule", report_str(x, "name", "")), *same;
+
+		same = probe ? find_same(json_object_get(tl, "rules"), probe, "rule", NULL) : NULL;
+		json_decref(probe);
+		if (same)
+			json_array_append(sorted, same);
+	}
+	json_object_set_new(tl, "rules", sorted);
+}
+
 /* The row of one process in the run's "processes". */
 static json_t *process_row(json_t *r)
 {
@@ -252,12 +354,15 @@ json_t *rtl_report_merge(json_t **reports, size_t n, long root_pid)
 		append_all(json_object_get(r, "epochs"), json_object_get(x, "epochs"), (size_t)-1);
 		append_all(json_object_get(r, "events"), json_object_get(x, "events"), EVENTS);
 		add_stacks(json_object_get(r, "backtraces"), json_object_get(x, "backtraces"));
+		if (json_object_get(r, "timeline") && json_object_get(x, "timeline"))
+			timeline_add(json_object_get(r, "timeline"), json_object_get(x, "timeline"));
 		append_notes(json_object_get(r, "notes"), json_object_get(x, "notes"));
 	}
 	/* Not sums: the most any one process had live at once, and the live
 	 * regions of the program itself as it ended. */
 	json_object_set_new(t, "regions_peak", json_integer(peak));
 	json_object_set(t, "live", json_object_get(json_object_get(reports[root], "totals"), "live"));
+	timeline_order(r);
 	keep_most(r, "sites", SITES, 1);
 	keep_most(r, "top_regions", TOP_REGIONS, 1);
 	keep_most(r, "backtraces", BACKTRACES, 0);

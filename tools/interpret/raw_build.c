@@ -1,6 +1,7 @@
 /* From a decoded run (raw_run.h) to the report: sites named once and
- * merged by (name, rule); lists sorted and cut as docs/policy.md says; the
- * notes made from the limits the record carries. */
+ * merged by (name, rule), C++ names demangled beside them; lists sorted
+ * and cut as docs/policy.md says; the timeline per rule; the notes made
+ * from the limits the record carries and the policy's warnings. */
 #include "tools/interpret/merge.h"
 #include "tools/interpret/raw_run.h"
 
@@ -10,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/policy.h"
 #include "preload/track/format.h"
+#include "tools/interpret/demangle.h"
 #include "tools/util/text.h"
 
 #ifndef RTL_VERSION
@@ -63,6 +66,14 @@ static json_t *source_of(struct run *r, uint64_t ip)
 	if (!ip || rtl_source_line(&r->mods, ip, buf, sizeof(buf)) < 0)
 		buf[0] = '\0';
 	return rtl_json_text(buf);
+}
+
+/* name's demangled form (demangle.h), for display. */
+static json_t *demangled(const char *name)
+{
+	char buf[4096];
+
+	return rtl_json_text(rtl_demangle(name, buf, sizeof(buf)));
 }
 
 static const char *slot_name(struct run *r, uint32_t slot)
@@ -134,6 +145,7 @@ static json_t *sites(struct run *r)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "site", rtl_json_text(rows[i].name));
+		json_object_set_new(o, "demangled", demangled(rows[i].name));
 		json_object_set_new(o, "source", source_of(r, rows[i].ip));
 		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, rows[i].rule)));
 		set_int(o, "regions", rows[i].regions);
@@ -170,6 +182,7 @@ static json_t *top_regions(struct run *r)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "site", rtl_json_text(slot_name(r, r->tops[i].slot)));
+		json_object_set_new(o, "demangled", demangled(slot_name(r, r->tops[i].slot)));
 		if (r->tops[i].rule >= 0)
 			json_object_set_new(o, "rule",
 			                    rtl_json_text(rule_name(r, r->tops[i].rule)));
@@ -229,7 +242,7 @@ static json_t *backtraces(struct run *r)
 	for (size_t i = 0; i < r->nstacks && i < MAX_STACKS; i++) {
 		const struct stack *s = &r->stacks[i];
 		json_t *o = json_object(), *frames = json_array();
-		json_t *sources = json_array();
+		json_t *sources = json_array(), *names = json_array();
 		char name[512];
 
 		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, (int)s->rule)));
@@ -239,9 +252,11 @@ static json_t *backtraces(struct run *r)
 			/* The first frame is the faulting instruction itself. */
 			rtl_symbolise(&r->mods, s->ip[f] + (f == 0), 1, name, sizeof(name));
 			json_array_append_new(frames, rtl_json_text(name));
+			json_array_append_new(names, demangled(name));
 			json_array_append_new(sources, source_of(r, s->ip[f] + (f == 0)));
 		}
 		json_object_set_new(o, "frames", frames);
+		json_object_set_new(o, "demangled", names);
 		json_object_set_new(o, "sources", sources);
 		json_array_append_new(a, o);
 	}
@@ -307,6 +322,67 @@ static void limit_notes(struct run *r)
 		note(r, "the last epoch was not closed: the process died of a signal");
 }
 
+/* What rtlctl check warns of in the policy the run loaded (policy/warn.c),
+ * from its effective text: said on stderr only by a preload rtlctl did not
+ * start, in every report. */
+static void policy_notes(struct run *r)
+{
+	static struct rtl_policy p;
+	static struct rtl_policy_warning w[RTL_POLICY_WARNINGS_MAX];
+	static struct rtl_policy_errors errs;
+	const char *text = json_string_value(json_object_get(r->policy, "text"));
+	const char *source = json_string_value(json_object_get(r->policy, "source"));
+	int n;
+
+	memset(&errs, 0, sizeof(errs));
+	if (!text || !source || rtl_policy_parse(text, source, &p, &errs) < 0)
+		return;
+	n = rtl_policy_warnings(&p, w, RTL_POLICY_WARNINGS_MAX);
+	for (int i = 0; i < n; i++)
+		note(r, "policy warning (rtlctl check %s): %s", source, w[i].text);
+}
+
+/* Per rule, each interval's counts, and the regions live at its end. */
+static json_t *timeline(struct run *r)
+{
+	json_t *o = json_object(), *rules = json_array();
+	uint32_t most = 0;
+
+	for (size_t i = 0; i < r->ntimelines; i++) {
+		const struct timeline *t = &r->timelines[i];
+		static const char *const names[] = { "traps", "grants", "made", "freed" };
+		json_t *e = json_object(), *live = json_array();
+		int64_t l = t->base > INT64_MAX ? INT64_MAX : (int64_t)t->base;
+
+		json_object_set_new(e, "rule", rtl_json_text(rule_name(r, (int)t->rule)));
+		for (int c = 0; c < 4; c++) {
+			json_t *a = json_array();
+
+			for (uint32_t k = 0; k < t->n; k++)
+				json_array_append_new(a, json_integer((json_int_t)t->v[4 * k + c]));
+			json_object_set_new(e, names[c], a);
+		}
+		for (uint32_t k = 0; k < t->n; k++) {
+			uint64_t made = t->v[4 * k + 2], freed = t->v[4 * k + 3];
+
+			if (__builtin_add_overflow(l, (int64_t)(made & INT64_MAX), &l))
+				l = INT64_MAX;
+			l = l - (int64_t)(freed & INT64_MAX);
+			if (l < 0)
+				l = 0;
+			json_array_append_new(live, json_integer(l));
+		}
+		json_object_set_new(e, "live", live);
+		json_array_append_new(rules, e);
+		if (t->n > most)
+			most = t->n;
+	}
+	set_int(o, "interval_ns", r->interval_ns);
+	set_int(o, "intervals", most);
+	json_object_set_new(o, "rules", rules);
+	return o;
+}
+
 json_t *rtl_raw_build(struct run *r)
 {
 	json_t *out = json_object(), *site_list, *top, *bts;
@@ -321,6 +397,7 @@ json_t *rtl_raw_build(struct run *r)
 	name_events(r);
 	bts = backtraces(r);
 	limit_notes(r);
+	policy_notes(r);
 	set_int(out, "rtl_report", 1);
 	json_object_set_new(out, "rtl_version", json_string(RTL_VERSION));
 	json_object_set(out, "run", r->run);
@@ -332,6 +409,7 @@ json_t *rtl_raw_build(struct run *r)
 	json_object_set(out, "epochs", r->epochs);
 	json_object_set(out, "events", r->events);
 	json_object_set_new(out, "backtraces", bts);
+	json_object_set_new(out, "timeline", timeline(r));
 	json_object_set(out, "notes", r->notes);
 	json_object_set_new(out, "processes", rtl_report_processes(out));
 	return out;

@@ -301,6 +301,35 @@ static int read_stack(struct run *r, struct cur *c)
 	return 0;
 }
 
+static int read_timeline(struct run *r, struct cur *c)
+{
+	struct timeline t = { 0 };
+	uint64_t width;
+
+	t.rule = u32(c);
+	width = u64(c);
+	t.base = u64(c);
+	t.n = u32(c);
+	/* The counts must be there: 32 bytes an interval. */
+	if (c->bad || !width || (r->interval_ns && width != r->interval_ns) ||
+	    (size_t)(c->end - c->p) / 32 < t.n)
+		return -1;
+	r->interval_ns = width;
+	t.v = malloc((t.n ? t.n : 1) * 4 * sizeof(*t.v));
+	if (!t.v)
+		return -1;
+	for (uint32_t i = 0; i < 4 * t.n; i++)
+		t.v[i] = u64(c);
+	r->timelines = grow(r->timelines, &r->captimelines, r->ntimelines, sizeof(t));
+	if (!r->timelines) {
+		free(t.v);
+		r->ntimelines = 0;
+		return -1;
+	}
+	r->timelines[r->ntimelines++] = t;
+	return 0;
+}
+
 int rtl_raw_is(const void *data, size_t size)
 {
 	return size >= RTL_TRACK_MAGIC_LEN &&
@@ -321,6 +350,7 @@ static int read_record(struct run *r, uint32_t tag, struct cur *c)
 	case RTL_TRACK_EVENT: return read_event(r, c);
 	case RTL_TRACK_STACK: return read_stack(r, c);
 	case RTL_TRACK_LIMITS: return read_pairs(r->limits, c);
+	case RTL_TRACK_TIMELINE: return read_timeline(r, c);
 	}
 	return 0; /* a record of a later version: skipped */
 }
@@ -340,6 +370,9 @@ static void run_free(struct run *r)
 	free(r->sites);
 	free(r->tops);
 	free(r->stacks);
+	for (size_t i = 0; i < r->ntimelines; i++)
+		free(r->timelines[i].v);
+	free(r->timelines);
 	rtl_modules_free(&r->mods);
 }
 

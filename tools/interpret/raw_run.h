@@ -33,6 +33,13 @@ struct stack {
 	uint64_t ip[16];
 };
 
+/* A rule's timeline: n intervals of counts (traps, grants, made, freed). */
+struct timeline {
+	uint32_t rule, n;
+	uint64_t base; /* live at the start */
+	uint64_t *v;   /* 4 n */
+};
+
 struct run {
 	json_t *run, *policy, *totals, *rules, *epochs, *events;
 	struct rtl_modules mods;
@@ -42,7 +49,10 @@ struct run {
 	size_t ntops, captops;
 	struct stack *stacks;
 	size_t nstacks, capstacks;
-	json_t *limits; /* name -> value */
+	struct timeline *timelines;
+	size_t ntimelines, captimelines;
+	uint64_t interval_ns; /* of every timeline; 0: none */
+	json_t *limits;       /* name -> value */
 	json_t *notes;
 	int64_t status;
 	int have_run;

@@ -95,10 +95,10 @@ void report_print_csv(json_t *r, const char *table, FILE *out)
 
 /* ---- collapsed stacks ---- */
 
-/* Append frame f to line at *n: escaped, ';' and ' ' (the format's
- * separators) replaced, and "module!function+0xOFF" cut to
+/* Append frame f to line at *n: escaped, ';' (the format's separator)
+ * replaced, ' ' too unless spaces, and "module!function+0xOFF" cut to
  * "module!function". */
-static void add_frame(char *line, size_t *n, const char *f)
+static void add_frame(char *line, size_t *n, const char *f, int spaces)
 {
 	char buf[SHOWN];
 	const char *s = rtl_shown(f, buf, sizeof(buf)), *plus = strrchr(s, '+');
@@ -112,31 +112,36 @@ static void add_frame(char *line, size_t *n, const char *f)
 	if (*n && *n + 1 < STACK_MAX)
 		line[(*n)++] = ';';
 	for (size_t i = 0; i < len && *n + 1 < STACK_MAX; i++)
-		line[(*n)++] = s[i] == ';' ? ':' : s[i] == ' ' ? '_'
-		                                               : s[i];
+		line[(*n)++] = s[i] == ';' ? ':' : s[i] == ' ' && !spaces ? '_'
+		                                                          : s[i];
 	line[*n] = '\0';
 }
 
-struct folded {
-	char *stack;
-	json_int_t count;
-};
-
 static int by_stack(const void *a, const void *b)
 {
-	return strcmp(((const struct folded *)a)->stack, ((const struct folded *)b)->stack);
+	return strcmp(((const struct report_stack *)a)->stack,
+	              ((const struct report_stack *)b)->stack);
 }
 
-size_t report_print_folded(json_t *r, FILE *out)
+/* A backtrace's names: demangled where the report has them (0.3.0 on). */
+static json_t *names_of(json_t *bt)
+{
+	json_t *frames = json_object_get(bt, "frames"), *d = json_object_get(bt, "demangled");
+
+	return json_array_size(d) == json_array_size(frames) ? d : frames;
+}
+
+struct report_stack *report_folded(json_t *r, int spaces, size_t *count)
 {
 	json_t *bts = json_object_get(r, "backtraces"), *e, *frames;
-	size_t n = json_array_size(bts), kept = 0, printed = 0, i;
-	struct folded *all = calloc(n ? n : 1, sizeof(*all));
+	size_t n = json_array_size(bts), kept = 0, w = 0, i;
+	struct report_stack *all = calloc(n ? n : 1, sizeof(*all));
 	const char *name;
 	char prog[SHOWN];
 
+	*count = 0;
 	if (!all)
-		return 0;
+		return NULL;
 	name = json_string_value(json_object_get(json_object_get(r, "run"), "program"));
 	rtl_shown(name ? name : "?", prog, sizeof(prog));
 	json_array_foreach(bts, i, e)
@@ -144,30 +149,47 @@ size_t report_print_folded(json_t *r, FILE *out)
 		char line[STACK_MAX];
 		size_t len = 0;
 
-		frames = json_object_get(e, "frames");
+		frames = names_of(e);
 		line[0] = '\0';
-		add_frame(line, &len, prog);
+		add_frame(line, &len, prog, spaces);
 		for (size_t k = json_array_size(frames); k-- > 0;) /* outermost first */
 			if (json_is_string(json_array_get(frames, k)))
-				add_frame(line, &len, json_string_value(json_array_get(frames, k)));
+				add_frame(line, &len, json_string_value(json_array_get(frames, k)),
+				          spaces);
 		if (report_num(e, "count") <= 0 || !(all[kept].stack = strdup(line)))
 			continue;
 		all[kept++].count = report_num(e, "count");
 	}
 	qsort(all, kept, sizeof(*all), by_stack);
+	/* Stacks that differ only in offsets are one now: one entry. */
 	for (i = 0; i < kept; i++) {
-		json_int_t sum = all[i].count;
-
-		/* Stacks that differ only in offsets are one now: one line. */
-		while (i + 1 < kept && !strcmp(all[i].stack, all[i + 1].stack)) {
-			if (__builtin_add_overflow(sum, all[++i].count, &sum))
-				sum = LLONG_MAX;
+		if (w && !strcmp(all[w - 1].stack, all[i].stack)) {
+			if (__builtin_add_overflow(all[w - 1].count, all[i].count,
+			                           &all[w - 1].count))
+				all[w - 1].count = LLONG_MAX;
+			free(all[i].stack);
+			continue;
 		}
-		fprintf(out, "%s %" JSON_INTEGER_FORMAT "\n", all[i].stack, sum);
-		printed++;
+		all[w++] = all[i];
 	}
-	for (i = 0; i < kept; i++)
-		free(all[i].stack);
-	free(all);
-	return printed;
+	*count = w;
+	return all;
+}
+
+void report_folded_free(struct report_stack *s, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++)
+		free(s[i].stack);
+	free(s);
+}
+
+size_t report_print_folded(json_t *r, FILE *out)
+{
+	size_t n;
+	struct report_stack *s = report_folded(r, 0, &n);
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s %" JSON_INTEGER_FORMAT "\n", s[i].stack, s[i].count);
+	report_folded_free(s, n);
+	return n;
 }

@@ -22,6 +22,15 @@ static const char *str(json_t *obj, const char *key, const char *dflt, char *buf
 	return rtl_shown(json_is_string(v) ? json_string_value(v) : dflt, buf, SHOWN);
 }
 
+/* A site as people read it: its demangled form, where the report has one
+ * (0.3.0 on), else the symbol. */
+static const char *site_of(json_t *obj, char *buf)
+{
+	return json_is_string(json_object_get(obj, "demangled"))
+	               ? str(obj, "demangled", "?", buf)
+	               : str(obj, "site", "?", buf);
+}
+
 void report_print_summary(json_t *r, FILE *out)
 {
 	json_t *t = json_object_get(r, "totals");
@@ -91,7 +100,7 @@ static void print_sites(json_t *r, FILE *out)
 		fprintf(out, "%10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT " %12" JSON_INTEGER_FORMAT "  %s (%s)\n",
 		        report_num(sorted[i], "read_traps"), report_num(sorted[i], "write_traps"),
 		        report_num(sorted[i], "regions"), report_num(sorted[i], "bytes"),
-		        str(sorted[i], "site", "?", site), str(sorted[i], "rule", "?", rule));
+		        site_of(sorted[i], site), str(sorted[i], "rule", "?", rule));
 	free(sorted);
 }
 
@@ -111,7 +120,7 @@ static void print_regions(json_t *r, FILE *out)
 	        fprintf(out, "%10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT " %18s %10" JSON_INTEGER_FORMAT "  %s (%s)\n",
 	                report_num(e, "read_traps"), report_num(e, "write_traps"),
 	                str(e, "address", "?", addr), report_num(e, "size"),
-	                str(e, "site", "?", site), str(e, "rule", "?", rule));
+	                site_of(e, site), str(e, "rule", "?", rule));
 }
 
 static void print_epochs(json_t *r, FILE *out)
@@ -149,7 +158,7 @@ static void print_epochs(json_t *r, FILE *out)
 /* The most frequent trapping call stacks (the backtrace action). */
 static void print_backtraces(json_t *r, FILE *out)
 {
-	json_t *bts = json_object_get(r, "backtraces"), *e, *f;
+	json_t *bts = json_object_get(r, "backtraces"), *e, *f, *names;
 	char kind[SHOWN], rule[SHOWN];
 	size_t i, k;
 
@@ -162,7 +171,10 @@ static void print_backtraces(json_t *r, FILE *out)
 			break;
 		fprintf(out, "%10" JSON_INTEGER_FORMAT " %s traps (%s)\n", report_num(e, "count"),
 		        str(e, "kind", "?", kind), str(e, "rule", "?", rule));
-		json_array_foreach(json_object_get(e, "frames"), k, f) if (json_is_string(f) && k < 8)
+		names = json_object_get(e, "demangled");
+		if (json_array_size(names) != json_array_size(json_object_get(e, "frames")))
+			names = json_object_get(e, "frames");
+		json_array_foreach(names, k, f) if (json_is_string(f) && k < 8)
 		        fprintf(out, "%12s%s\n", "", rtl_shown(json_string_value(f), kind, SHOWN));
 	}
 }

@@ -42,6 +42,12 @@ static json_t *check(json_t *r, const char *name, char *why, size_t len)
 			goto bad;
 		}
 	}
+	if ((v = json_object_get(r, "timeline")) &&
+	    (!json_is_object(v) || !json_is_array(json_object_get(v, "rules")))) {
+		snprintf(why, len, "%s: \"timeline\" is not an object with a \"rules\" array",
+		         name);
+		goto bad;
+	}
 	return r;
 bad:
 	json_decref(r);

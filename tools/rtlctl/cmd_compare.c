@@ -3,7 +3,7 @@
  * policy uses (or those --with names), with the same input each time;
  * checks that the outputs are identical; prints the comparison and writes
  * it (compare.json, compare.png, compare.svg) with every run's files into
- * one folder. */
+ * one folder, and with --html one page that sets the runs side by side. */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -15,10 +15,14 @@
 
 #include "policy/policy.h"
 #include "tools/compare/compare.h"
+#include "tools/report/report_html.h"
 #include "tools/rtlctl/preload_find.h"
 #include "tools/rtlctl/rtlctl.h"
 
-enum { OPT_OUTPUTS = 256 };
+enum {
+	OPT_OUTPUTS = 256,
+	OPT_HTML,
+};
 
 /* The region runs --with names (comma list), after page; -1 after a usage
  * error. */
@@ -139,6 +143,24 @@ static int write_json(json_t *cmp, const char *dir)
 	return 0;
 }
 
+/* The page (docs/report.md, "A comparison"): the comparison and each rtl
+ * run's report. */
+static int write_html(const struct compare *c, json_t *cmp, const char *out)
+{
+	json_t *runs = json_object(), *data;
+	char title[512];
+	int rc;
+
+	for (int i = 0; i < c->nruns; i++)
+		if (c->runs[i].r)
+			json_object_set_new(runs, c->runs[i].name, report_html_trim(c->runs[i].r));
+	data = json_pack("{s:O, s:o}", "compare", cmp, "runs", runs);
+	snprintf(title, sizeof(title), "rtlctl compare: %s", c->argv[0]);
+	rc = report_html(out, "compare", data, title, "compare");
+	json_decref(data);
+	return rc;
+}
+
 /* The reference run could not start the program: its own message. */
 static int not_started(const struct compare *c)
 {
@@ -166,6 +188,7 @@ int cmd_compare(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "with", required_argument, NULL, 'w' },
 		{ "outputs", required_argument, NULL, OPT_OUTPUTS },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -174,7 +197,7 @@ int cmd_compare(int argc, char **argv)
 	struct rtl_policy_errors errs;
 	char preload[PATH_MAX], config[PATH_MAX], dir[PATH_MAX], why[512];
 	char *with = NULL, *outputs = NULL, *none[1] = { NULL };
-	const char *dir_arg = NULL;
+	const char *dir_arg = NULL, *html = NULL;
 	json_t *cmp;
 	int opt, rc;
 
@@ -185,6 +208,7 @@ int cmd_compare(int argc, char **argv)
 		case 'o': dir_arg = optarg; break;
 		case 'w': with = optarg; break;
 		case OPT_OUTPUTS: outputs = optarg; break;
+		case OPT_HTML: html = optarg; break;
 		case 'h': help_of("compare", stdout); return 0;
 		default: return option_error("compare", opt, argv);
 		}
@@ -241,6 +265,10 @@ int cmd_compare(int argc, char **argv)
 	fprintf(stdout, "\nin %s: compare.json, compare.png, compare.svg, each run's "
 	                "policy, report and outputs\n",
 	        dir);
+	if (html && write_html(&c, cmp, html) == 0)
+		fprintf(stdout, "page: %s\n", html);
+	else if (html)
+		rc = -1; /* said why */
 	json_decref(cmp);
 	if (rc < 0)
 		return EXIT_INVALID;

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "policy/policy.h"
 #include "tools/rtlctl/rtlctl.h"
@@ -58,24 +57,15 @@ static int load(const char *cmd, const char *file, struct rtl_policy *p)
 	return -1;
 }
 
-/* A swizzle rule that traps moves the program's pointers between views:
- * code that compares or subtracts them can compute something else. Valid,
- * and said (exit status 0). */
-static void warn_swizzle(const char *file, const struct rtl_policy *p)
+/* What is valid and worth saying (policy/warn.c: a swizzle rule that
+ * traps, a rule that selects nothing): said, exit status 0. */
+static void warn(const char *file, const struct rtl_policy *p)
 {
-	for (int i = 0; i < p->nrules; i++) {
-		const struct rtl_rule *r = &p->rules[i];
-		if (r->mechanism != RTL_MECH_SWIZZLE ||
-		    r->protect == (PROT_READ | PROT_WRITE))
-			continue;
-		fprintf(stderr,
-		        "%s:%d: warning: rule %s: swizzle with protect = %s moves the "
-		        "program's pointers between views; unmodified code that "
-		        "compares or subtracts them can compute something else "
-		        "(docs/preload.md, \"swizzle, alias and auto\"): "
-		        "mechanism = auto is exact\n",
-		        file, r->line, r->name, rtl_policy_protect_str(r->protect));
-	}
+	static struct rtl_policy_warning w[RTL_POLICY_WARNINGS_MAX];
+	int n = rtl_policy_warnings(p, w, RTL_POLICY_WARNINGS_MAX);
+
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, "%s:%d: warning: %s\n", file, w[i].line, w[i].text);
 }
 
 int cmd_check(int argc, char **argv)
@@ -89,7 +79,7 @@ int cmd_check(int argc, char **argv)
 	if (load(argv[0], file, &p) < 0)
 		return EXIT_INVALID;
 	printf("%s: ok, %d rule%s\n", file, p.nrules, p.nrules == 1 ? "" : "s");
-	warn_swizzle(file, &p);
+	warn(file, &p);
 	return 0;
 }
 

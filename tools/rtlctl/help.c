@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "tools/report/report_html.h"
 #include "tools/rtlctl/rtlctl.h"
 
 /* What the preload reads, for `run` (and so for `compare`-like commands). */
@@ -14,6 +15,8 @@
 	"  RTL_RAW            keep the run's raw records in this file (FILE.1, ...)\n"   \
 	"  TMPDIR             where the run's records are kept until its report\n"       \
 	"  DEBUGINFOD_URLS    debuginfod servers for source lines (elfutils')\n"         \
+	"  RTL_WARNED         the policy file whose warnings were said (the preload\n"   \
+	"                     sets it; set it to the policy to keep them unsaid)\n"      \
 	"  LD_PRELOAD         kept, after rtl's preload\n"                               \
 	"Set by rtlctl run for the program: RTL_CONFIG (the policy), RTL_REPORT (-o),\n" \
 	"RTL_REPORT_PID (the program's pid), RTL_RUN_DIR (where each process leaves\n"   \
@@ -32,7 +35,7 @@ static const struct rtlctl_command commands[] = {
 	  "  -h, --help           this help\n",
 	  PRELOAD_ENV },
 	{ "compare", cmd_compare,
-	  "[-c FILE] [-o DIR] [--with MECH,...] [--outputs FILE,...] -- PROG ARGS...",
+	  "[-c FILE] [-o DIR] [--with MECH,...] [--outputs FILE,...] [--html OUT] -- PROG ARGS...",
 	  "run PROG without rtl, with page protection and with regions; compare",
 	  "  -c, --config FILE      the policy (the built-in one without -c); every run\n"
 	  "                         uses it with its rules' mechanism replaced\n"
@@ -43,16 +46,21 @@ static const struct rtlctl_command commands[] = {
 	  "      --outputs FILE,... files PROG writes: compared too; each run starts\n"
 	  "                         with them as they were, and they are left as the\n"
 	  "                         run without rtl left them\n"
+	  "      --html OUT         one page, OUT.html: the runs side by side, their\n"
+	  "                         timelines, traps per site and rule (d3 inlined)\n"
 	  "  -h, --help             this help\n"
 	  "Standard input, if not a terminal, is read once and given to every run.\n"
 	  "Exit status: 0 outputs identical, 3 they differ (the first difference is\n"
-	  "printed), 1 a bad policy or folder, 126/127 PROG could not be run.\n",
+	  "printed), 1 a bad policy or folder or a page not written, 126/127 PROG\n"
+	  "could not be run.\n",
 	  PRELOAD_ENV },
 	{ "check", cmd_check, "FILE", "validate a policy file",
 	  "  -h, --help  this help\n", NULL },
 	{ "show", cmd_show, "FILE", "print the effective policy, defaults filled in",
 	  "  -h, --help  this help\n", NULL },
-	{ "report", cmd_report, "[--json [-o OUT] | --csv TABLE | --folded | --plot OUT] FILE...",
+	{ "report", cmd_report,
+	  "[--json [-o OUT] | --csv TABLE | --folded | --plot OUT | --html OUT] FILE...\n"
+	  "--diff [--json | --html OUT] A B",
 	  "tables from a run's report or raw records (several: one report); -o writes the JSON",
 	  "  --json               the report as indented JSON\n"
 	  "  --csv TABLE          one table as CSV: sites or rules\n"
@@ -60,9 +68,13 @@ static const struct rtlctl_command commands[] = {
 	  "                       traps (flamegraph.pl, speedscope, inferno)\n"
 	  "  --plot OUT           draw OUT.png or OUT.svg with gnuplot: traps over\n"
 	  "                       time by rule (with events = traps), by site\n"
+	  "  --html OUT           one page, OUT.html: summary, timeline, flame graph,\n"
+	  "                       sortable rule and site tables (d3 inlined)\n"
+	  "  --diff A B           per rule and site: traps, regions, bytes and time in\n"
+	  "                       traps in A, in B and the change, largest first\n"
 	  "  -o, --output OUT     write the JSON report to OUT (\"-\": stdout)\n"
 	  "  -h, --help           this help\n",
-	  NULL },
+	  "  RTL_D3  d3.min.js for --html (default " RTL_D3_DEFAULT ")\n" },
 	{ "init", cmd_init, "[FILE]",
 	  "write a commented default policy (stdout without FILE)",
 	  "  -h, --help  this help\n", NULL },
@@ -83,12 +95,25 @@ const struct rtlctl_command *command_find(const char *name)
 	return NULL;
 }
 
+/* A command's args may hold several forms, one a line: each is printed
+ * with the command's name. */
 void usage_of(const char *cmd, FILE *out)
 {
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (!cmd || strcmp(cmd, commands[i].name) == 0)
-			fprintf(out, "usage: rtlctl %s %s\n", commands[i].name,
-			        commands[i].args);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		const char *a = commands[i].args, *prefix = "usage:";
+
+		if (cmd && strcmp(cmd, commands[i].name) != 0)
+			continue;
+		for (;;) {
+			int n = (int)strcspn(a, "\n");
+
+			fprintf(out, "%s rtlctl %s %.*s\n", prefix, commands[i].name, n, a);
+			if (!a[n])
+				break;
+			a += n + 1;
+			prefix = "      ";
+		}
+	}
 }
 
 int help_of(const char *cmd, FILE *out)
@@ -110,8 +135,9 @@ void help_all(FILE *out)
 {
 	fprintf(out, "rtlctl %s: region trapping for unmodified programs\n\n", RTL_VERSION);
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  rtlctl %-8s %-40s %s\n", commands[i].name,
-		        commands[i].args, commands[i].what);
+		fprintf(out, "  rtlctl %-8s %-40.*s %s\n", commands[i].name,
+		        (int)strcspn(commands[i].args, "\n"), commands[i].args,
+		        commands[i].what);
 	fprintf(out, "\n  rtlctl help CMD     every option of CMD and the environment it reads\n"
 	             "  rtlctl --version    rtlctl's version\n"
 	             "\nSee rtlctl(1), docs/policy.md.\n");

@@ -17,6 +17,9 @@ enum {
 	EXIT_USAGE = 2,
 	EXIT_DIFFER = 3,
 };
+/* report --html, compare --html: the page could not be written (no d3,
+ * or OUT), as report -o when OUT could not be written. */
+#define RTL_EXIT_HTML 3
 
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -1,0 +1,67 @@
+#!/usr/bin/env bats
+# Names in the report as people expect them (docs/report.md, "Names"): a
+# C++ program's sites and frames demangled beside their symbols, with the
+# source file:line of each from its debug information (tests/progs/
+# cpp_sites.cpp, built with -g); site globs still match the symbols.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+  needs_preload
+  tmp=$BATS_TEST_TMPDIR
+  src=$top/tests/progs/cpp_sites.cpp
+}
+
+# cpp_run NAME RULE-LINES...: cpp_sites under a policy of one rule on its
+# 104-byte nodes, report $tmp/NAME.json.
+cpp_run() {
+  local name=$1
+  shift
+  printf '%s\n' '[rule nodes]' 'size = 104' 'protect = read' \
+    'on_write = count, backtrace, grant-rw' "$@" >"$tmp/$name.ini"
+  run "$rtlctl" run -c "$tmp/$name.ini" -o "$tmp/$name.json" -- "$PROGS/cpp_sites" 10
+  assert_success
+  assert_line "10 nodes, sum 45"
+}
+
+@test "a C++ program's sites and frames: the symbol, its demangled name and its file:line" {
+  cpp_run names
+  run python3 - "$tmp/names.json" "$src" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+src = open(sys.argv[2]).read().split("\n")
+def line(loc):
+    m = re.fullmatch(r"cpp_sites\.cpp:(\d+)", loc)
+    assert m, loc
+    return src[int(m.group(1)) - 1]
+[s] = r["sites"]
+assert s["site"] == "cpp_sites!_ZN6shapes9make_nodeEv", s
+assert s["demangled"] == "cpp_sites!shapes::make_node()", s
+assert "new node" in line(s["source"]), s
+[b] = r["backtraces"]
+assert b["frames"][0].startswith("cpp_sites!_ZN6shapes5touchINS_4nodeEEEvPT_l+0x"), b
+assert b["demangled"][0].startswith(
+    "cpp_sites!void shapes::touch<shapes::node>(shapes::node*, long)+0x"), b
+assert "t->value[1] = v" in line(b["sources"][0]), b
+assert b["demangled"][1].startswith("cpp_sites!main+0x"), b
+assert "shapes::touch(" in line(b["sources"][1]), b
+# A C name stays as it is.
+assert b["demangled"][-1] == b["frames"][-1], b
+print("ok")
+PY
+  assert_output ok
+  # The tables and the collapsed stacks show the demangled names.
+  run "$rtlctl" report "$tmp/names.json"
+  assert_line --regexp '^ +0 +10 +10 +1040  cpp_sites!shapes::make_node\(\) \(nodes\)$'
+  assert_line --partial "cpp_sites!void shapes::touch<shapes::node>(shapes::node*, long)+0x"
+  run "$rtlctl" report --folded "$tmp/names.json"
+  assert_output --regexp ';cpp_sites!main;cpp_sites!void_shapes::touch<shapes::node>\(shapes::node\*,_long\) 10$'
+}
+
+@test "a site glob matches the symbol as the file has it, not the demangled name" {
+  cpp_run mangled 'site = *make_node*'
+  assert_equal "$(report_get "$tmp/mangled.json" 'r["totals"]["selected"]')" 10
+  cpp_run shown 'site = *shapes::make_node*'
+  assert_equal "$(report_get "$tmp/shown.json" 'r["totals"]["selected"]')" 0
+}

@@ -48,6 +48,22 @@ static char **chain_of(char *chunk)
 	return (char **)(chunk + CHUNK_SIZE - sizeof(char *));
 }
 
+/* Objects of a cache line or more start on a line, but those of an odd
+ * number of half lines (region records: 96 bytes) on half a line, packed,
+ * so that no object's first 32 bytes straddle two lines; smaller ones on
+ * 16 bytes. */
+static size_t pool_align(const struct rtl_pool *p)
+{
+	if (p->objsize < 64)
+		return 16;
+	return p->objsize % 64 && p->objsize % 32 == 0 ? 32 : 64;
+}
+
+static size_t pool_stride(const struct rtl_pool *p)
+{
+	return (p->objsize + pool_align(p) - 1) & ~(pool_align(p) - 1);
+}
+
 void *rtl_pool_get(struct rtl_pool *p)
 {
 	void *obj;
@@ -57,9 +73,7 @@ void *rtl_pool_get(struct rtl_pool *p)
 		obj = p->free;
 		p->free = *(void **)obj;
 	} else {
-		/* Objects of a cache line or more start on a line. */
-		size_t align = p->objsize >= 64 ? 64 : 16;
-		size_t sz = (p->objsize + align - 1) & ~(align - 1);
+		size_t align = pool_align(p), sz = pool_stride(p);
 		if (p->left < sz) {
 			p->chunk = chunk_alloc(p->chunks++ > 0);
 			if (!p->chunk) {
@@ -95,8 +109,7 @@ void rtl_pool_put(struct rtl_pool *p, void *obj)
 
 void rtl_pool_each(struct rtl_pool *p, void (*fn)(void *obj))
 {
-	size_t align = p->objsize >= 64 ? 64 : 16;
-	size_t sz = (p->objsize + align - 1) & ~(align - 1);
+	size_t align = pool_align(p), sz = pool_stride(p);
 
 	for (char *c = p->last; c; c = *chain_of(c)) {
 		/* The newest chunk is carved up to p->chunk; the others

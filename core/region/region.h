@@ -26,22 +26,23 @@ struct rtl_region {
 	/* First cache line: what a lookup and a trap read. */
 	_Atomic uint32_t gen; /* even: stable; odd: being defined or freed */
 	uint32_t flags;
-	uint64_t lo;       /* offset of the first byte in the views */
-	uint64_t span;     /* bytes rtl answers for: lookup and swizzle range */
-	uint64_t size;     /* bytes the user asked for */
-	_Atomic int view;  /* view of the current protection */
-	_Atomic int mixed; /* MAP2: pointers in different views */
+	uint64_t lo;            /* offset of the first byte in the views */
+	uint64_t span;          /* bytes rtl answers for: lookup and swizzle range */
+	uint64_t size;          /* bytes the user asked for */
+	_Atomic int view;       /* view of the current protection */
+	_Atomic uint16_t mixed; /* MAP2: pointers in different views */
+	uint16_t live;          /* defined (set under its shards) */
 	_Atomic(region_handler_t) handler;
 	_Atomic(void *) data;
 	struct rtl_lock lock; /* protection state and bound pointers */
 
-	/* Second line: bookkeeping. */
-	struct rtl_ptr *bptrs __attribute__((aligned(64))); /* under lock */
-	_Atomic uint64_t traps;                             /* handler calls, for reports */
-	struct rtl_region *next;                            /* spare list (records.c) */
-	int live;                                           /* defined (set under its shards) */
-	void *ext;                                          /* per-region state of other modules */
-};
+	/* Then bookkeeping: 96 bytes in all, a record every 96 (records.c),
+	 * so that a lookup's fields (gen, lo, span) never straddle a line. */
+	struct rtl_ptr *bptrs;   /* under lock */
+	_Atomic uint64_t traps;  /* handler calls, for reports */
+	struct rtl_region *next; /* spare list (records.c) */
+	void *ext;               /* per-region state of other modules */
+} __attribute__((aligned(32)));
 
 /* A region as seen by a reader: the record and the generation it was valid
  * at, plus where the looked-up address was. */

@@ -68,23 +68,24 @@ static inline uint64_t bits(unsigned lo, unsigned hi)
  *
  * Bits: 0-5 the first start granule g0; 6-11 the step in granules between
  * starts (1-63; 0: one start seen); 12-21 the step between their records
- * in lines, signed; 22-63 the first record's address in lines (addresses
- * below 2^48). 0: no hint. */
+ * in half lines (records are 96 bytes, on half lines), signed; 22-63 the
+ * first record's address in half lines (addresses below 2^47). 0: no
+ * hint. */
 #define HINT_GSTEP_SHIFT 6
 #define HINT_GSTEP_MASK 0x3f
 #define HINT_RSTEP_SHIFT 12
 #define HINT_RSTEP_BITS 10
 #define HINT_REC_SHIFT 22
-#define HINT_RSTEP_MAX 511 /* lines, either way */
-#define LINE_SHIFT 6
+#define HINT_RSTEP_MAX 511 /* half lines, either way */
+#define UNIT_SHIFT 5       /* a half line: records' alignment */
 
 static uint64_t hint_first(const struct rtl_region *r, unsigned g0)
 {
 	uintptr_t a = (uintptr_t)r;
 
-	if (a >> 48 || a & ((1u << LINE_SHIFT) - 1))
+	if (a >> 47 || a & ((1u << UNIT_SHIFT) - 1))
 		return 0;
-	return (uint64_t)(a >> LINE_SHIFT) << HINT_REC_SHIFT | g0;
+	return (uint64_t)(a >> UNIT_SHIFT) << HINT_REC_SHIFT | g0;
 }
 
 /* r starts at granule g of a page whose hint is h: h with the step learnt
@@ -98,9 +99,9 @@ static uint64_t hint_learn(uint64_t h, const struct rtl_region *r, unsigned g)
 		return hint_first(r, g);
 	if (h >> HINT_GSTEP_SHIFT & HINT_GSTEP_MASK || g <= g0)
 		return h;
-	lines = ((int64_t)(uintptr_t)r >> LINE_SHIFT) - (int64_t)(h >> HINT_REC_SHIFT);
+	lines = ((int64_t)(uintptr_t)r >> UNIT_SHIFT) - (int64_t)(h >> HINT_REC_SHIFT);
 	if (lines < -HINT_RSTEP_MAX || lines > HINT_RSTEP_MAX ||
-	    ((uintptr_t)r & ((1u << LINE_SHIFT) - 1)))
+	    ((uintptr_t)r & ((1u << UNIT_SHIFT) - 1)))
 		return h;
 	return h | (uint64_t)(g - g0) << HINT_GSTEP_SHIFT |
 	       ((uint64_t)lines & ((1u << HINT_RSTEP_BITS) - 1)) << HINT_RSTEP_SHIFT;
@@ -115,13 +116,13 @@ static inline uintptr_t hint_predict(uint64_t h, unsigned i)
 {
 	unsigned g0 = h & (GRANS - 1), gstep = h >> HINT_GSTEP_SHIFT & HINT_GSTEP_MASK;
 	int64_t rstep = (int64_t)(h << (64 - HINT_REC_SHIFT)) >> (64 - HINT_RSTEP_BITS);
-	uintptr_t rec = (uintptr_t)(h >> HINT_REC_SHIFT) << LINE_SHIFT;
+	uintptr_t rec = (uintptr_t)(h >> HINT_REC_SHIFT) << UNIT_SHIFT;
 	unsigned n;
 
 	if (!h || i < g0)
 		return 0;
 	n = (i - g0) * step_inverse[gstep] >> 16;
-	return rec + (uintptr_t)(n * rstep * (1 << LINE_SHIFT));
+	return rec + (uintptr_t)(n * rstep * (1 << UNIT_SHIFT));
 }
 
 static _Atomic(struct slot *) *top;

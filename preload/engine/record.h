@@ -10,28 +10,30 @@
 
 #include "core/util/lock.h"
 
+/* One per live selected block, so every byte counts (88 bytes: a
+ * program of 10^6 small blocks has 10^6 of them). */
 struct rtl_rec {
 	_Atomic uint32_t next; /* free list: index + 1 */
 	_Atomic uint8_t live;
 	uint8_t mech;             /* RTL_MECH_* */
 	_Atomic uint8_t in_place; /* swizzle: protected in place (heap.c) */
 	_Atomic uint8_t touched;  /* it has trapped (actions.c) */
+	_Atomic uint8_t written;  /* dirty: written since the last epoch */
 	uint16_t rule;
 	uint32_t site;  /* stats slot (site.c) */
 	uint32_t pages; /* alias: pages of its mapping */
-	size_t size;
-	uintptr_t addr;  /* the address the program was given */
-	void *rw;        /* first byte in the RW view */
-	uintptr_t alias; /* alias, auto's slots, page: page-aligned start of
-	                    the mapping it is reached through */
 	_Atomic uint32_t read_traps, write_traps;
 	_Atomic uint32_t pins; /* system calls using it now: no epoch
 	                          re-protects it meanwhile */
 	_Atomic int prot;      /* alias: current protection of the mapping;
 	                          page: the block's own, whatever its pages' */
-	_Atomic int written;   /* dirty: written since the last epoch */
-	struct rtl_lock lock;  /* alias: mapping and twin changes */
-	void *twin;            /* alias with dirty: contents at first write */
+	size_t size;
+	uintptr_t addr;       /* the address the program was given */
+	void *rw;             /* first byte in the RW view */
+	uintptr_t alias;      /* alias, auto's slots, page: page-aligned start of
+	                    the mapping it is reached through */
+	struct rtl_lock lock; /* alias: mapping and twin changes */
+	void *twin;           /* alias with dirty: contents at first write */
 };
 
 int rtl_rec_init(uint64_t cap);

@@ -161,6 +161,20 @@ static int create_arena(unsigned *ind)
 	return 0;
 }
 
+/* The arenas are made at the first selected block (arenas_start). */
+static _Atomic int arenas_ready;
+static pthread_mutex_t arenas_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void arenas_fork_prepare(void)
+{
+	pthread_mutex_lock(&arenas_lock);
+}
+
+static void arenas_fork_done(void)
+{
+	pthread_mutex_unlock(&arenas_lock);
+}
+
 /* Largest small size class (rtl_arena_init); SIZE_MAX: not known. */
 static size_t small_max = SIZE_MAX;
 
@@ -199,10 +213,27 @@ int rtl_arena_init(void)
 	}
 	narenas = ncpu < 1 ? 1 : ncpu > MAX_ARENAS ? MAX_ARENAS
 	                                           : (unsigned)ncpu;
-	for (unsigned i = 0; i < narenas; i++)
-		if (create_arena(&arena_ind[i]) < 0)
-			return -1;
+	pthread_atfork(arenas_fork_prepare, arenas_fork_done, arenas_fork_done);
 	return 0;
+}
+
+/* The arenas themselves, at the first block (arenas_lock held): a process
+ * that selects no block never pays for them. jemalloc itself started
+ * above (its first mallctl, which registers its fork handlers: not from
+ * inside a malloc that a fork's handlers may make). */
+static int arenas_start(void)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&arenas_lock);
+	if (!atomic_load_explicit(&arenas_ready, memory_order_relaxed)) {
+		for (unsigned i = 0; i < narenas && rc == 0; i++)
+			rc = create_arena(&arena_ind[i]);
+		if (rc == 0)
+			atomic_store_explicit(&arenas_ready, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&arenas_lock);
+	return rc;
 }
 
 /* Threads spread over the arenas as over the counter stripes (tally.h):
@@ -214,8 +245,13 @@ static int arena_flag(void)
 
 void *rtl_arena_alloc(size_t size, size_t align, int zero)
 {
-	int flags = arena_flag() | (zero ? MALLOCX_ZERO : 0);
+	int flags;
 	void *rw;
+
+	if (!atomic_load_explicit(&arenas_ready, memory_order_acquire) &&
+	    arenas_start() < 0)
+		return NULL;
+	flags = arena_flag() | (zero ? MALLOCX_ZERO : 0);
 
 	/* jemalloc's size classes are naturally aligned (a class that is a
 	 * multiple of 2^k starts on a multiple of 2^k), so a size that is a

@@ -118,6 +118,7 @@ def grant_figures(build, lib, reps, blocks, cwd):
     for name, (size, rule) in GRANTS.items():
         pol = os.path.join(cwd, "grant-%s.ini" % name)
         rep = os.path.join(cwd, "grant-%s.json" % name)
+        raw = os.path.join(cwd, "grant-%s.raw" % name)
         with open(pol, "w") as f:
             f.write("[rtl]\nreport = %s\n[rule r]\n%sprotect = read\n"
                     % (rep, rule))
@@ -125,8 +126,7 @@ def grant_figures(build, lib, reps, blocks, cwd):
         for _ in range(reps):
             run([prog, str(blocks), str(size)],
                 {"LD_PRELOAD": lib, "RTL_CONFIG": pol}, cwd)
-            with open(rep) as f:
-                t = json.load(f)["totals"]
+            t = totals(build, raw)
             if t["write_traps"] != 2 * blocks:
                 raise RuntimeError("%s: %d write traps, want %d" % (
                     name, t["write_traps"], 2 * blocks))
@@ -145,6 +145,14 @@ def grant_figures(build, lib, reps, blocks, cwd):
     out["auto_small_over_alias"] = out["auto_small"]["ns_per_trap"] / \
         out["alias_small"]["ns_per_trap"]
     return out
+
+
+def totals(build, raw):
+    """The totals of the raw record a process left (then removed)."""
+    r = subprocess.run([os.path.join(build, "tools", "rtlctl"), "report",
+                        "--json", raw], capture_output=True, text=True, check=True)
+    os.unlink(raw)
+    return json.loads(r.stdout)["totals"]
 
 
 def policy_file(cwd, name, text):
@@ -226,75 +234,6 @@ def routed_malloc(build, lib, reps, ops, cwd):
     return out
 
 
-# Real programs under the preload: the run without it, the built-in
-# policy, everything routed read-write (no trap), and everything routed
-# read-only with a grant at the first write (a trap per block written).
-# Outputs must be identical; the report gives the traps.
-SQLITE_ROWS = 100000
-PY_WORK = r"""
-import json
-d = {}
-for i in range(%d):
-    d["k%%d" %% i] = {"id": i, "name": "row %%d" %% i, "tags": [i, i * 2, str(i)]}
-s = json.dumps(d)
-e = json.loads(s)
-n = sum(v["id"] for v in e.values() if v["tags"][1] %% 3 == 0)
-print(len(s), n, len(e))
-"""
-
-
-def sqlite_indexed(rows):
-    lines = ["CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL);",
-             "CREATE INDEX tb ON t(b);", "BEGIN;"]
-    lines += ["INSERT INTO t(b, c) VALUES('row %d', %d.5);" % (i * 7919 % rows, i)
-              for i in range(rows)]
-    lines += ["COMMIT;", "SELECT count(*), sum(c) FROM t;",
-              "SELECT b, c FROM t WHERE b BETWEEN 'row 1000' AND 'row 1010' "
-              "ORDER BY b;",
-              "SELECT substr(b, 1, 5), count(*) FROM t GROUP BY 1;"]
-    return ("\n".join(lines) + "\n").encode()
-
-
-def real_programs(lib, reps, rows, cwd):
-    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
-        else shutil.which("python3")
-    progs = {"sqlite3": (["sqlite3", ":memory:"], sqlite_indexed(rows)),
-             "python3": ([python, "-c", PY_WORK % (rows // 2)], None)}
-    pols = {"builtin": "@builtin",
-            "rw": "[rtl]\nreport = %s\n[rule all]\nsize = 0..\nprotect = rw\n",
-            "read_grant": "[rtl]\nreport = %s\n[rule all]\nsize = 0..\n"
-                          "protect = read\non_write = count, grant-rw\n"}
-    out = {}
-    for prog, (cmd, stdin) in progs.items():
-        answer, times, traps = None, {k: [] for k in ["plain"] + list(pols)}, {}
-        for _ in range(reps):
-            for name in times:
-                extra = {}
-                rep = os.path.join(cwd, "%s-%s.json" % (prog, name))
-                if name != "plain":
-                    cfg = pols[name]
-                    if cfg != "@builtin":
-                        cfg = policy_file(cwd, "%s-%s" % (prog, name), cfg % rep)
-                    extra = {"LD_PRELOAD": lib, "RTL_CONFIG": cfg,
-                             "RTL_REPORT": rep}
-                t, so = run(cmd, extra, cwd, stdin=stdin)
-                if answer is None:
-                    answer = so
-                elif so != answer:
-                    raise RuntimeError("%s: output differs under %s" % (prog, name))
-                times[name].append(t)
-                if name != "plain":
-                    with open(rep) as f:
-                        traps[name] = json.load(f)["totals"]["traps"]
-        plain = spread(times["plain"])["median"]
-        out[prog] = {"plain_seconds": spread(times["plain"])}
-        for name in pols:
-            sp = spread(times[name])
-            out[prog][name] = {"seconds": sp, "over_plain": sp["median"] / plain,
-                               "traps": traps[name],
-                               "traps_per_second": traps[name] / sp["median"]}
-    return out
-
 
 def parse_wrap(text):
     """rtl-syscall-wrap's second line: wrapped X libc Y syscall Z ..."""
@@ -358,8 +297,6 @@ def main():
                                    1000 if quick else 20000, cwd)
             routed = routed_malloc(build, lib, reps if quick else 3,
                                    2000 if quick else 200000, cwd)
-            real = real_programs(lib, reps if quick else 3,
-                                 1000 if quick else SQLITE_ROWS, cwd)
             sysc = syscall_figures(build, lib, 30000 if quick else 600000,
                                    cwd)
     except (RuntimeError, OSError) as e:
@@ -375,7 +312,6 @@ def main():
         "sqlite3_insert": dict(prog, rows=1000 if quick else ROWS),
         "write_trap_grants": grants,
         "routed_malloc": routed,
-        "real_programs": real,
         "syscalls": sysc,
         "summary": {"none_over_plain": prog["preload_none"]["over_plain"],
                     "all_over_plain": prog["preload_all"]["over_plain"]},
@@ -428,12 +364,6 @@ def main():
             for m in MECHANISMS) + "   (<= 1)")
     if "heaptrack_over_glibc" in routed:
         print("  heaptrack / glibc: %.2f" % routed["heaptrack_over_glibc"])
-    for prog, row in real.items():
-        print("%s under the preload, x the run without (%.3f s): %s" % (
-            prog, row["plain_seconds"]["median"], ", ".join(
-                "%s %.2f (%.0f traps/s)" % (k, row[k]["over_plain"],
-                                             row[k]["traps_per_second"])
-                for k in ("builtin", "rw", "read_grant"))))
     print("system calls, read 64 B, ns: raw %.0f without rtl; seccomp filter "
           "+%.0f per call; trapped call (SIGSYS) %.0f = %.1f x a call" % (
               sysc["plain_stack"]["syscall"], sysc["filter_ns"],

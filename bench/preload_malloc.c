@@ -6,7 +6,13 @@
  * preload's protect = read is held against (bench/README.md): a write to a
  * read-only page, whose SIGSEGV handler mprotects it read-write, then the
  * page made read-only again; prints "ns_per_trap X" (fault + 2 mprotect;
- * with THREADS, each on a page of its own, wall time per trap). */
+ * with THREADS, each on a page of its own, wall time per trap).
+ * rtl-malloc-bench floor N: what the kernel charges a trap, the floor a
+ * real program's traps are held against (bench/programs.py): the bare
+ * signal round trip (a read of a PROT_NONE page whose SIGSEGV handler
+ * points the register elsewhere, arch.h) and one mprotect of one page of
+ * this small process; prints "signal_ns X mprotect_ns Y", medians of 9
+ * batches of N. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -16,6 +22,8 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bench/arch.h"
 
 #define LIVE 1024 /* allocations each thread keeps alive */
 
@@ -102,9 +110,69 @@ static int page_trap(long n, int threads)
 	return 0;
 }
 
+/* ---- floor ---- */
+
+static char *readable;
+
+static void rewrite(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si;
+	arch_set_pointer(uc, readable);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int floor_costs(long n)
+{
+	struct sigaction sa = { .sa_sigaction = rewrite, .sa_flags = SA_SIGINFO };
+	double sig[9], mp[9];
+	char *none;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	none = mmap(NULL, (size_t)page_size * 2, PROT_NONE,
+	            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	readable = mmap(NULL, (size_t)page_size, PROT_READ | PROT_WRITE,
+	                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (none == MAP_FAILED || readable == MAP_FAILED || sigaction(SIGSEGV, &sa, NULL) < 0) {
+		perror("rtl-malloc-bench floor");
+		return 1;
+	}
+	for (int b = 0; b < 9; b++) {
+		double t0 = seconds();
+
+		for (long i = 0; i < n; i++)
+			arch_read_byte(none);
+		sig[b] = (seconds() - t0) * 1e9 / (double)n;
+		t0 = seconds();
+		for (long i = 0; i < n; i++)
+			mprotect(none + page_size, (size_t)page_size,
+			         i & 1 ? PROT_NONE : PROT_READ);
+		mp[b] = (seconds() - t0) * 1e9 / (double)n;
+	}
+	qsort(sig, 9, sizeof(*sig), by_value);
+	qsort(mp, 9, sizeof(*mp), by_value);
+	printf("signal_ns %.1f mprotect_ns %.1f\n", sig[4], mp[4]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int threads;
+
+	if (argc > 1 && !strcmp(argv[1], "floor")) {
+		long n = argc > 2 ? atol(argv[2]) : 20000;
+
+		if (n < 1) {
+			fprintf(stderr, "usage: %s floor N\n", argv[0]);
+			return 2;
+		}
+		return floor_costs(n);
+	}
 
 	if (argc > 1 && !strcmp(argv[1], "page-trap")) {
 		long n = argc > 2 ? atol(argv[2]) : 100000;

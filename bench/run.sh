@@ -31,6 +31,10 @@ echo "rtl bench: instructions per trap"
 python3 "$top/bench/trap_instructions.py" "$build" "$out"
 echo "rtl bench: the preload"
 python3 "$top/bench/preload.py" "$build" "$out" "${quick[@]}"
+# Real programs against their own traps' floor, a process's cost, memory
+# per routed block (bench/programs.py).
+echo "rtl bench: real programs"
+python3 "$top/bench/programs.py" "$build" "$out" "${quick[@]}"
 # rtlctl compare on the DSM applications run alone, beside the DSM's own
 # page and region traps (docs/compare.md); not with --quick.
 if ((${#quick[@]} == 0)); then

@@ -82,7 +82,9 @@ keys = ["rt_basic_trap_over_floor", "rt_basic_prot1_over_vm",
         "lookup_1e3_ns", "lookup_1e6_over_miss", "trap_instructions",
         "preload_malloc_over_glibc", "preload_malloc_read_over_budget",
         "heaptrack_over_glibc", "threads_scaling_2", "threads_scaling_4",
-        "real_programs_over_plain", "real_programs_traps_per_second"]
+        "real_programs_over_plain", "real_programs_traps_per_second",
+        "real_programs_overhead_over_trap_floor", "process_overhead_ms",
+        "routed_block_bytes", "peak_pss_over_bound"]
 assert sorted(s) == sorted(keys), sorted(s)
 for k in keys[:7] + ["lookup_1e3_ns"]:
     assert isinstance(s[k], (int, float)) and s[k] > 0, (k, s[k])
@@ -90,7 +92,8 @@ for k in keys[:7] + ["lookup_1e3_ns"]:
 for k in ("preload_none_over_plain", "preload_all_over_plain",
           "preload_malloc_over_glibc", "preload_malloc_read_over_budget",
           "heaptrack_over_glibc", "real_programs_over_plain",
-          "real_programs_traps_per_second"):
+          "real_programs_traps_per_second", "real_programs_overhead_over_trap_floor",
+          "process_overhead_ms", "routed_block_bytes", "peak_pss_over_bound"):
     assert s[k] is None, (k, s[k])
 for w in ("trap", "protect", "signal"):
     for k in ("threads_scaling_2", "threads_scaling_4"):

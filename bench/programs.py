@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""make bench, real programs: what a trial of rtl costs on programs people
+trial it on, against what their traps alone must cost. Each program (a bash
+script, python3, sqlite3, make -j2 of a small C project) runs without rtl,
+under the built-in policy and under every block read-only with a grant on
+write, with each exact mechanism (auto, alias, page); the outputs must be
+the run without rtl's. The floor of a trap (the bare signal round trip and
+one mprotect of one page of a small process) is measured in the same run:
+
+  overhead over the floor = (time under rtl - time without)
+                            / (traps x (signal round trip + mprotect))
+
+Also: the per-process cost of the preload (a shell starting 50 programs:
+preloaded selecting nothing, under the built-in policy without a report,
+and under rtlctl run, whose report holds every process), and memory: the
+peak Pss of lua and jq building many small blocks, every block routed, per
+mechanism, against 1.5 x + 64 MiB of the run without rtl, and the bytes
+rtl adds per routed block. Writes OUT/programs.json.
+
+Usage: programs.py BUILD OUT [--quick]"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MECHANISMS = ("auto", "alias", "page")
+REPS = 3
+
+
+def env_without_rtl():
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith("RTL_") and k != "LD_PRELOAD"}
+
+
+def run(cmd, extra, cwd, stdin=None, timeout=900):
+    env = env_without_rtl()
+    env.update(extra)
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, env=env, cwd=cwd, input=stdin, capture_output=True,
+                       timeout=timeout)
+    t = time.perf_counter() - t0
+    if r.returncode:
+        raise RuntimeError("%s under %s: exit %d\n%s" % (
+            cmd[0], extra, r.returncode, r.stderr.decode(errors="replace")[-2000:]))
+    return t, r.stdout
+
+
+def floor(build):
+    out = subprocess.run([os.path.join(build, "bench", "rtl-malloc-bench"),
+                          "floor", "20000"], capture_output=True, text=True,
+                         check=True).stdout.split()
+    return {"signal_ns": float(out[1]), "mprotect_ns": float(out[3])}
+
+
+# ---- the programs: a command and how to prepare its folder ----
+
+def sqlite_input(rows=100000):
+    lines = ["CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL);", "BEGIN;"]
+    lines += ["INSERT INTO t(b, c) VALUES('row %d', %d.5);" % (i, i) for i in range(rows)]
+    lines += ["COMMIT;", "CREATE INDEX tb ON t(b);",
+              "SELECT count(*), sum(c) FROM t WHERE b LIKE 'row 1%';"]
+    return ("\n".join(lines) + "\n").encode()
+
+
+C_FILE = """#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+struct item%(i)d { int k; char name[24]; struct item%(i)d *next; };
+static int cmp%(i)d(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+int f%(i)d(int n)
+{
+	int *v = malloc(sizeof(int) * (size_t)n), s = 0;
+	for (int j = 0; j < n; j++) v[j] = (j * %(m)d) %% 1009;
+	qsort(v, (size_t)n, sizeof(int), cmp%(i)d);
+	for (int j = 0; j < n; j++) s += v[j] & 7;
+	free(v);
+	return s;
+}
+"""
+
+
+def make_project(cwd, files=12):
+    src = os.path.join(cwd, "proj")
+    os.makedirs(src, exist_ok=True)
+    for i in range(files):
+        with open(os.path.join(src, "f%d.c" % i), "w") as f:
+            f.write(C_FILE % {"i": i, "m": 7 + 2 * i})
+    with open(os.path.join(src, "main.c"), "w") as f:
+        f.write("#include <stdio.h>\n")
+        for i in range(files):
+            f.write("int f%d(int n);\n" % i)
+        f.write("int main(void)\n{\n\tlong s = 0;\n")
+        for i in range(files):
+            f.write("\ts += f%d(1000);\n" % i)
+        f.write("\tprintf(\"%ld\\n\", s);\n\treturn 0;\n}\n")
+    objs = " ".join("f%d.o" % i for i in range(files))
+    with open(os.path.join(src, "Makefile"), "w") as f:
+        f.write("prog: main.o %s\n\t$(CC) -o $@ $^\n%%.o: %%.c\n\t$(CC) -O1 -c $<\n"
+                "clean:\n\trm -f *.o prog\n" % objs)
+    return src
+
+
+def programs(cwd, quick):
+    n = "12" if quick else "30"
+    proj = make_project(cwd)
+    return {
+        "bash": {"cmd": ["bash", os.path.join(HERE, "programs", "script.sh"), cwd, n]},
+        # Debian's, not a wrapper's (pyenv's shim is a bash script).
+        "python3": {"cmd": [shutil.which("python3", path="/usr/bin") or "python3",
+                            os.path.join(HERE, "programs", "work.py"),
+                            "15000" if quick else "40000"]},
+        "sqlite3": {"cmd": ["sqlite3", ":memory:"],
+                    "stdin": sqlite_input(20000 if quick else 100000)},
+        "make": {"cmd": ["sh", "-c", "make -s clean && make -s -j2 CC=gcc && ./prog"],
+                 "cwd": proj},
+    }
+
+
+def policies(cwd):
+    pol = {}
+    for m in MECHANISMS:
+        path = os.path.join(cwd, "read-grant-%s.ini" % m)
+        with open(path, "w") as f:
+            f.write("[rtl]\nmechanism = %s\n[rule all]\nprotect = read\n"
+                    "on_write = count, grant-rw\n" % m)
+        pol[m] = path
+    return pol
+
+
+def traps_of(build, records):
+    """Every process's traps, from the raw records they left."""
+    raws = [os.path.join(records, f) for f in os.listdir(records) if ".raw" in f]
+    if not raws:
+        return 0, 0
+    r = subprocess.run([os.path.join(build, "tools", "rtlctl"), "report", "--json"] + raws,
+                       capture_output=True, text=True, check=True)
+    rep = json.loads(r.stdout)
+    return rep["totals"]["traps"], len(rep.get("processes", []))
+
+
+def measure(build, lib, prog, name, extra_cfg, cwd, floor_ns):
+    cmd, stdin = prog["cmd"], prog.get("stdin")
+    where = prog.get("cwd", cwd)
+    plain, ref = [], None
+    for _ in range(REPS):
+        t, so = run(cmd, {}, where, stdin)
+        ref = so if ref is None else ref
+        if so != ref:
+            raise RuntimeError("%s: its output differs between runs without rtl" % name)
+        plain.append(t)
+    row = {"seconds_without": statistics.median(plain)}
+    for pol, cfg in extra_cfg.items():
+        times, traps, procs = [], 0, 0
+        for rep in range(REPS):
+            records = tempfile.mkdtemp(prefix="rec.", dir=cwd)
+            env = {"LD_PRELOAD": lib, "RTL_CONFIG": cfg, "RTL_RUN_DIR": records,
+                   "RTL_REPORT": os.path.join(records, "r.json")}
+            t, so = run(cmd, env, where, stdin)
+            if so != ref:
+                raise RuntimeError("%s under %s: output differs from the run "
+                                   "without rtl" % (name, pol))
+            times.append(t)
+            if rep == 0:
+                traps, procs = traps_of(build, records)
+            shutil.rmtree(records)
+        sec = statistics.median(times)
+        over = sec - row["seconds_without"]
+        row[pol] = {"seconds": sec, "traps": traps, "processes": procs,
+                    "over_plain": sec / row["seconds_without"],
+                    "trap_floor_seconds": traps * floor_ns * 1e-9,
+                    "overhead_over_trap_floor": over / (traps * floor_ns * 1e-9)
+                    if traps else None}
+    return row
+
+
+def process_costs(build, lib, cwd):
+    """ms a process: sh starting 50 /bin/true, over the same without rtl."""
+    loop = ["sh", "-c", "for i in $(seq 50); do /bin/true; done"]
+    rtlctl = os.path.join(build, "tools", "rtlctl")
+    cases = {
+        "plain": ({}, loop),
+        "no_config": ({"LD_PRELOAD": lib}, loop),
+        "no_report": ({"LD_PRELOAD": lib, "RTL_CONFIG": "@builtin", "RTL_REPORT": ""}, loop),
+        "report": ({}, [rtlctl, "run", "-o", os.path.join(cwd, "loop.json"), "--"] + loop),
+    }
+    best = {}
+    for _ in range(9):
+        for name, (extra, cmd) in cases.items():
+            t, _ = run(cmd, extra, cwd)
+            best.setdefault(name, []).append(t)
+            for f in os.listdir(cwd):
+                if f.startswith("loop.json"):
+                    os.unlink(os.path.join(cwd, f))
+    med = {k: statistics.median(v) for k, v in best.items()}
+    return {k: (med[k] - med["plain"]) * 1000 / 51 for k in med if k != "plain"}
+
+
+LUA = """local t = {}
+for i = 1, 200000 do t[i] = "s" .. i .. "-" .. (i * 7) end
+local n = 0
+for i = 1, #t do n = n + #t[i] end
+print(#t, n)
+"""
+
+
+def memory(build, lib, cwd):
+    """Peak Pss of lua and jq with every block routed, per mechanism."""
+    peak = os.path.join(build, "tests", "progs", "peakmem")
+    with open(os.path.join(cwd, "strings.lua"), "w") as f:
+        f.write(LUA)
+    with open(os.path.join(cwd, "big.json"), "w") as f:
+        json.dump([{"k": i % 13, "v": i, "s": "x%d" % i} for i in range(150000)], f)
+    progs = {"lua": ["lua", "strings.lua"],
+             "jq": ["jq", "-c", "group_by(.k) | map({k: .[0].k, n: length})", "big.json"]}
+    out = {}
+    for prog, cmd in progs.items():
+        if not shutil.which(cmd[0]):
+            continue
+        mem = os.path.join(cwd, "mem")
+        run([peak, mem, "--"] + cmd, {}, cwd)
+        plain = int(open(mem).read().split()[0])
+        row = {"pss_kib_without": plain}
+        for m in ("auto", "alias", "swizzle", "page"):
+            cfg = os.path.join(cwd, "all-%s.ini" % m)
+            with open(cfg, "w") as f:
+                f.write("[rtl]\nmechanism = %s\n[rule all]\n" % m)
+            records = tempfile.mkdtemp(prefix="rec.", dir=cwd)
+            run([peak, mem, "--"] + cmd, {"LD_PRELOAD": lib, "RTL_CONFIG": cfg,
+                                          "RTL_RUN_DIR": records,
+                                          "RTL_REPORT": os.path.join(records, "r.json")}, cwd)
+            pss = int(open(mem).read().split()[0])
+            r = subprocess.run([os.path.join(build, "tools", "rtlctl"), "report", "--json"] +
+                               [os.path.join(records, f) for f in os.listdir(records)],
+                               capture_output=True, text=True, check=True)
+            blocks = json.loads(r.stdout)["totals"]["regions_peak"]
+            shutil.rmtree(records)
+            row[m] = {"pss_kib": pss,
+                      "over_bound": pss / (1.5 * plain + 64 * 1024),
+                      "bytes_per_block": (pss - plain) * 1024 / blocks if blocks else None}
+        out[prog] = row
+    return out
+
+
+def main():
+    build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    quick = "--quick" in sys.argv[3:]
+    lib = os.path.abspath(os.environ.get("RTL_BENCH_PRELOAD") or
+                          os.path.join(build, "preload", "librtlpreload.so"))
+    dest = os.path.join(outdir, "programs.json")
+    if not os.path.exists(lib):
+        print("real programs: skipped, %s does not exist; their keys in "
+              "summary.json are null" % lib)
+        if os.path.exists(dest):
+            os.remove(dest)
+        return 0
+    cwd = tempfile.mkdtemp(prefix="rtl-programs.")
+    try:
+        fl = floor(build)
+        floor_ns = fl["signal_ns"] + fl["mprotect_ns"]
+        print("real programs: a trap's floor %.0f ns (signal round trip %.0f + "
+              "one-page mprotect %.0f)" % (floor_ns, fl["signal_ns"], fl["mprotect_ns"]))
+        cfgs = {"builtin": "@builtin"}
+        cfgs.update(policies(cwd))
+        res = {"floor": fl, "programs": {}}
+        for name, prog in programs(cwd, quick).items():
+            if not shutil.which(prog["cmd"][0]) or (name == "make" and not shutil.which("gcc")):
+                continue
+            row = measure(build, lib, prog, name, cfgs, cwd, floor_ns)
+            res["programs"][name] = row
+            print("  %-8s %6.3f s without;" % (name, row["seconds_without"]) + "".join(
+                " %s %.2fx (%d traps, %s)" % (
+                    p, row[p]["over_plain"], row[p]["traps"],
+                    "%.2f x floor" % row[p]["overhead_over_trap_floor"]
+                    if row[p]["overhead_over_trap_floor"] is not None else "-")
+                for p in cfgs))
+        res["process_overhead_ms"] = process_costs(build, lib, cwd)
+        print("  a process: +%s ms" % ", +".join(
+            "%.2f %s" % (v, k) for k, v in res["process_overhead_ms"].items()))
+        if not quick:
+            res["memory"] = memory(build, lib, cwd)
+            for prog, row in res["memory"].items():
+                print("  %-5s %d KiB without;" % (prog, row["pss_kib_without"]) + "".join(
+                    " %s %d KiB (%.2f of the bound, %d B a block)" % (
+                        m, row[m]["pss_kib"], row[m]["over_bound"],
+                        row[m]["bytes_per_block"] or 0)
+                    for m in ("auto", "alias", "swizzle", "page")))
+        with open(dest, "w") as f:
+            json.dump(res, f, indent=2)
+    finally:
+        shutil.rmtree(cwd, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

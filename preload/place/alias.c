@@ -484,10 +484,11 @@ int rtl_alias_init(int with_slots, int with_pages)
 	pages_mapped = with_pages;
 	pagemap = rtl_arena_table(span / PAGE * sizeof(*pagemap));
 	small_cap = (uint32_t)(rtl_maps_budget() + 1024);
-	big_free = rtl_arena_table(small_cap * sizeof(*big_free));
-	for (int i = 1; i <= SMALL; i++)
-		small_free[i] = rtl_arena_table(small_cap * sizeof(uintptr_t));
-	if (!pagemap || !big_free || !small_free[SMALL])
+	/* The free lists in one mapping: each is touched only as it fills. */
+	big_free = rtl_arena_table(small_cap * (sizeof(*big_free) + SMALL * sizeof(uintptr_t)));
+	for (int i = 1; big_free && i <= SMALL; i++)
+		small_free[i] = (uintptr_t *)(big_free + small_cap) + (size_t)(i - 1) * small_cap;
+	if (!pagemap || !big_free)
 		return -1;
 	bump = (uintptr_t)res;
 	atomic_store(&base, (uintptr_t)res); /* rtl_alias_owns works from here */

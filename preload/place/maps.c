@@ -73,9 +73,10 @@ void rtl_maps_init(void)
 		max_maps = 65530;
 	if (env && (lim = strtol(env, NULL, 10)) > 0 && lim < max_maps)
 		max_maps = lim;
-	maps_at_start = count_maps();
 	limit = max_maps * 3 / 4;
-	atomic_store(&counted, maps_at_start);
+	/* Counted at the first object that can trap (room): a process that
+	 * never makes one never reads its maps. */
+	atomic_store(&counted, limit);
 }
 
 uint64_t rtl_maps_budget(void)
@@ -109,11 +110,16 @@ static int room(_Atomic int *hit)
 		return 1;
 	}
 	pthread_mutex_lock(&count_lock);
+	if (!maps_at_start) /* the first count */
+		atomic_store_explicit(&made_at_count, atomic_load(&made) - RECOUNT,
+		                      memory_order_relaxed);
 	if (atomic_load_explicit(&made, memory_order_relaxed) -
 	            atomic_load_explicit(&made_at_count, memory_order_relaxed) >=
 	    RECOUNT) {
 		atomic_store_explicit(&made_at_count, atomic_load(&made), memory_order_relaxed);
 		fresh = count_maps();
+		if (!maps_at_start)
+			maps_at_start = fresh;
 		atomic_store_explicit(&counted, fresh, memory_order_relaxed);
 	}
 	/* A count this thread just made decides for it: other threads may

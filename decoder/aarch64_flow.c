@@ -12,30 +12,7 @@
 #include <string.h>
 
 #include "decoder/aarch64.h"
-
-#define MAX_STEPS 48 /* instructions decoded per look-ahead */
-#define QUEUE 8      /* branch targets waiting */
-
-struct path {
-	uint64_t pc;
-	rtl_regset_t live;     /* registers still holding value + off */
-	rtl_regset_t inexact;  /* ... plus a small register amount besides */
-	int32_t off[RTL_NGPR]; /* constants added since the trap */
-	struct rtl_cond cmp;   /* the last cmp reg, imm (reg < 0: none) */
-	uint8_t ncond;         /* conditions met on the way, newest last */
-	struct rtl_cond cond[RTL_FORM_MAX_COND];
-};
-
-struct scan {
-	csh h;
-	cs_insn *ci;
-	struct rtl_code *code;
-	struct rtl_insn *out;
-	struct path queue[QUEUE];
-	int nqueue;
-	uint64_t seen[MAX_STEPS + QUEUE];
-	int nseen, steps;
-};
+#include "decoder/lookahead.h"
 
 static unsigned bits(uint32_t x, int hi, int lo)
 {
@@ -44,47 +21,13 @@ static unsigned bits(uint32_t x, int hi, int lo)
 
 /* ---- forms ---- */
 
-static void add_form(struct rtl_insn *out, const struct path *p, int base,
-                     int index, uint8_t scale, uint8_t ext, int64_t disp)
-{
-	struct rtl_form f;
-
-	memset(&f, 0, sizeof(f));
-	f.base = (int8_t)base;
-	f.index = (int8_t)index;
-	f.scale = scale;
-	f.ext = ext;
-	f.disp = disp;
-	f.ncond = p->ncond;
-	memcpy(f.cond, p->cond, sizeof(f.cond));
-
-	for (int i = 0; i < out->nlater; i++)
-		if (memcmp(&out->later[i], &f, sizeof(f)) == 0)
-			return;
-	if (out->nlater < RTL_INSN_MAX_LATER) {
-		out->later[out->nlater++] = f;
-		return;
-	}
-	/* Full: base + index forms (differences) matter more than base +
-	 * disp ones (biased pointers); the nearest come first. */
-	if (index < 0)
-		return;
-	for (int i = out->nlater - 1; i >= 0; i--)
-		if (out->later[i].index < 0) {
-			memmove(&out->later[i], &out->later[i + 1],
-			        (size_t)(out->nlater - 1 - i) * sizeof(f));
-			out->later[out->nlater - 1] = f;
-			return;
-		}
-}
-
-static int live(const struct path *p, int r)
+static int live(const struct rtl_path *p, int r)
 {
 	return r >= 0 && r < RTL_NGPR && (p->live >> r & 1);
 }
 
 /* A memory operand, or an add of two registers: base + index*scale. */
-static void record(struct scan *s, const struct path *p, int b, int i,
+static void record(struct rtl_scan *s, const struct rtl_path *p, int b, int i,
                    unsigned scale, uint8_t ext, int64_t disp)
 {
 	if (!live(p, b) || (i >= 0 && !live(p, i)))
@@ -95,7 +38,7 @@ static void record(struct scan *s, const struct path *p, int b, int i,
 	 * registers at the trap, without the offsets. */
 	if ((p->inexact >> b & 1) || (i >= 0 && (p->inexact >> i & 1))) {
 		if (i >= 0)
-			add_form(s->out, p, b, i, (uint8_t)scale, ext, 0);
+			rtl_flow_add_form(s->out, p, b, i, (uint8_t)scale, ext, 0);
 		else
 			s->out->ptr_regs |= 1u << b; /* still a pointer */
 		return;
@@ -107,7 +50,7 @@ static void record(struct scan *s, const struct path *p, int b, int i,
 		 * starts one step before its buffer), and the form says where
 		 * it leads. */
 		if (disp)
-			add_form(s->out, p, b, RTL_REG_NONE, 1, ext, disp);
+			rtl_flow_add_form(s->out, p, b, RTL_REG_NONE, 1, ext, disp);
 		else
 			s->out->ptr_regs |= 1u << b;
 		return;
@@ -115,12 +58,12 @@ static void record(struct scan *s, const struct path *p, int b, int i,
 	if (ext != RTL_EXT_NONE && p->off[i])
 		return; /* a 32-bit index offset: not followed */
 	disp += (int64_t)p->off[i] * scale;
-	add_form(s->out, p, b, i, (uint8_t)scale, ext, disp);
+	rtl_flow_add_form(s->out, p, b, i, (uint8_t)scale, ext, disp);
 }
 
 /* ---- register effects ---- */
 
-static void kill(struct path *p, int r)
+static void kill(struct rtl_path *p, int r)
 {
 	if (r < 0 || r >= RTL_NGPR)
 		return;
@@ -130,7 +73,7 @@ static void kill(struct path *p, int r)
 		p->cmp.reg = -1;
 }
 
-static void offset(struct path *p, int r, int64_t k)
+static void offset(struct rtl_path *p, int r, int64_t k)
 {
 	int64_t o = p->off[r] + k;
 
@@ -140,7 +83,7 @@ static void offset(struct path *p, int r, int64_t k)
 		p->off[r] = (int32_t)o;
 }
 
-static void load_store_effects(struct path *p, const struct rtl_a64_access *a)
+static void load_store_effects(struct rtl_path *p, const struct rtl_a64_access *a)
 {
 	for (int r = 0; r < RTL_NGPR; r++)
 		if (a->writes >> r & 1)
@@ -154,7 +97,7 @@ static void load_store_effects(struct path *p, const struct rtl_a64_access *a)
 }
 
 /* add/sub (immediate) and cmp/cmn with a constant. 1 if x was one. */
-static int arith_immediate(struct path *p, uint32_t x)
+static int arith_immediate(struct rtl_path *p, uint32_t x)
 {
 	unsigned sf = bits(x, 31, 31), sub = bits(x, 30, 30), S = bits(x, 29, 29);
 	int rd = (int)bits(x, 4, 0), rn = (int)bits(x, 9, 5);
@@ -187,7 +130,7 @@ static int arith_immediate(struct path *p, uint32_t x)
  * Rd (31: the zero register, or sp for the logical immediates) and some
  * set the flags. Capstone 4 reports cmp x9, x12 as writing x9. 1 if x was
  * one. */
-static int data_processing(struct path *p, uint32_t x)
+static int data_processing(struct rtl_path *p, uint32_t x)
 {
 	int rd = (int)bits(x, 4, 0), flags = 0;
 
@@ -219,7 +162,7 @@ static int data_processing(struct path *p, uint32_t x)
 }
 
 /* Registers and flags written by anything else, from Capstone. */
-static int other_effects(struct scan *s, struct path *p)
+static int other_effects(struct rtl_scan *s, struct rtl_path *p)
 {
 	cs_regs rd, wr;
 	uint8_t nrd, nwr;
@@ -260,46 +203,9 @@ static int branch_cc(unsigned cond)
 	return cc[cond];
 }
 
-static int seen(struct scan *s, uint64_t pc)
-{
-	for (int i = 0; i < s->nseen; i++)
-		if (s->seen[i] == pc)
-			return 1;
-	if (s->nseen < (int)(sizeof(s->seen) / sizeof(s->seen[0])))
-		s->seen[s->nseen++] = pc;
-	return 0;
-}
-
-static void add_cond(struct path *p, int cc)
-{
-	struct rtl_cond c = p->cmp;
-
-	c.cc = (uint8_t)cc;
-	if (p->ncond == RTL_FORM_MAX_COND) {
-		memmove(&p->cond[0], &p->cond[1],
-		        (RTL_FORM_MAX_COND - 1) * sizeof(c));
-		p->ncond--;
-	}
-	p->cond[p->ncond++] = c;
-}
-
-static void branch_to(struct scan *s, const struct path *p, uint64_t target,
-                      int cc)
-{
-	struct path *q;
-
-	if (s->nqueue == QUEUE || seen(s, target))
-		return;
-	q = &s->queue[s->nqueue++];
-	*q = *p;
-	q->pc = target;
-	if (cc >= 0)
-		add_cond(q, cc);
-}
-
 /* What a branch does to the walk: 0 not a branch, 1 go on at *next,
  * -1 stop (calls, returns, indirect jumps, traps). */
-static int branch(struct scan *s, struct path *p, uint32_t x, uint64_t *next)
+static int branch(struct rtl_scan *s, struct rtl_path *p, uint32_t x, uint64_t *next)
 {
 	uint64_t pc = p->pc;
 
@@ -318,16 +224,16 @@ static int branch(struct scan *s, struct path *p, uint32_t x, uint64_t *next)
 			*next = t;
 			return 1;
 		}
-		branch_to(s, p, t, cc);
+		rtl_flow_branch_to(s, p, t, cc);
 		if (cc >= 0)
-			add_cond(p, cc ^ 1); /* fall through */
+			rtl_flow_add_cond(p, cc ^ 1); /* fall through */
 		return 1;
 	}
 	if ((x & 0x7e000000) == 0x34000000 || (x & 0x7e000000) == 0x36000000) {
 		/* cbz, cbnz (imm19), tbz, tbnz (imm14): both ways */
 		int64_t d = (x & 0x02000000) ? rtl_a64_sext(bits(x, 18, 5), 14)
 		                             : rtl_a64_sext(bits(x, 23, 5), 19);
-		branch_to(s, p, pc + (uint64_t)(d * 4), -1);
+		rtl_flow_branch_to(s, p, pc + (uint64_t)(d * 4), -1);
 		return 1;
 	}
 	if ((x & 0xfe000000) == 0xd6000000 || /* br, blr, ret, eret */
@@ -338,9 +244,9 @@ static int branch(struct scan *s, struct path *p, uint32_t x, uint64_t *next)
 }
 
 /* Follow one path until it ends; branches go to the queue. */
-static void walk(struct scan *s, struct path p, int skip_first)
+static void walk(struct rtl_scan *s, struct rtl_path p, int skip_first)
 {
-	while (s->steps < MAX_STEPS) {
+	while (s->steps < RTL_FLOW_MAX_STEPS) {
 		struct rtl_a64_access a;
 		const uint8_t *code;
 		size_t n;
@@ -391,7 +297,7 @@ static void walk(struct scan *s, struct path p, int skip_first)
 			}
 		}
 		skip_first = 0;
-		if (seen(s, next))
+		if (rtl_flow_seen(s, next))
 			return;
 		p.pc = next;
 	}
@@ -400,26 +306,7 @@ static void walk(struct scan *s, struct path p, int skip_first)
 void rtl_a64_flow(csh h, cs_insn *ci, struct rtl_code *code,
                   struct rtl_insn *out)
 {
-	struct scan s;
-	struct path first;
+	struct rtl_scan s;
 
-	s.h = h;
-	s.ci = ci;
-	s.code = code;
-	s.out = out;
-	s.nqueue = 0;
-	s.nseen = 0;
-	s.steps = 0;
-	out->nlater = 0;
-	out->ptr_regs = 0;
-	memset(&first, 0, sizeof(first));
-	first.pc = out->pc;
-	first.live = ~(rtl_regset_t)0;
-	first.cmp.reg = -1;
-	seen(&s, first.pc);
-	walk(&s, first, 1);
-	while (s.nqueue > 0) {
-		struct path p = s.queue[--s.nqueue];
-		walk(&s, p, 0);
-	}
+	rtl_flow_run(&s, h, ci, code, out, walk);
 }

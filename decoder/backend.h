@@ -42,15 +42,4 @@ void rtl_backend_warmup(csh h, cs_insn *ci);
 int rtl_backend_decode(csh h, cs_insn *ci, struct rtl_code *code, uint64_t pc,
                        struct rtl_insn *out);
 
-/* The spin-wait hint of this CPU. */
-static inline void rtl_backend_relax(void)
-{
-#if defined(__x86_64__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield" ::
-	                         : "memory");
-#endif
-}
-
 #endif

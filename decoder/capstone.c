@@ -20,6 +20,7 @@
 #include "decoder/cs.h"
 #include "decoder/decoder.h"
 #include "decoder/derive.h"
+#include "core/util/relax.h"
 
 /* Opened at start: one per thread decoding at once. Two cover a trap
  * interrupted by another; more open on the spot (slot_grow), from memory
@@ -261,7 +262,7 @@ static struct slot *slot_get(void)
 				return s;
 		if ((s = slot_grow()))
 			return s;
-		rtl_backend_relax();
+		rtl_cpu_relax();
 	}
 }
 

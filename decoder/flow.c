@@ -7,67 +7,12 @@
  * code is read only from pages checked readable (code.c). */
 #include <string.h>
 
+#include "decoder/lookahead.h"
 #include "decoder/x86.h"
-
-#define MAX_STEPS 48 /* instructions decoded per look-ahead */
-#define QUEUE 8      /* branch targets waiting */
-
-struct path {
-	uint64_t pc;
-	uint32_t live;         /* registers still holding value + off */
-	int32_t off[RTL_NGPR]; /* constants added since the trap */
-	struct rtl_cond cmp;   /* the last cmp reg, imm (reg < 0: none) */
-	uint8_t ncond;         /* conditions met on the way, newest last */
-	struct rtl_cond cond[RTL_FORM_MAX_COND];
-};
-
-struct scan {
-	csh h;
-	cs_insn *ci;
-	struct rtl_code *code;
-	struct rtl_insn *out;
-	struct path queue[QUEUE];
-	int nqueue;
-	uint64_t seen[MAX_STEPS + QUEUE];
-	int nseen, steps;
-};
 
 /* ---- forms ---- */
 
-static void add_form(struct rtl_insn *out, const struct path *p, int base,
-                     int index, uint8_t scale, int64_t disp)
-{
-	struct rtl_form f;
-
-	memset(&f, 0, sizeof(f));
-	f.base = (int8_t)base;
-	f.index = (int8_t)index;
-	f.scale = scale;
-	f.disp = disp;
-	f.ncond = p->ncond;
-	memcpy(f.cond, p->cond, sizeof(f.cond));
-
-	for (int i = 0; i < out->nlater; i++)
-		if (memcmp(&out->later[i], &f, sizeof(f)) == 0)
-			return;
-	if (out->nlater < RTL_INSN_MAX_LATER) {
-		out->later[out->nlater++] = f;
-		return;
-	}
-	/* Full: base + index forms (differences) matter more than base +
-	 * disp ones (biased pointers); the nearest come first. */
-	if (index < 0)
-		return;
-	for (int i = out->nlater - 1; i >= 0; i--)
-		if (out->later[i].index < 0) {
-			memmove(&out->later[i], &out->later[i + 1],
-			        (size_t)(out->nlater - 1 - i) * sizeof(f));
-			out->later[out->nlater - 1] = f;
-			return;
-		}
-}
-
-static void record(struct scan *s, const struct path *p)
+static void record(struct rtl_scan *s, const struct rtl_path *p)
 {
 	const cs_x86 *x = &s->ci->detail->x86;
 	int lea = s->ci->id == X86_INS_LEA;
@@ -95,14 +40,14 @@ static void record(struct scan *s, const struct path *p)
 				continue; /* lea of one register: arithmetic too */
 			s->out->ptr_regs |= 1u << b;
 			if (disp)
-				add_form(s->out, p, b, RTL_REG_NONE, 1, disp);
+				rtl_flow_add_form(s->out, p, b, RTL_REG_NONE, 1, 0, disp);
 			continue;
 		}
 		/* A lea into a 32-bit register is arithmetic, not a pointer. */
 		if (lea && x->operands[0].size != 8)
 			continue;
 		disp += (int64_t)p->off[i] * op->mem.scale;
-		add_form(s->out, p, b, i, (uint8_t)op->mem.scale, disp);
+		rtl_flow_add_form(s->out, p, b, i, (uint8_t)op->mem.scale, 0, disp);
 	}
 }
 
@@ -141,7 +86,7 @@ static int adds_constant(const cs_insn *ci, int *reg, int64_t *k)
 }
 
 /* cmp reg, imm with reg live: remember it for the jump that follows. */
-static void note_compare(const cs_insn *ci, struct path *p)
+static void note_compare(const cs_insn *ci, struct rtl_path *p)
 {
 	const cs_x86 *x = &ci->detail->x86;
 	const cs_x86_op *o = x->operands;
@@ -177,21 +122,7 @@ static int jump_cc(unsigned id)
 	return -1;
 }
 
-/* The path goes on only where (cmp) cc holds: keep it, newest last. */
-static void add_cond(struct path *p, int cc)
-{
-	struct rtl_cond c = p->cmp;
-
-	c.cc = (uint8_t)cc;
-	if (p->ncond == RTL_FORM_MAX_COND) {
-		memmove(&p->cond[0], &p->cond[1],
-		        (RTL_FORM_MAX_COND - 1) * sizeof(c));
-		p->ncond--;
-	}
-	p->cond[p->ncond++] = c;
-}
-
-static void effects(struct scan *s, struct path *p)
+static void effects(struct rtl_scan *s, struct rtl_path *p)
 {
 	cs_regs rd, wr;
 	uint8_t nrd, nwr;
@@ -224,16 +155,6 @@ static void effects(struct scan *s, struct path *p)
 
 /* ---- control flow ---- */
 
-static int seen(struct scan *s, uint64_t pc)
-{
-	for (int i = 0; i < s->nseen; i++)
-		if (s->seen[i] == pc)
-			return 1;
-	if (s->nseen < (int)(sizeof(s->seen) / sizeof(s->seen[0])))
-		s->seen[s->nseen++] = pc;
-	return 0;
-}
-
 static int in_group(const cs_insn *ci, uint8_t g)
 {
 	for (int i = 0; i < ci->detail->groups_count; i++)
@@ -242,24 +163,10 @@ static int in_group(const cs_insn *ci, uint8_t g)
 	return 0;
 }
 
-static void branch_to(struct scan *s, const struct path *p, uint64_t target,
-                      int cc)
-{
-	struct path *q;
-
-	if (s->nqueue == QUEUE || seen(s, target))
-		return;
-	q = &s->queue[s->nqueue++];
-	*q = *p;
-	q->pc = target;
-	if (cc >= 0)
-		add_cond(q, cc);
-}
-
 /* Follow one path until it ends; branches go to the queue. */
-static void walk(struct scan *s, struct path p, int skip_first)
+static void walk(struct rtl_scan *s, struct rtl_path p, int skip_first)
 {
-	while (s->steps < MAX_STEPS) {
+	while (s->steps < RTL_FLOW_MAX_STEPS) {
 		const uint8_t *code;
 		size_t n;
 		uint64_t addr = p.pc, next;
@@ -286,12 +193,12 @@ static void walk(struct scan *s, struct path p, int skip_first)
 			if (s->ci->id == X86_INS_JMP) {
 				next = (uint64_t)x->operands[0].imm;
 			} else {
-				branch_to(s, &p, (uint64_t)x->operands[0].imm, cc);
+				rtl_flow_branch_to(s, &p, (uint64_t)x->operands[0].imm, cc);
 				if (cc >= 0)
-					add_cond(&p, cc ^ 1); /* fall through */
+					rtl_flow_add_cond(&p, cc ^ 1); /* fall through */
 			}
 		}
-		if (seen(s, next))
+		if (rtl_flow_seen(s, next))
 			return;
 		p.pc = next;
 	}
@@ -300,26 +207,7 @@ static void walk(struct scan *s, struct path p, int skip_first)
 void rtl_x86_flow(csh h, cs_insn *ci, struct rtl_code *code,
                   struct rtl_insn *out)
 {
-	struct scan s;
-	struct path first;
+	struct rtl_scan s;
 
-	s.h = h;
-	s.ci = ci;
-	s.code = code;
-	s.out = out;
-	s.nqueue = 0;
-	s.nseen = 0;
-	s.steps = 0;
-	out->nlater = 0;
-	out->ptr_regs = 0;
-	memset(&first, 0, sizeof(first));
-	first.pc = out->pc;
-	first.live = (uint32_t)((1ull << RTL_NGPR) - 1);
-	first.cmp.reg = -1;
-	seen(&s, first.pc);
-	walk(&s, first, 1);
-	while (s.nqueue > 0) {
-		struct path p = s.queue[--s.nqueue];
-		walk(&s, p, 0);
-	}
+	rtl_flow_run(&s, h, ci, code, out, walk);
 }

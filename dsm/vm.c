@@ -17,6 +17,7 @@
 
 #include "dsm/internal.h"
 #include "dsm/pagediff.h"
+#include "examples/fault.h"
 
 #define PAGE ((size_t)sysconf(_SC_PAGESIZE))
 
@@ -44,31 +45,6 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
 		prev.sa_sigaction(sig, si, uc);
 	else
 		prev.sa_handler(sig);
-}
-
-/* Whether the fault was a write: bit 1 of x86-64's page-fault error code;
- * elsewhere (aarch64, where qemu-user records no fault syndrome) a fault
- * on a page the kernel can read was a write, found with a probe through a
- * pipe (write(2) copies from the address or fails with EFAULT), and one on
- * an unreadable page is taken for a read: a write faults once more. */
-static int fault_was_write(void *ucv, const void *addr)
-{
-#if defined(__x86_64__)
-	(void)addr;
-	return (((ucontext_t *)ucv)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-#else
-	static int probe[2] = { -1, -1 };
-	char byte;
-	int readable;
-
-	(void)ucv;
-	if (probe[0] < 0 && pipe(probe) < 0)
-		return 1;
-	readable = write(probe[1], addr, 1) == 1;
-	if (readable && read(probe[0], &byte, 1) != 1)
-		return 1;
-	return readable;
-#endif
 }
 
 static void on_sigsegv(int sig, siginfo_t *si, void *ucv)

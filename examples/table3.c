@@ -13,35 +13,11 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "examples/fault.h"
+#include "examples/handlers.h"
 #include "examples/step.h"
 
 volatile int traps;
 static volatile char v; /* where reads go */
-
-/* Table 3, left column. */
-static void page_handler(int sig, siginfo_t *si, void *ucv)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	char *addr = (char *)((uintptr_t)si->si_addr & ~(uintptr_t)(page - 1));
-
-	(void)sig;
-	traps++;
-	if (fault_was_write(ucv, si->si_addr))
-		mprotect(addr, (size_t)page, PROT_READ | PROT_WRITE);
-	else
-		mprotect(addr, (size_t)page, PROT_READ);
-}
-
-/* Table 3, right column. */
-void reg_handler(rtl_trap_t *t)
-{
-	traps++;
-	if (t->write)
-		region_protect(t->addr, PROT_READ | PROT_WRITE);
-	else
-		region_protect(t->addr, PROT_READ);
-}
 
 static void pages(void)
 {

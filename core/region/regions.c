@@ -180,6 +180,17 @@ static void *bind_or_undo(struct rtl_region *r, void *bptr, uintptr_t addr)
 	return (void *)addr;
 }
 
+/* A new region of size bytes, or NULL (ENOMEM) when no view could hold
+ * it. */
+static struct rtl_region *alloc_fitting(size_t size)
+{
+	if (size >= rtl_views.size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return alloc_owned(size);
+}
+
 void *region_alloc(size_t size, void *bptr)
 {
 	struct rtl_region *r;
@@ -190,11 +201,7 @@ void *region_alloc(size_t size, void *bptr)
 		errno = EINVAL;
 		return NULL;
 	}
-	if (size >= rtl_views.size) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	r = alloc_owned(size);
+	r = alloc_fitting(size);
 	if (!r)
 		return NULL;
 	return bind_or_undo(r, bptr, rtl_view_base(RTL_VIEW_RW) + r->lo);
@@ -293,13 +300,9 @@ void *region_define(void *addr, size_t size, void *bptr)
 		r = define_in_place(a, size, NULL, NULL);
 		return r ? bind_or_undo(r, bptr, a) : NULL;
 	}
-	if (size >= rtl_views.size) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	/* Outside the views: copy the contents into a new region. The copy
 	 * goes through the kernel so that an unreadable source is EFAULT. */
-	r = alloc_owned(size);
+	r = alloc_fitting(size);
 	if (!r)
 		return NULL;
 	to = rtl_view_base(RTL_VIEW_RW) + r->lo;

@@ -134,12 +134,12 @@ API int fexecve(int fd, char *const argv[], char *const envp[])
 }
 
 /* execl, execlp, execle: the list into a vector on the stack. */
-static int collect(const char *arg0, va_list ap, char **argv)
+static int collect(const char *arg0, va_list *ap, char **argv)
 {
 	int n = 0;
 
 	argv[n++] = (char *)arg0;
-	while (n < MAX_ARGS - 1 && (argv[n] = va_arg(ap, char *)))
+	while (n < MAX_ARGS - 1 && (argv[n] = va_arg(*ap, char *)))
 		n++;
 	if (n == MAX_ARGS - 1) {
 		errno = E2BIG;
@@ -149,41 +149,51 @@ static int collect(const char *arg0, va_list ap, char **argv)
 	return 0;
 }
 
+/* The list's vector, then the exec: execve (file: a path), execvpe (a
+ * name looked up in PATH), with envp or the environment. */
+static int exec_list(const char *file, int search, const char *arg, va_list *ap,
+                     int with_envp)
+{
+	char *argv[MAX_ARGS], **envp = environ;
+
+	if (collect(arg, ap, argv) < 0)
+		return -1;
+	if (with_envp)
+		envp = va_arg(*ap, char **);
+	return search ? execvpe(file, argv, envp) : execve(file, argv, envp);
+}
+
 API int execl(const char *path, const char *arg, ...)
 {
-	char *argv[MAX_ARGS];
 	va_list ap;
 	int r;
 
 	va_start(ap, arg);
-	r = collect(arg, ap, argv);
+	r = exec_list(path, 0, arg, &ap, 0);
 	va_end(ap);
-	return r < 0 ? -1 : execve(path, argv, environ);
+	return r;
 }
 
 API int execlp(const char *file, const char *arg, ...)
 {
-	char *argv[MAX_ARGS];
 	va_list ap;
 	int r;
 
 	va_start(ap, arg);
-	r = collect(arg, ap, argv);
+	r = exec_list(file, 1, arg, &ap, 0);
 	va_end(ap);
-	return r < 0 ? -1 : execvpe(file, argv, environ);
+	return r;
 }
 
 API int execle(const char *path, const char *arg, ...)
 {
-	char *argv[MAX_ARGS], **envp;
 	va_list ap;
 	int r;
 
 	va_start(ap, arg);
-	r = collect(arg, ap, argv);
-	envp = r < 0 ? NULL : va_arg(ap, char **);
+	r = exec_list(path, 0, arg, &ap, 1);
 	va_end(ap);
-	return r < 0 ? -1 : execve(path, argv, envp);
+	return r;
 }
 
 typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,

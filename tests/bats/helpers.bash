@@ -138,6 +138,13 @@ print(n)
 PY
 }
 
+# rep MODE EXPR: a Python expression over the report of every process that
+# ran under MODE (their raw records in $REP/MODE, made into one).
+rep() {
+  "$rtlctl" report --json "$REP/$1"/*.raw >"$BATS_TEST_TMPDIR/rep.json" || return 1
+  report_get "$BATS_TEST_TMPDIR/rep.json" "$2"
+}
+
 # report_get FILE EXPR: a Python expression over the report r, printed.
 report_get() {
   python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"

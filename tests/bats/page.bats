@@ -15,15 +15,6 @@ setup() {
   PY=$(python3 -c 'import sys; print(sys.executable)')
 }
 
-# rep MODE EXPR: a Python expression over MODE's one report r.
-rep() {
-  local files=("$REP/$1"/*.json)
-  [[ ${#files[@]} -eq 1 && -e ${files[0]} ]] || {
-    echo "want one report in $REP/$1, have: ${files[*]}" >&2
-    return 1
-  }
-  report_get "${files[0]}" "$2"
-}
 
 # both NAME LINES...: the policy under page and under auto (NAME-page,
 # NAME-auto).

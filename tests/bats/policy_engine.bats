@@ -12,15 +12,6 @@ setup() {
   ACCESS=$PROGS/access
 }
 
-# rep MODE EXPR: a Python expression over MODE's one report r, printed.
-rep() {
-  local files=("$REP/$1"/*.json)
-  [[ ${#files[@]} -eq 1 && -e ${files[0]} ]] || {
-    echo "want one report in $REP/$1, have: ${files[*]}" >&2
-    return 1
-  }
-  report_get "${files[0]}" "$2"
-}
 
 # run_access MODE ARGS...: access under policy MODE; compare with a run
 # without the preload (stdout and exit status).

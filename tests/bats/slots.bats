@@ -16,12 +16,6 @@ setup() {
   SLOTS=$PROGS/slot_runs
 }
 
-# rep MODE EXPR: a Python expression over the report of every process
-# that ran under MODE.
-rep() {
-  [[ -e $REP/$1/all.json ]] || "$rtlctl" report --json -o "$REP/$1/all.json" "$REP/$1"/*.raw
-  report_get "$REP/$1/all.json" "$2"
-}
 
 @test "slots: a block made read-only lands in a copy mapped read-only: no page of its own" {
   policy maps '[rule r]' 'size = 64' 'protect = read'

@@ -1,6 +1,6 @@
 /* Argument and environment strings in malloc'd memory handed to execve,
- * posix_spawn and system, as tar and make hand theirs: each child prints
- * what it was given. */
+ * execl, execlp, execle, posix_spawn and system, as tar and make hand
+ * theirs: each child prints what it was given. */
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +40,23 @@ int main(void)
 	}
 	waitpid(pid, &st, 0);
 	printf("execve: exit %d\n", WEXITSTATUS(st));
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		execl(argv[0], argv[0], argv[1], "by execl", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	if ((pid = fork()) == 0) {
+		execlp("echo", "echo", argv[1], "by execlp", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	if ((pid = fork()) == 0) {
+		execle("/usr/bin/env", "env", (char *)NULL, envp);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	printf("execl, execlp, execle: exit %d\n", WEXITSTATUS(st));
 	fflush(stdout);
 	st = system(dup_str("echo from system"));
 	printf("system: exit %d\n", WEXITSTATUS(st));

@@ -9,6 +9,7 @@
 
 #include "decoder/aarch64.h"
 #include "decoder/decoder.h"
+#include "tests/unit/has_form.h"
 #include "tests/unit/test.h"
 
 #define R RTL_ACC_READ
@@ -185,15 +186,6 @@ TEST(non_memory_and_invalid)
 	decoder_up();
 	CHECK_EQ(rtl_decode_buf(udf, 4, PC, &in), -1);
 	CHECK_EQ(rtl_decode_buf(udf, 3, PC, &in), -1); /* truncated */
-}
-
-static int has_form(const struct rtl_insn *in, int b, int i, int64_t disp)
-{
-	for (int k = 0; k < in->nlater; k++)
-		if (in->later[k].base == b && in->later[k].index == i &&
-		    in->later[k].disp == disp)
-			return 1;
-	return 0;
 }
 
 static void decode_code(const uint32_t *code, size_t n, struct rtl_insn *in)

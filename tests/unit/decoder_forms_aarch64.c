@@ -48,11 +48,12 @@ static inline uint64_t unview(uint64_t v)
 /* The access instruction is labelled 1; its address goes to r->pc. */
 #define AT "adr %[pc], 1f\n1: "
 
-/* A load into %[v] (and %[w]) through base %[b] = at - adj, index %[i]. */
-#define LOAD(name, insn, adj, idx)                                                \
+/* An access through base %[b] = at - adj, index %[i]: a load into %[v]
+ * (and %[w]), or a store of them, which start as v0 and w0. */
+#define ACCESS(name, insn, adj, idx, v0, w0)                                      \
 	static void name(char *at, struct res *r)                                 \
 	{                                                                         \
-		uint64_t v = 0x5a5a5a5a5a5a5a5aull, w = 0xa5a5a5a5a5a5a5a5ull;    \
+		uint64_t v = (v0), w = (w0);                                      \
 		char *b = at - (adj), *b0 = b;                                    \
 		uint64_t i = (idx);                                               \
 		__asm__ volatile(AT insn                                          \
@@ -65,24 +66,10 @@ static inline uint64_t unview(uint64_t v)
 		r->v[2] = i;                                                      \
 		r->moved = (int64_t)(unview((uint64_t)b) - unview((uint64_t)b0)); \
 	}
-
-/* A store of %[v] (and %[w]) through base %[b] = at - adj, index %[i]. */
-#define STORE(name, insn, adj, idx)                                               \
-	static void name(char *at, struct res *r)                                 \
-	{                                                                         \
-		uint64_t v = 0x1122334455667788ull, w = 0x99aabbccddeeff00ull;    \
-		char *b = at - (adj), *b0 = b;                                    \
-		uint64_t i = (idx);                                               \
-		__asm__ volatile(AT insn                                          \
-		                 : [v] "+r"(v), [w] "+r"(w), [pc] "=&r"(r->pc),   \
-		                   [b] "+r"(b), [i] "+r"(i)                       \
-		                 :                                                \
-		                 : "memory", VREGS);                              \
-		r->v[0] = v;                                                      \
-		r->v[1] = w;                                                      \
-		r->v[2] = i;                                                      \
-		r->moved = (int64_t)(unview((uint64_t)b) - unview((uint64_t)b0)); \
-	}
+#define LOAD(name, insn, adj, idx) \
+	ACCESS(name, insn, adj, idx, 0x5a5a5a5a5a5a5a5aull, 0xa5a5a5a5a5a5a5a5ull)
+#define STORE(name, insn, adj, idx) \
+	ACCESS(name, insn, adj, idx, 0x1122334455667788ull, 0x99aabbccddeeff00ull)
 
 /* A vector access: v0..v3 hold a pattern before and are saved after. */
 #define VEC(name, insn, adj)                                                                   \

@@ -9,20 +9,12 @@
 #include "decoder/derive.h"
 #include "tests/unit/derive_model.h"
 #include "tests/unit/helpers.h"
+#include "tests/unit/has_form.h"
 #include "tests/unit/test.h"
 
 /* ---- the look-ahead over x86-64 code (decoder_aarch64.c has aarch64's) ---- */
 
 #if defined(__x86_64__)
-static int has_form(const struct rtl_insn *in, int b, int i, int64_t disp)
-{
-	for (int k = 0; k < in->nlater; k++)
-		if (in->later[k].base == b && in->later[k].index == i &&
-		    in->later[k].disp == disp)
-			return 1;
-	return 0;
-}
-
 /* glibc 2.36 __memcmp_avx2_movbe's 4x loop (rsi = s2 - s1, rdi = s1):
  * from the load of s1 the look-ahead sees [rsi + rdi + 32] and rdi alone. */
 TEST(lookahead_finds_memcmp_difference)

@@ -68,16 +68,25 @@ static void warn(const char *file, const struct rtl_policy *p)
 		fprintf(stderr, "%s:%d: warning: %s\n", file, w[i].line, w[i].text);
 }
 
+/* The one policy file of check and show, loaded into p: 0, or -1 with the
+ * exit status in *rc (--help, a usage error, an invalid policy). */
+static int policy_arg(int argc, char **argv, const char **file,
+                      struct rtl_policy *p, int *rc)
+{
+	if (file_arg(argc, argv, file, rc) < 0)
+		return -1;
+	*rc = EXIT_INVALID;
+	return load(argv[0], *file, p);
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static struct rtl_policy p;
 	const char *file;
 	int rc;
 
-	if (file_arg(argc, argv, &file, &rc) < 0)
+	if (policy_arg(argc, argv, &file, &p, &rc) < 0)
 		return rc;
-	if (load(argv[0], file, &p) < 0)
-		return EXIT_INVALID;
 	printf("%s: ok, %d rule%s\n", file, p.nrules, p.nrules == 1 ? "" : "s");
 	warn(file, &p);
 	return 0;
@@ -89,10 +98,8 @@ int cmd_show(int argc, char **argv)
 	const char *file;
 	int rc;
 
-	if (file_arg(argc, argv, &file, &rc) < 0)
+	if (policy_arg(argc, argv, &file, &p, &rc) < 0)
 		return rc;
-	if (load(argv[0], file, &p) < 0)
-		return EXIT_INVALID;
 	rtl_policy_write(&p, stdout);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* Two regions that revoke each other between two live neighbours (see
  * pair.h). */
 #include "tools/selftest/pair.h"
+#include "tools/selftest/selftest.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -64,7 +65,7 @@ static void neighbour(rtl_trap_t *t)
 	region_protect(t->addr, t->write ? RW : PROT_READ);
 }
 
-int st_pair_setup(const struct st_layout *l)
+static int setup(const struct st_layout *l)
 {
 	int order[4] = { NB0, SRC, DST, NB1 };
 
@@ -86,6 +87,15 @@ int st_pair_setup(const struct st_layout *l)
 			region_protect(reg[i], PROT_NONE);
 	}
 	return 0;
+}
+
+int st_pair_setup(const struct st_layout *l, struct st_report *r)
+{
+	if (setup(l) == 0)
+		return 0;
+	st_fail(r, "region_alloc(%zu) failed", l->size);
+	st_pair_teardown();
+	return -1;
 }
 
 void st_pair_teardown(void)

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+struct st_report;
+
 /* How the four regions lie: sizes one byte under their span (the
  * neighbour's bytes begin right after a one-past-end) or with padding;
  * source first or destination first. */
@@ -20,8 +22,8 @@ extern const int st_nlayouts;
 
 /* Allocate nb0, source, destination, nb1 back to back; the neighbours are
  * PROT_NONE with a handler that counts (nothing touches them). -1 if
- * region_alloc failed. */
-int st_pair_setup(const struct st_layout *l);
+ * region_alloc failed: then said in r, and nothing is left. */
+int st_pair_setup(const struct st_layout *l, struct st_report *r);
 void st_pair_teardown(void);
 
 /* The source and destination as their bound pointers hold them now. */

@@ -6,6 +6,7 @@
 #ifndef RTL_SELFTEST_H
 #define RTL_SELFTEST_H
 
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,6 +70,9 @@ int st_variants(struct st_variant *out, int max);
  * "name=kind(libc+0xOFFSET)" into buf, or "name=not glibc's(LIB)" when the
  * name resolves outside glibc (a sanitizer's interceptor). */
 void st_describe(const char *fn, char *buf, size_t len);
+
+/* The kind of the implementation at p (variant_*.c, one per CPU). */
+const char *st_kind_of(const void *p, const Dl_info *info);
 
 /* The functions the checks call, for st_describe. */
 extern const char *const st_functions[];

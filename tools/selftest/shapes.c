@@ -30,11 +30,8 @@ void st_shape_run(st_copy_fn fn, const char *name, struct st_report *r)
 	for (int li = 0; li < st_nlayouts; li++) {
 		const struct st_layout *l = &st_layouts[li];
 
-		if (st_pair_setup(l) < 0) {
-			st_fail(r, "region_alloc(%zu) failed", l->size);
-			st_pair_teardown();
+		if (st_pair_setup(l, r) < 0)
 			return;
-		}
 		for (size_t si = 0; si < NSIZES; si++) {
 			size_t n = sizes[si], len = 64 + n + ROOM;
 			for (size_t c = 0; c < (st_full ? 64 * 64 : 64); c++) {

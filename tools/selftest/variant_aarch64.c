@@ -9,17 +9,6 @@
 
 #include "tools/selftest/selftest.h"
 
-const char *const st_functions[] = {
-	"strcpy",
-	"memcpy",
-	"strcmp",
-	"memcmp",
-	"strlen",
-	"memchr",
-	"memset",
-	NULL,
-};
-
 int st_variants(struct st_variant *out, int max)
 {
 	static const struct st_variant dflt = { "default", "" };
@@ -30,22 +19,9 @@ int st_variants(struct st_variant *out, int max)
 	return 1;
 }
 
-void st_describe(const char *fn, char *buf, size_t len)
+/* The function's own symbol where dladdr finds it (glibc's aarch64
+ * variants are named for what they use), else "aarch64". */
+const char *st_kind_of(const void *p, const Dl_info *info)
 {
-	void *p = dlsym(RTLD_DEFAULT, fn);
-	Dl_info info;
-
-	if (!p || !dladdr(p, &info)) {
-		snprintf(buf, len, "%s=?", fn);
-		return;
-	}
-	if (!strstr(info.dli_fname, "libc.so")) {
-		const char *base = strrchr(info.dli_fname, '/');
-		snprintf(buf, len, "%s=not glibc's(%s)", fn,
-		         base ? base + 1 : info.dli_fname);
-		return;
-	}
-	snprintf(buf, len, "%s=%s(libc+%#lx)", fn,
-	         info.dli_sname && info.dli_saddr == p ? info.dli_sname : "aarch64",
-	         (unsigned long)((char *)p - (char *)info.dli_fbase));
+	return info->dli_sname && info->dli_saddr == p ? info->dli_sname : "aarch64";
 }

@@ -14,16 +14,6 @@
 #define NO_AVX2 "-AVX2,-AVX,-BMI2,-AVX_Fast_Unaligned_Load"
 #define NO_SSE4 "-SSE4_1,-SSE4_2,-SSSE3"
 
-const char *const st_functions[] = {
-	"strcpy",
-	"memcpy",
-	"strcmp",
-	"memcmp",
-	"strlen",
-	"memchr",
-	NULL,
-};
-
 static int have(const char *feature)
 {
 	__builtin_cpu_init();
@@ -61,8 +51,9 @@ int st_variants(struct st_variant *out, int max)
 
 /* The widest vector registers the code at p uses, read over its first
  * instructions. */
-static const char *kind_of(const void *p)
+const char *st_kind_of(const void *p, const Dl_info *info)
 {
+	(void)info;
 	static const char *const names[] = { "?", "sse2", "sse4", "avx2", "evex", "avx512" };
 	csh h;
 	cs_insn *insn;
@@ -102,24 +93,4 @@ static const char *kind_of(const void *p)
 		cs_free(insn, count);
 	cs_close(&h);
 	return names[best];
-}
-
-void st_describe(const char *fn, char *buf, size_t len)
-{
-	void *p = dlsym(RTLD_DEFAULT, fn);
-	Dl_info info;
-
-	if (!p || !dladdr(p, &info)) {
-		snprintf(buf, len, "%s=?", fn);
-		return;
-	}
-	if (!strstr(info.dli_fname, "libc.so")) {
-		/* A sanitizer's interceptor, or a preloaded library's. */
-		const char *base = strrchr(info.dli_fname, '/');
-		snprintf(buf, len, "%s=not glibc's(%s)", fn,
-		         base ? base + 1 : info.dli_fname);
-		return;
-	}
-	snprintf(buf, len, "%s=%s(libc+%#lx)", fn, kind_of(p),
-	         (unsigned long)((char *)p - (char *)info.dli_fbase));
 }

@@ -10,7 +10,8 @@ one mprotect of one page of a small process) is measured in the same run:
   overhead over the floor = (time under rtl - time without)
                             / (traps x (signal round trip + mprotect))
 
-Also: the per-process cost of the preload (a shell starting 50 programs:
+Also: what a fork costs a process of 10^4 live blocks per mechanism, the
+per-process cost of the preload (a shell starting 50 programs:
 preloaded selecting nothing, under the built-in policy without a report,
 and under rtlctl run, whose report holds every process), and memory: the
 peak Pss of lua and jq building many small blocks, every block routed, per
@@ -200,6 +201,27 @@ def process_costs(build, lib, cwd):
     return {k: (med[k] - med["plain"]) * 1000 / 51 for k in med if k != "plain"}
 
 
+def fork_costs(build, lib, cwd):
+    """What a fork costs a process holding 10^4 live blocks of 64 bytes, each
+    written (read + grant), per mechanism: fork, a child that reads and
+    writes every block, the wait (median of 9, us); and its mappings."""
+    prog = [os.path.join(build, "tests", "progs", "live_blocks"), "10000", "64", "made", "9"]
+    out = {}
+    for m in ("none",) + MECHANISMS:
+        extra = {}
+        if m != "none":
+            cfg = os.path.join(cwd, "fork-%s.ini" % m)
+            with open(cfg, "w") as f:
+                f.write("[rtl]\nmechanism = %s\n[rule all]\nprotect = read\n"
+                        "on_write = count, grant-rw\n" % m)
+            extra = {"LD_PRELOAD": lib, "RTL_CONFIG": cfg}
+        _, so = run(prog, extra, cwd)
+        words = so.decode().split()
+        out[m] = {"fork_us": float(words[words.index("fork") + 1]),
+                  "mappings": int(words[words.index("maps") + 1])}
+    return out
+
+
 LUA = """local t = {}
 for i = 1, 200000 do t[i] = "s" .. i .. "-" .. (i * 7) end
 local n = 0
@@ -279,6 +301,10 @@ def main():
                     if row[p]["overhead_over_trap_floor"] is not None else "-")
                 for p in cfgs))
         res["process_overhead_ms"] = process_costs(build, lib, cwd)
+        res["fork"] = fork_costs(build, lib, cwd)
+        print("  fork with 10^4 live blocks: " + ", ".join(
+            "%s %.2f ms (%d mappings)" % (m, v["fork_us"] / 1000, v["mappings"])
+            for m, v in res["fork"].items()))
         print("  a process: +%s ms" % ", +".join(
             "%.2f %s" % (v, k) for k, v in res["process_overhead_ms"].items()))
         if not quick:

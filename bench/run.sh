@@ -12,8 +12,9 @@ mkdir -p "$out"
 read -r -a extra <<<"${RTL_BENCH_ARGS:-}"
 extra+=("$@")
 
-echo "rtl bench: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)," \
-  "$(nproc) CPUs, Linux $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs, Linux $(uname -r)"
+echo "$machine" >"$out/machine.txt"
+echo "rtl bench: $machine, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "rtl bench: Appel-Li sequences (the paper's Tables 4 and 5)"
 "$build/bench/rtl-appel-li" --json "$out/appel_li.json" "${extra[@]}"
 echo "rtl bench: pieces (region_protect, lookup, decode)"
@@ -42,3 +43,7 @@ if ((${#quick[@]} == 0)); then
   python3 "$top/bench/compare_dsm.py" "$build" "$out"
 fi
 python3 "$top/bench/report.py" "$out"
+# The README's table of current results, from this run (not --quick).
+if ((${#quick[@]} == 0)) && [[ -z ${RTL_BENCH_OUT:-} ]]; then
+  python3 "$top/bench/results_table.py" "$out" "$top/README.md"
+fi

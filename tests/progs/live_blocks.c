@@ -12,11 +12,13 @@
  *     children's writes did not reach it.
  *
  * Prints the mappings the process held when its blocks were written
- * ("maps M") and the children's verdict; exits 1 on any mismatch. */
+ * ("maps M"), the children's verdict, and the median time of a fork, its
+ * child's work and the wait ("fork US us"); exits 1 on any mismatch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static long count_maps(void)
@@ -33,6 +35,21 @@ static long count_maps(void)
 			n += buf[i] == '\n';
 	fclose(f);
 	return n;
+}
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 static unsigned long rng = 88172645463325252ul;
@@ -54,6 +71,7 @@ static char expect(long i, const char *written)
 int main(int argc, char **argv)
 {
 	long n, forks, bad_child = 0, bad = 0;
+	double *took;
 	size_t size;
 	const char *order;
 	char **b, *written;
@@ -89,7 +107,9 @@ int main(int argc, char **argv)
 			written[j] = 1;
 		}
 	printf("maps %ld\n", count_maps());
+	took = calloc((size_t)(forks ? forks : 1), sizeof(*took));
 	for (long f = 0; f < forks; f++) {
+		double t0 = now_us();
 		pid_t pid = fork();
 		int st;
 
@@ -105,10 +125,15 @@ int main(int argc, char **argv)
 		}
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 			bad_child++;
+		took[f] = now_us() - t0;
 	}
 	for (long i = 0; i < n; i++)
 		bad += b[i][0] != expect(i, written);
 	printf("children %s, parent's blocks %s\n", bad_child ? "wrong" : "ok",
 	       bad ? "wrong" : "ok");
+	if (forks) {
+		qsort(took, (size_t)forks, sizeof(*took), by_value);
+		printf("fork %.0f us\n", took[forks / 2]);
+	}
 	return bad_child || bad;
 }

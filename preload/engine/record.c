@@ -218,9 +218,16 @@ void rtl_rec_forked(void)
 {
 	ntop = 0;
 	rtl_lock_reset(&top_lock);
+	/* Read before written: a record the child need not change stays
+	 * shared with the parent's page (a write would copy it). */
 	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
-		atomic_store(&recs[i].read_traps, 0);
-		atomic_store(&recs[i].write_traps, 0);
-		rtl_lock_reset(&recs[i].lock); /* its holder did not come */
+		struct rtl_rec *r = &recs[i];
+
+		if (atomic_load_explicit(&r->read_traps, memory_order_relaxed))
+			atomic_store(&r->read_traps, 0);
+		if (atomic_load_explicit(&r->write_traps, memory_order_relaxed))
+			atomic_store(&r->write_traps, 0);
+		if (atomic_load_explicit(&r->lock.owner, memory_order_relaxed))
+			rtl_lock_reset(&r->lock); /* its holder did not come */
 	}
 }

@@ -30,7 +30,9 @@
 #define CHUNK_SHIFT 12 /* pages per bit of the summary */
 #define VEC 256        /* results per PAGEMAP_SCAN of the armed pages */
 
-enum { UNKNOWN, ON, OFF };
+enum { UNKNOWN,
+       ON,
+       OFF };
 static int state = UNKNOWN;
 static char why[240];
 static int uffd = -1, pagemap = -1;

@@ -261,7 +261,9 @@ TEST(in_place_region_writes_seen)
  * exactly the changed ones, in tracking order; a free in between. */
 TEST(many_regions_few_written)
 {
-	enum { SMALL = 3000, BIG = 300, N = SMALL + BIG };
+	enum { SMALL = 3000,
+	       BIG = 300,
+	       N = SMALL + BIG };
 	static char *x[N];
 	static unsigned char written[N];
 	static void *b[N];

@@ -34,10 +34,13 @@
 #define PAGE 4096
 #define MAXR 31
 
-enum { PAGE_TRAP, REGION_TRAP, WRITTEN_BITS, NWAYS };
+enum { PAGE_TRAP,
+       REGION_TRAP,
+       WRITTEN_BITS,
+       NWAYS };
 static const char *const ways[NWAYS] = { "page_trap", "region_trap", "written_bits" };
 
-struct side { /* one thread's pages, each way */
+struct side {            /* one thread's pages, each way */
 	char *map;       /* page_trap: K pages of an anonymous mapping */
 	char *reg[2][K]; /* region_trap, written_bits: bound pointers */
 	char *big;       /* written_bits, threads: one region of K pages */
@@ -364,8 +367,7 @@ int main(int argc, char **argv)
 	       "writes paid their traps)\n",
 	       scan_n, smed[0], smed[1]);
 
-	json_object_set_new(root, "backend", json_pack("{s:s, s:s}", "way",
-	                                               wbits ? "written_bits" : "traps", "why", why));
+	json_object_set_new(root, "backend", json_pack("{s:s, s:s}", "way", wbits ? "written_bits" : "traps", "why", why));
 	json_object_set_new(root, "first_write_ns", first);
 	json_object_set_new(root, "first_write_over_page_trap", ratio);
 	json_object_set_new(root, "threads", thr);

@@ -161,7 +161,11 @@ static void arm_wbits(struct rtl_region *r, struct rtl_dirty *d)
 	struct written w = { d, 0 };
 	int changed = d->seen || atomic_exchange(&d->pending, 0) || !d->has_twin;
 
-	if (rtl_wbits_collect_range(r->lo, r->size, d->views, note_written, &w) < 0)
+	/* Marked, its pages were left to it: they count it again. (If the
+	 * kernel refuses, a scan of them still reads them as written.) */
+	if (!d->counted && rtl_wbits_arm(r->lo, r->span, d->views) == 0)
+		d->counted = 1;
+	if (rtl_wbits_collect_range(r->lo, r->span, d->views, note_written, &w) < 0)
 		changed = 1;
 	if (changed || w.self_written || (seq & 1) || seq != atomic_load(&scan_seq))
 		memcpy(d->twin, rtl_dirty_contents(r), r->size);
@@ -208,6 +212,12 @@ static void look_written(void)
 		if (!d->seen && memcmp(rtl_dirty_contents(r), d->twin, r->size)) {
 			d->seen = 1;
 			atomic_store_explicit(&d->dirty, 1, memory_order_relaxed);
+			/* Marked till its checkpoint: its writes need no fault
+			 * and no scan meanwhile. */
+			if (d->counted) {
+				rtl_wbits_disarm(r->lo, r->span, d->views);
+				d->counted = 0;
+			}
 		}
 		rtl_lock_release(&r->lock);
 	}
@@ -266,8 +276,10 @@ static void wbits_leave(struct rtl_region *r, struct rtl_dirty *d)
 {
 	if (!d->views)
 		return;
-	rtl_wbits_disarm(r->lo, r->size, d->views);
+	if (d->counted)
+		rtl_wbits_disarm(r->lo, r->span, d->views);
 	d->views = 0;
+	d->counted = 0;
 	n_wbits--;
 }
 
@@ -311,9 +323,14 @@ static void to_traps(struct rtl_region *r, struct rtl_dirty *d)
  * the mark). 0, or -1 if the pages could not be armed (it stays on traps). */
 static int to_wbits(struct rtl_region *r, struct rtl_dirty *d, unsigned views)
 {
-	if (rtl_wbits_arm(r->lo, r->size, views) < 0)
+	/* Its span, padding included: no other region's, and armed it reads
+	 * as not written, so that a scan of regions side by side (a buddy
+	 * block is twice a page-sized region) reports only written runs. A
+	 * region written since its checkpoint is armed at the next one. */
+	if (!d->has_twin && rtl_wbits_arm(r->lo, r->span, views) < 0)
 		return -1;
 	d->views = (unsigned char)views;
+	d->counted = !d->has_twin;
 	n_wbits++;
 	d->seen = (unsigned char)d->has_twin;
 	if (!d->has_twin)

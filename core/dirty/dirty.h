@@ -21,8 +21,10 @@ struct rtl_dirty {
 	struct rtl_dirty *next, *prev; /* tracked list, under rtl_define_lock */
 	/* Written bits (the twin is then taken at the checkpoint, has_twin
 	 * stays 1): the views its pages are armed in (0: traps), what
-	 * region_track asked for, and whether it was marked this epoch. */
-	unsigned char views, want, seen;
+	 * region_track asked for, whether it was marked this epoch, and
+	 * whether its pages count it (not once marked: until its checkpoint
+	 * its writes need not fault, as on traps a granted region's do not). */
+	unsigned char views, want, seen, counted;
 	_Atomic int pending; /* a page of it was written since the last look */
 };
 

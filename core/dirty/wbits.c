@@ -6,13 +6,19 @@
  * and view, so that a scan reads only what some tracked region holds: the
  * kernel reports every page it never protected as written.
  *
- * Nothing here runs in a signal handler. Probing, arming, disarming and
- * the scan over every armed page run under rtl's define lock; a scan of
- * one region's pages (rtl_wbits_collect_range) needs no lock. */
+ * Nothing here runs in a signal handler. Probing and the scan over every
+ * armed page run under rtl's define lock; arming and disarming change the
+ * counts with atomic operations (a checkpoint arms its region under that
+ * region's lock only); a scan of one region's pages
+ * (rtl_wbits_collect_range) needs no lock. A scan that meets counts
+ * changing under it reports too much or arms a page once too often (a
+ * write there faults once more): never too little, as a page the kernel
+ * does not protect reads as written. */
 #include "core/dirty/wbits.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -41,11 +47,14 @@ static int uffd = -1, pagemap = -1;
  * tracked regions on it), a summary bit per 4096 pages (some page there
  * counts), and bounds that hold every armed page. */
 struct armed {
-	uint8_t *count;
-	uint64_t *chunks;
-	uint64_t lo, hi; /* pages [lo, hi); empty when npages is 0 */
-	uint64_t npages;
+	uint8_t *count;          /* atomic updates; scans read it racily */
+	uint64_t *chunks;        /* bits only ever set */
+	_Atomic uint64_t lo, hi; /* pages [lo, hi) (they only grow apart;
+	                            lo starts at UINT64_MAX) */
+	_Atomic uint64_t npages;
+	_Atomic int ready; /* count and chunks mapped */
 };
+static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct armed armed[RTL_NVIEWS];
 static _Atomic uint64_t n_protects, n_scans, n_written;
 
@@ -301,9 +310,22 @@ int rtl_wbits_ready(void)
 
 /* ---- armed pages ---- */
 
+static int map_new(struct armed *a, size_t pages);
+
 static int map_alloc(struct armed *a)
 {
 	size_t pages = rtl_views.size >> SHIFT;
+	int rc = 0;
+
+	pthread_mutex_lock(&map_lock);
+	if (!atomic_load(&a->ready))
+		rc = map_new(a, pages);
+	pthread_mutex_unlock(&map_lock);
+	return rc;
+}
+
+static int map_new(struct armed *a, size_t pages)
+{
 	size_t words = ((pages >> CHUNK_SHIFT) + 64) / 64;
 	void *c = mmap(NULL, pages, PROT_READ | PROT_WRITE,
 	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -320,6 +342,8 @@ static int map_alloc(struct armed *a)
 	}
 	a->count = c;
 	a->chunks = s;
+	atomic_store(&a->lo, UINT64_MAX);
+	atomic_store_explicit(&a->ready, 1, memory_order_release);
 	return 0;
 }
 
@@ -399,27 +423,28 @@ static void count_down(int view, uint64_t p0, uint64_t p1)
 	struct armed *a = &armed[view];
 
 	for (uint64_t p = p0; p < p1; p++)
-		if (--a->count[p] == 0)
-			a->npages--;
-	if (!a->npages) { /* none left: the summary starts over */
-		memset(a->chunks, 0, (((a->hi >> CHUNK_SHIFT) + 64) / 64) * 8);
-		a->lo = a->hi = 0;
-	}
+		if (__atomic_sub_fetch(&a->count[p], 1, __ATOMIC_RELAXED) == 0)
+			atomic_fetch_sub_explicit(&a->npages, 1, memory_order_relaxed);
 }
 
 static void count_up(int view, uint64_t p0, uint64_t p1)
 {
 	struct armed *a = &armed[view];
+	uint64_t lo = atomic_load(&a->lo), hi = atomic_load(&a->hi);
 
 	for (uint64_t p = p0; p < p1; p++) {
-		if (a->count[p]++ == 0)
-			a->npages++;
-		a->chunks[(p >> CHUNK_SHIFT) >> 6] |= 1ull << ((p >> CHUNK_SHIFT) & 63);
+		uint64_t c = p >> CHUNK_SHIFT;
+
+		if (__atomic_fetch_add(&a->count[p], 1, __ATOMIC_RELAXED) == 0)
+			atomic_fetch_add_explicit(&a->npages, 1, memory_order_relaxed);
+		if (!chunk_set(a, c))
+			__atomic_fetch_or(&a->chunks[c >> 6], 1ull << (c & 63),
+			                  __ATOMIC_RELAXED);
 	}
-	if (a->hi == 0 || p0 < a->lo)
-		a->lo = p0;
-	if (p1 > a->hi)
-		a->hi = p1;
+	while (p0 < lo && !atomic_compare_exchange_weak(&a->lo, &lo, p0))
+		;
+	while (p1 > hi && !atomic_compare_exchange_weak(&a->hi, &hi, p1))
+		;
 }
 
 int rtl_wbits_arm(uint64_t off, uint64_t len, unsigned views)
@@ -431,7 +456,8 @@ int rtl_wbits_arm(uint64_t off, uint64_t len, unsigned views)
 	for (int v = RTL_VIEW_RO; v <= RTL_VIEW_RW; v++) {
 		if (!(views & (1u << v)))
 			continue;
-		if (!armed[v].count && map_alloc(&armed[v]) < 0)
+		if (!atomic_load_explicit(&armed[v].ready, memory_order_acquire) &&
+		    map_alloc(&armed[v]) < 0)
 			goto undo;
 		for (uint64_t p = p0; p < p1; p++)
 			if (armed[v].count[p] == UINT8_MAX) {
@@ -460,7 +486,7 @@ void rtl_wbits_disarm(uint64_t off, uint64_t len, unsigned views)
 
 	pages_of(off, len, &p0, &p1);
 	for (int v = RTL_VIEW_RO; v <= RTL_VIEW_RW; v++) {
-		if (!(views & (1u << v)) || !armed[v].count)
+		if (!(views & (1u << v)) || !atomic_load(&armed[v].ready))
 			continue;
 		count_down(v, p0, p1);
 		if (state == ON)
@@ -491,6 +517,18 @@ static int take_written(int view, uintptr_t s, uintptr_t e, rtl_wbits_fn cb,
 	return 0;
 }
 
+/* Whether view's armed pages lie in at most RUNS_FEW runs. */
+#define RUNS_FEW 64
+static int few_runs(const struct armed *a, uint64_t lo, uint64_t hi)
+{
+	int n = 0;
+
+	for (uint64_t p = next_armed(a, lo, hi); p < hi && n <= RUNS_FEW;
+	     p = next_armed(a, next_unarmed(a, p, hi), hi))
+		n++;
+	return n <= RUNS_FEW;
+}
+
 int rtl_wbits_collect(rtl_wbits_fn cb, void *ctx)
 {
 	static struct rtl_page_region vec[VEC]; /* under the define lock */
@@ -502,13 +540,34 @@ int rtl_wbits_collect(rtl_wbits_fn cb, void *ctx)
 	for (int v = RTL_VIEW_RO; v <= RTL_VIEW_RW; v++) {
 		const struct armed *a = &armed[v];
 		uintptr_t start, end;
+		uint64_t lo, hi;
 
-		if (!a->npages)
+		if (!atomic_load_explicit(&a->ready, memory_order_acquire) ||
+		    !atomic_load(&a->npages))
 			continue;
-		start = page_addr(v, a->lo);
-		end = page_addr(v, a->hi);
-		/* One walk over the bounds, reading only: the pages no region
-		 * holds read as written and are skipped by their counts. */
+		lo = atomic_load(&a->lo);
+		hi = atomic_load(&a->hi);
+		if (lo >= hi)
+			continue;
+		/* Few runs of armed pages (regions side by side, as an
+		 * allocator lays them out): a scan of each that arms again
+		 * what it reports, one call and one TLB flush a run. */
+		if (few_runs(a, lo, hi)) {
+			for (uint64_t p = next_armed(a, lo, hi); p < hi;) {
+				uint64_t q = next_unarmed(a, p, hi);
+
+				if (rtl_wbits_collect_range(p << SHIFT, (q - p) << SHIFT,
+				                            1u << v, cb, ctx) < 0)
+					return -1;
+				p = next_armed(a, q, hi);
+			}
+			continue;
+		}
+		start = page_addr(v, lo);
+		end = page_addr(v, hi);
+		/* Many: one walk over the bounds, reading only (the pages no
+		 * region holds read as written and are skipped by their
+		 * counts), then each written run armed again. */
 		while (start < end) {
 			uint64_t walk = end;
 			long n = scan(pagemap, start, end, vec, VEC, 0, &walk);
@@ -529,7 +588,7 @@ int rtl_wbits_collect(rtl_wbits_fn cb, void *ctx)
 int rtl_wbits_collect_range(uint64_t off, uint64_t len, unsigned views,
                             rtl_wbits_fn cb, void *ctx)
 {
-	struct rtl_page_region vec[16];
+	struct rtl_page_region vec[64];
 	uint64_t p0, p1;
 
 	pages_of(off, len, &p0, &p1);
@@ -540,7 +599,7 @@ int rtl_wbits_collect_range(uint64_t off, uint64_t len, unsigned views,
 			continue;
 		while (start < end) {
 			uint64_t walk = end;
-			long n = scan(pagemap, start, end, vec, 16,
+			long n = scan(pagemap, start, end, vec, 64,
 			              RTL_PM_SCAN_WP_MATCHING, &walk);
 
 			if (n < 0)
@@ -553,7 +612,7 @@ int rtl_wbits_collect_range(uint64_t off, uint64_t len, unsigned views,
 				                          memory_order_relaxed);
 				cb(ctx, lo, hi);
 			}
-			if (n < 16 || walk <= start)
+			if (n < 64 || walk <= start)
 				break;
 			start = walk;
 		}
@@ -583,11 +642,12 @@ int rtl_wbits_after_fork(void)
 	        "write-protection, PAGEMAP_SCAN)");
 	for (int v = RTL_VIEW_RO; v <= RTL_VIEW_RW; v++) {
 		const struct armed *a = &armed[v];
+		uint64_t hi = atomic_load(&a->hi);
 
-		if (!a->count || !a->npages)
+		if (!atomic_load(&a->ready) || !atomic_load(&a->npages))
 			continue;
-		for (uint64_t p = next_armed(a, a->lo, a->hi); p < a->hi;) {
-			uint64_t q = next_unarmed(a, p, a->hi);
+		for (uint64_t p = next_armed(a, atomic_load(&a->lo), hi); p < hi;) {
+			uint64_t q = next_unarmed(a, p, hi);
 
 			if (protect(page_addr(v, p), (q - p) << SHIFT, 1) < 0) {
 				say_why("after fork: write-protecting the tracked pages "
@@ -597,7 +657,7 @@ int rtl_wbits_after_fork(void)
 				state = OFF;
 				return -1;
 			}
-			p = next_armed(a, q, a->hi);
+			p = next_armed(a, q, hi);
 		}
 	}
 	return 0;

@@ -11,7 +11,9 @@
  *                 a fault the kernel resolves, no signal.
  * Figures: a first write's cost (a round times one write to each of K
  * armed pages); 1 and 2 threads making first writes to pages of their own
- * (total throughput, and 2 over 1); region_dirty over 10^5 tracked page
+ * (total throughput, and 2 over 1; beside them a control, 2 threads
+ * computing about as long per step with no fault, which says how much a
+ * second core the machine had for this run); region_dirty over 10^5 tracked page
  * regions of which 1 % were written (per tracked page, the compares of the
  * written ones included). Medians (p10-p90) over the rounds.
  * Usage: rtl-dirty [--quick] [--json FILE]. */
@@ -39,6 +41,7 @@ enum { PAGE_TRAP,
        WRITTEN_BITS,
        NWAYS };
 static const char *const ways[NWAYS] = { "page_trap", "region_trap", "written_bits" };
+#define CONTROL NWAYS /* the threads' control: no fault */
 
 struct side {            /* one thread's pages, each way */
 	char *map;       /* page_trap: K pages of an anonymous mapping */
@@ -48,8 +51,9 @@ struct side {            /* one thread's pages, each way */
 	pthread_t tid;
 	int way;
 	unsigned char v;
-	double ns;   /* seconds spent writing, by itself */
-	long writes; /* first writes made */
+	double ns;              /* seconds spent writing, by itself */
+	volatile uint64_t sink; /* the control's result */
+	long writes;            /* first writes made */
 } __attribute__((aligned(64)));
 
 static struct side sides[2];
@@ -81,6 +85,8 @@ static void page_handler(int sig, siginfo_t *si, void *uc)
 /* Every page of s ready for its first write in the way's sense. */
 static void arm(struct side *s, int way)
 {
+	if (way == CONTROL)
+		return;
 	if (way == PAGE_TRAP) {
 		mprotect(s->map, (size_t)K * PAGE, PROT_READ);
 		return;
@@ -97,6 +103,14 @@ static void arm(struct side *s, int way)
 static void write_all(struct side *s, int way)
 {
 	s->v++;
+	if (way == CONTROL) { /* about a microsecond a step, no fault */
+		uint64_t x = s->v;
+
+		for (int i = 0; i < K * 400; i++)
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+		s->sink = x;
+		return;
+	}
 	for (int i = 0; i < K; i++) {
 		char *p = way == PAGE_TRAP ? s->map + (size_t)i * PAGE
 		          : way == WRITTEN_BITS && s->in_threads
@@ -275,7 +289,8 @@ int main(int argc, char **argv)
 	const char *json = NULL, *why = NULL;
 	int rounds = MAXR, trounds = 7, opt, wbits;
 	size_t scan_n = 100000;
-	double tms = 200, fw[NWAYS][MAXR], tp[NWAYS][2][MAXR], med[NWAYS], scaling[NWAYS];
+	double tms = 200, fw[NWAYS][MAXR], tp[NWAYS + 1][2][MAXR], med[NWAYS],
+	       scaling[NWAYS + 1];
 	double sv[2][MAXR], smed[2];
 	json_t *root = json_object(), *first = json_object(), *ratio = json_object(),
 	       *thr = json_object(), *scan = json_object();
@@ -308,7 +323,7 @@ int main(int argc, char **argv)
 			fw[w][r] = first_writes(w);
 	sides[0].in_threads = sides[1].in_threads = 1;
 	for (int r = 0; r < trounds; r++)
-		for (int w = 0; w < NWAYS; w++)
+		for (int w = 0; w <= CONTROL; w++)
 			for (int t = 0; t < 2; t++)
 				tp[w][t][r] = throughput(w, t + 1, tms);
 	sides[0].way = sides[1].way = -1;
@@ -333,7 +348,8 @@ int main(int argc, char **argv)
 	printf("1 and 2 threads making first writes to pages of their own: total "
 	       "writes/s, median of %d rounds of %.0f ms\n",
 	       trounds, tms);
-	for (int w = 0; w < NWAYS; w++) {
+	for (int w = 0; w <= CONTROL; w++) {
+		const char *name = w == CONTROL ? "control" : ways[w];
 		double m1, m2, ratios[MAXR];
 		json_t *j1, *j2, *jr;
 
@@ -342,9 +358,9 @@ int main(int argc, char **argv)
 		j1 = stats_of(tp[w][0], trounds, &m1);
 		j2 = stats_of(tp[w][1], trounds, &m2);
 		jr = stats_of(ratios, trounds, &scaling[w]);
-		printf("  %-13s 1: %6.2f M/s  2: %6.2f M/s  2 / 1: %.2f (per round)\n", ways[w],
+		printf("  %-13s 1: %6.2f M/s  2: %6.2f M/s  2 / 1: %.2f (per round)\n", name,
 		       m1 / 1e6, m2 / 1e6, scaling[w]);
-		json_object_set_new(thr, ways[w],
+		json_object_set_new(thr, name,
 		                    json_pack("{s:o, s:o, s:o}", "1_thread_per_s", j1,
 		                              "2_threads_per_s", j2, "scaling_2", jr));
 	}

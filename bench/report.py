@@ -124,7 +124,8 @@ def dirty_summary(dj):
             {w: dig(dj, "region_dirty_ns_per_page", w, "median")
              for w in ("written_bits", "traps")}),
         "dirty_threads_scaling_2": pick(
-            {w: dig(dj, "threads", w, "scaling_2", "median") for w in ways}),
+            {w: dig(dj, "threads", w, "scaling_2", "median")
+             for w in ways + ("control",)}),
     }
 
 

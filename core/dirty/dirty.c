@@ -118,10 +118,20 @@ static void note_written(void *ctx, uint64_t lo, uint64_t hi)
 			off = rtl_rmap_next(off + RTL_GRANULE, hi);
 			continue;
 		}
-		if (d && d == w->self)
+		if (d && d == w->self) {
 			w->self_written = 1;
-		else if (d)
+		} else if (d) {
+			uint64_t a = lo, b = hi, x;
+
+			/* The written part, widened: another scan may add. */
+			x = atomic_load(&d->pend_lo);
+			while (a < x && !atomic_compare_exchange_weak(&d->pend_lo, &x, a))
+				;
+			x = atomic_load(&d->pend_hi);
+			while (b > x && !atomic_compare_exchange_weak(&d->pend_hi, &x, b))
+				;
 			atomic_store(&d->pending, 1);
+		}
 		off = rtl_rmap_next(r->lo + r->span, hi);
 	}
 }
@@ -160,6 +170,9 @@ static void arm_wbits(struct rtl_region *r, struct rtl_dirty *d)
 	unsigned seq = atomic_load(&scan_seq);
 	struct written w = { d, 0 };
 	int changed = d->seen || atomic_exchange(&d->pending, 0) || !d->has_twin;
+
+	atomic_store(&d->pend_lo, UINT64_MAX);
+	atomic_store(&d->pend_hi, 0);
 
 	/* Marked, its pages were left to it: they count it again. (If the
 	 * kernel refuses, a scan of them still reads them as written.) */
@@ -205,11 +218,18 @@ static void look_written(void)
 	atomic_fetch_add(&scan_seq, 1);
 	for (struct rtl_dirty *d = tracked_head; d; d = d->next) {
 		struct rtl_region *r = d->r;
+		uint64_t a, b;
 
 		if (!d->views || !(atomic_exchange(&d->pending, 0) || failed))
 			continue;
+		/* Only the written pages can differ from the twin. */
+		a = atomic_exchange(&d->pend_lo, UINT64_MAX);
+		b = atomic_exchange(&d->pend_hi, 0);
+		a = failed || a < r->lo ? 0 : a - r->lo;
+		b = failed || b > r->lo + r->size ? r->size : b - r->lo;
 		rtl_lock_acquire(&r->lock);
-		if (!d->seen && memcmp(rtl_dirty_contents(r), d->twin, r->size)) {
+		if (!d->seen && a < b &&
+		    memcmp(rtl_dirty_contents(r) + a, d->twin + a, b - a)) {
 			d->seen = 1;
 			atomic_store_explicit(&d->dirty, 1, memory_order_relaxed);
 			/* Marked till its checkpoint: its writes need no fault
@@ -348,9 +368,11 @@ void rtl_dirty_after_fork(void)
 	for (struct rtl_dirty *d = tracked_head; d; d = d->next) {
 		if (!d->views)
 			continue;
-		if (ok)
+		if (ok) {
+			atomic_store(&d->pend_lo, d->r->lo);
+			atomic_store(&d->pend_hi, d->r->lo + d->r->size);
 			atomic_store(&d->pending, 1);
-		else
+		} else
 			to_traps(d->r, d); /* its lock was reset for the child */
 	}
 }
@@ -398,6 +420,7 @@ int region_track(void *addr, int on)
 		if (d) {
 			d->r = r;
 			d->want = (unsigned char)on;
+			atomic_store(&d->pend_lo, UINT64_MAX);
 			list_append(d);
 			if (wb && to_wbits(r, d, wbits_views(r)) == 0)
 				atomic_store_explicit(&d->dirty, 0, memory_order_relaxed);

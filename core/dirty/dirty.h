@@ -26,6 +26,9 @@ struct rtl_dirty {
 	 * its writes need not fault, as on traps a granted region's do not). */
 	unsigned char views, want, seen, counted;
 	_Atomic int pending; /* a page of it was written since the last look */
+	/* ... within these offsets of the views (lo starts at UINT64_MAX):
+	 * what region_dirty compares with the twin */
+	_Atomic uint64_t pend_lo, pend_hi;
 };
 
 /* Trap path, write access to f's region, before its handler runs: if the

@@ -176,9 +176,12 @@ static void arm_wbits(struct rtl_region *r, struct rtl_dirty *d)
 
 	/* Marked, its pages were left to it: they count it again. (If the
 	 * kernel refuses, a scan of them still reads them as written.) */
+	int was_counted = d->counted;
+
 	if (!d->counted && rtl_wbits_arm(r->lo, r->span, d->views) == 0)
 		d->counted = 1;
-	if (rtl_wbits_collect_range(r->lo, r->span, d->views, note_written, &w) < 0)
+	if (rtl_wbits_collect_range(r->lo, r->span, d->views, note_written, &w,
+	                            was_counted) < 0)
 		changed = 1;
 	if (changed || w.self_written || (seq & 1) || seq != atomic_load(&scan_seq))
 		memcpy(d->twin, rtl_dirty_contents(r), r->size);

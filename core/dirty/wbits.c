@@ -57,6 +57,22 @@ struct armed {
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct armed armed[RTL_NVIEWS];
 static _Atomic uint64_t n_protects, n_scans, n_written;
+static rtl_wbits_fn observer;
+static void *observer_ctx;
+
+void rtl_wbits_observe(rtl_wbits_fn fn, void *ctx)
+{
+	observer_ctx = ctx;
+	observer = fn;
+}
+
+/* Pages [lo, hi) found written: counted, and told. */
+static void found(uint64_t lo, uint64_t hi)
+{
+	atomic_fetch_add_explicit(&n_written, (hi - lo) >> SHIFT, memory_order_relaxed);
+	if (observer)
+		observer(observer_ctx, lo, hi);
+}
 
 static void say_why(const char *fmt, ...)
 {
@@ -510,7 +526,7 @@ static int take_written(int view, uintptr_t s, uintptr_t e, rtl_wbits_fn cb,
 
 		if (protect(page_addr(view, p), (q - p) << SHIFT, 1) < 0)
 			return -1;
-		atomic_fetch_add_explicit(&n_written, q - p, memory_order_relaxed);
+		found(p << SHIFT, q << SHIFT);
 		cb(ctx, p << SHIFT, q << SHIFT);
 		p = q;
 	}
@@ -557,7 +573,7 @@ int rtl_wbits_collect(rtl_wbits_fn cb, void *ctx)
 				uint64_t q = next_unarmed(a, p, hi);
 
 				if (rtl_wbits_collect_range(p << SHIFT, (q - p) << SHIFT,
-				                            1u << v, cb, ctx) < 0)
+				                            1u << v, cb, ctx, 1) < 0)
 					return -1;
 				p = next_armed(a, q, hi);
 			}
@@ -586,7 +602,7 @@ int rtl_wbits_collect(rtl_wbits_fn cb, void *ctx)
 }
 
 int rtl_wbits_collect_range(uint64_t off, uint64_t len, unsigned views,
-                            rtl_wbits_fn cb, void *ctx)
+                            rtl_wbits_fn cb, void *ctx, int counted)
 {
 	struct rtl_page_region vec[64];
 	uint64_t p0, p1;
@@ -608,8 +624,8 @@ int rtl_wbits_collect_range(uint64_t off, uint64_t len, unsigned views,
 				uint64_t lo = vec[i].start - rtl_view_base(v);
 				uint64_t hi = vec[i].end - rtl_view_base(v);
 
-				atomic_fetch_add_explicit(&n_written, (hi - lo) >> SHIFT,
-				                          memory_order_relaxed);
+				if (counted)
+					found(lo, hi);
 				cb(ctx, lo, hi);
 			}
 			if (n < 64 || walk <= start)

@@ -36,16 +36,23 @@ void rtl_wbits_disarm(uint64_t off, uint64_t len, unsigned views);
 typedef void (*rtl_wbits_fn)(void *ctx, uint64_t lo, uint64_t hi);
 int rtl_wbits_collect(rtl_wbits_fn cb, void *ctx);
 
-/* The same over the pages of [off, off + len) in views, all armed (a
- * tracked region's own): atomically read and re-armed. No lock needed. */
+/* The same over the pages of [off, off + len) in views (a tracked
+ * region's own): atomically read and re-armed. No lock needed. counted:
+ * whether the pages it finds count as found written (not when they were
+ * left writable on purpose: a marked region's checkpoint). */
 int rtl_wbits_collect_range(uint64_t off, uint64_t len, unsigned views,
-                            rtl_wbits_fn cb, void *ctx);
+                            rtl_wbits_fn cb, void *ctx, int counted);
 
 /* In a forked child (define lock held): the inherited descriptors act on
  * the parent's memory; they are closed, the child's views registered and
  * every armed page armed again. 0, or -1 with the reason in
  * rtl_wbits_why (written bits are then off in the child). */
 int rtl_wbits_after_fork(void);
+
+/* fn(ctx, lo, hi) is told every run of pages found written, as the scans
+ * find them (the preload's accounts: which pages a dirty-bit collector
+ * would rescan). Set once, before tracking starts; NULL: none. */
+RTL_PRIVATE_API void rtl_wbits_observe(rtl_wbits_fn fn, void *ctx);
 
 /* Write-protect calls and scans made, and pages found written (for the
  * unit tests and the bench; exported for them). */

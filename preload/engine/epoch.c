@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "core/dirty/wbits.h"
+#include "core/region/views.h"
 #include "core/util/clock.h"
 #include "core/util/lock.h"
 #include "core/util/page.h"
@@ -63,15 +64,14 @@ static uint32_t npageset;
  * generation in its top 16 bits (an entry of another generation is
  * empty), so a new epoch clears nothing. */
 static const unsigned card_shift[RTL_CARDS] = { 7, 9, 12 };
-static uint64_t *cardset[RTL_CARDS];
-static uint32_t ncards[RTL_CARDS];
+#define WRITTEN_SET RTL_CARDS /* the pages found written, in the same sets */
+static uint64_t *cardset[RTL_CARDS + 1];
+static uint32_t ncards[RTL_CARDS + 1];
 static uint64_t card_gen = 1;
 static struct rtl_site_stats *acc_site; /* the block being accounted */
 /* A block on written bits freed between two scans: its pages the kernel
- * would have found written are those its changes lie on (the last one
- * counted, to count each once). */
+ * would have found written are those its changes lie on. */
 static int acc_freeing_wbits;
-static uintptr_t acc_last_page;
 static struct rtl_epoch list[MAX_EPOCHS];
 static size_t nlist;
 static uint64_t dropped;
@@ -111,10 +111,9 @@ static void add_page(uintptr_t page)
 	}
 }
 
-/* Card c of size k holds a changed byte: counted once per epoch, for the
- * run and for the site of the first block that changed it (acc_lock
- * held). */
-static void add_card(int k, uint64_t c)
+/* Whether c enters set k this epoch (a set filled half counts everything
+ * as new: no dedupe). acc_lock held. */
+static int set_add(int k, uint64_t c)
 {
 	uint64_t want = card_gen << 48 | (c + 1), *set;
 	uint32_t h;
@@ -123,27 +122,55 @@ static void add_card(int k, uint64_t c)
 		void *p = mmap(NULL, CARD_CAP * sizeof(uint64_t), PROT_READ | PROT_WRITE,
 		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED)
-			goto count;
+			return 1;
 		cardset[k] = p;
 	}
 	if (ncards[k] >= CARD_CAP / 2)
-		goto count; /* full enough: count, do not dedupe */
+		return 1;
 	set = cardset[k];
 	for (h = (uint32_t)((c * 0x9e3779b97f4a7c15ull) >> 40);; h++) {
 		uint64_t *slot = &set[h & (CARD_CAP - 1)];
 
 		if (*slot == want)
-			return;
+			return 0;
 		if (*slot >> 48 != card_gen) {
 			*slot = want;
 			ncards[k]++;
-			break;
+			return 1;
 		}
 	}
-count:
+}
+
+/* Card c of size k holds a changed byte: counted once per epoch, for the
+ * run and for the site of the first block that changed it (acc_lock
+ * held). */
+static void add_card(int k, uint64_t c)
+{
+	if (!set_add(k, c))
+		return;
 	acc_cards[k] += 1ull << card_shift[k];
 	if (acc_site)
 		acc_site->card_bytes[k] += 1ull << card_shift[k];
+}
+
+/* Page p (of the RW view) found written, once per epoch (acc_lock held). */
+static void add_written(uintptr_t p)
+{
+	if (set_add(WRITTEN_SET, p))
+		acc_written += PAGE;
+}
+
+/* The kernel's scan found pages [lo, hi) of the views' offsets written
+ * (rtl_wbits_observe: under region_dirty, in harvest below). */
+static void pages_found(void *ctx, uint64_t lo, uint64_t hi)
+{
+	uintptr_t base = rtl_view_base(RTL_VIEW_RW);
+
+	(void)ctx;
+	rtl_lock_acquire(&acc_lock);
+	for (uint64_t off = lo; off < hi; off += PAGE)
+		add_written((base + off) / PAGE);
+	rtl_lock_release(&acc_lock);
 }
 
 static void add_run(uintptr_t at, size_t len)
@@ -152,10 +179,7 @@ static void add_run(uintptr_t at, size_t len)
 	if (acc_site)
 		acc_site->diff_bytes += len;
 	for (uintptr_t p = at / PAGE; acc_freeing_wbits && p <= (at + len - 1) / PAGE; p++)
-		if (p + 1 != acc_last_page) {
-			acc_last_page = p + 1;
-			acc_written += PAGE;
-		}
+		add_written(p);
 	for (uintptr_t p = at / PAGE; p <= (at + len - 1) / PAGE; p++)
 		add_page(p);
 	for (int k = 0; k < RTL_CARDS; k++)
@@ -215,7 +239,6 @@ static void account(struct rtl_rec *rec, int freeing_wbits)
 	acc_regions++;
 	acc_objects += rec->size;
 	acc_freeing_wbits = freeing_wbits;
-	acc_last_page = 0;
 	acc_site = rtl_site_stats(rec->site, NULL, NULL);
 	acc_site->dirty_regions++;
 	acc_site->object_bytes += rec->size;
@@ -272,17 +295,15 @@ static void written_alone(struct rtl_rec *rec)
 
 /* The blocks on written bits written since their mark was reset
  * (region_dirty: the kernel's scan, then a compare of the blocks on written
- * pages), and the pages the kernel found written. Outside the acc_lock. */
+ * pages; pages_found hears of the pages). Outside the acc_lock. */
 static void harvest(void)
 {
 	static void **bases;
 	static size_t cap;
-	struct rtl_wbits_counts c0, c1;
 	size_t n;
 
 	if (!rtl_engine.any_wbits)
 		return;
-	rtl_wbits_counts(&c0);
 	for (;;) {
 		n = region_dirty(bases, cap, 1);
 		for (size_t i = 0; i < n && i < cap; i++) {
@@ -304,10 +325,6 @@ static void harvest(void)
 		bases = p;
 		cap = 2 * n;
 	}
-	rtl_wbits_counts(&c1);
-	rtl_lock_acquire(&acc_lock);
-	acc_written += (c1.pages_written - c0.pages_written) * PAGE;
-	rtl_lock_release(&acc_lock);
 }
 
 void rtl_epoch_freeing(struct rtl_rec *rec)
@@ -334,6 +351,8 @@ void rtl_epoch_choose(void)
 	}
 	wb = region_dirty_backend(&why) == RTL_DIRTY_WRITTEN_BITS;
 	e->dirty_why = why;
+	if (wb)
+		rtl_wbits_observe(pages_found, NULL);
 	for (int i = 0; i < e->policy.nrules; i++) {
 		if (!wb)
 			e->rules[i].choice.wbits = 0;
@@ -366,6 +385,8 @@ static void push(void)
 		for (int k = 0; k < RTL_CARDS; k++)
 			if (cardset[k])
 				memset(cardset[k], 0, CARD_CAP * sizeof(uint64_t));
+		if (cardset[WRITTEN_SET])
+			memset(cardset[WRITTEN_SET], 0, CARD_CAP * sizeof(uint64_t));
 	}
 	if (pageset && npageset)
 		memset(pageset, 0, SET_CAP * sizeof(*pageset));

@@ -225,14 +225,17 @@ static void look_written(void)
 
 		if (!d->views || !(atomic_exchange(&d->pending, 0) || failed))
 			continue;
-		/* Only the written pages can differ from the twin. */
+		/* Only the written pages can differ from the twin (an empty
+		 * range: a checkpoint took those writes into it meanwhile). */
 		a = atomic_exchange(&d->pend_lo, UINT64_MAX);
 		b = atomic_exchange(&d->pend_hi, 0);
-		a = failed || a < r->lo ? 0 : a - r->lo;
-		b = failed || b > r->lo + r->size ? r->size : b - r->lo;
+		if (failed || a < r->lo)
+			a = r->lo;
+		if (failed || b > r->lo + r->size)
+			b = r->lo + r->size;
 		rtl_lock_acquire(&r->lock);
 		if (!d->seen && a < b &&
-		    memcmp(rtl_dirty_contents(r) + a, d->twin + a, b - a)) {
+		    memcmp(rtl_dirty_contents(r) + (a - r->lo), d->twin + (a - r->lo), b - a)) {
 			d->seen = 1;
 			atomic_store_explicit(&d->dirty, 1, memory_order_relaxed);
 			/* Marked till its checkpoint: its writes need no fault

@@ -108,11 +108,14 @@ print(n, len(s), b[:20].decode(), st)'
   assert_line --regexp '^  rescan: cards of 128 B +'
   assert_line --regexp '^  rescan: blocks written +- +'
   assert_line --regexp '^  time in epochs +'
-  # The same changes under every mechanism: cards and diffs agree.
-  assert_equal "$(get cw '[c["totals"]["runs"][m]["dirty_diff_bytes"] for m in ("page", "auto", "written")]')" \
-    "[65281, 65281, 65281]"
-  assert_equal "$(get cw '[c["totals"]["runs"][m]["dirty_card512_bytes"] for m in ("page", "auto", "written")]')" \
-    "[66048, 66048, 66048]"
+  # The same changes under every mechanism: cards and diffs agree. (auto's
+  # may miss the second write's byte: a write landing between an epoch's
+  # diff and its checkpoint is in no diff, docs/dirty.md, "Contracts".)
+  assert_equal "$(get cw '[c["totals"]["runs"][m]["dirty_diff_bytes"] for m in ("page", "written")]')" \
+    "[65281, 65281]"
+  assert_equal "$(get cw '[c["totals"]["runs"][m]["dirty_card512_bytes"] for m in ("page", "written")]')" \
+    "[66048, 66048]"
+  assert_equal "$(get cw 'c["totals"]["runs"]["auto"]["dirty_diff_bytes"] in (65280, 65281)')" True
   # The written run: no write trap; the count action was dropped from its
   # policy, and its blocks are regions in rtl's views.
   grep -qx 'on_write = dirty' cw/policy.written.ini

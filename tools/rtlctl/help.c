@@ -12,6 +12,7 @@
 	"  RTL_ARENA_SIZE     size of rtl's views, e.g. 16G (default 64G, sparse)\n"     \
 	"  RTL_MAX_MAP_COUNT  lower vm.max_map_count as the alias budget counts it\n"    \
 	"  RTL_RAW            keep the run's raw record in this file\n"                  \
+	"  RTL_DIRTY          traps: dirty tracking by traps only, not written bits\n"   \
 	"  TMPDIR             where the raw record of a report to stderr goes\n"         \
 	"  LD_PRELOAD         kept, after rtl's preload\n"                               \
 	"Set by rtlctl run for the program: RTL_CONFIG (the policy), RTL_REPORT (-o),\n" \

@@ -122,7 +122,17 @@ static void panel(json_t *names, const char *key, const char *title, enum scale 
 static void script(json_t *names, const char *out, enum scale traps, enum scale bytes,
                    int rescan, FILE *gp)
 {
-	fprintf(gp, "set terminal %s\nset output ", gnuplot_terminal(out));
+	static const char from[] = "size 1000,760";
+	const char *t = gnuplot_terminal(out), *size = strstr(t, from);
+	char term[160];
+
+	/* Three panels: taller, so that the sites' two keep their height. */
+	if (rescan && size)
+		snprintf(term, sizeof(term), "%.*ssize 1000,1140%s", (int)(size - t), t,
+		         size + sizeof(from) - 1);
+	else
+		snprintf(term, sizeof(term), "%s", t);
+	fprintf(gp, "set terminal %s\nset output ", term);
 	gnuplot_quoted(out, gp);
 	fprintf(gp, "\nset grid ytics\nset style data histogram\n"
 	            "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"

@@ -126,5 +126,5 @@ print(n, len(s), b[:20].decode(), st)'
     assert_equal "$(get cw 'c["totals"]["runs"]["written"]["dirty_written_bytes"] >= 65536')" True
   fi
   run file cw/compare.png
-  assert_output --partial "PNG image data"
+  assert_output --partial "PNG image data, 1000 x 1140"  # three panels: the rescan rows too
 }

@@ -113,8 +113,9 @@ print(n, len(s), b[:20].decode(), st)'
   # diff and its checkpoint is in no diff, docs/dirty.md, "Contracts".)
   assert_equal "$(get cw '[c["totals"]["runs"][m]["dirty_diff_bytes"] for m in ("page", "written")]')" \
     "[65281, 65281]"
-  assert_equal "$(get cw '[c["totals"]["runs"][m]["dirty_card512_bytes"] for m in ("page", "written")]')" \
-    "[66048, 66048]"
+  # The second write's card is its own epoch's (66048), or the first's when
+  # a late epoch (a loaded machine) took both writes (65536).
+  assert_equal "$(get cw 'all(c["totals"]["runs"][m]["dirty_card512_bytes"] in (65536, 66048) for m in ("page", "auto", "written"))')" True
   assert_equal "$(get cw 'c["totals"]["runs"]["auto"]["dirty_diff_bytes"] in (65280, 65281)')" True
   # The written run: no write trap; the count action was dropped from its
   # policy, and its blocks are regions in rtl's views.

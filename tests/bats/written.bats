@@ -60,12 +60,16 @@ get() {
     run rep wb 'r["dirty"]["way"]'
     assert_output traps
   fi
-  # What other barriers would rescan: the block whole, its cards (twice:
-  # the whole block, then the card or page of the one byte written again).
-  run rep wb '[sum(e[k] for e in r["epochs"]) for k in ("object_bytes", "card128_bytes", "card4096_bytes")]'
-  assert_output "[131072, 65664, 69632]"
-  run rep wb 'r["sites"][0]["diff_bytes"], r["sites"][0]["card512_bytes"]'
-  assert_output "(65281, 66048)"
+  # What other barriers would rescan: the block whole, its cards: the
+  # whole block, then the card of the one byte written again (a card the
+  # first write leaves across an epoch's end, or a late epoch that takes
+  # both writes, moves a sum by a card).
+  run rep wb '[sum(e[k] for e in r["epochs"]) // 65536 for k in ("object_bytes", "card128_bytes", "card4096_bytes")]'
+  assert_output --regexp '^\[[123], 1, 1\]$'
+  run rep wb '(lambda c: 65536 <= c <= 65536 + 2 * 128)(sum(e["card128_bytes"] for e in r["epochs"]))'
+  assert_output True
+  run rep wb 'r["sites"][0]["diff_bytes"], 65536 <= r["sites"][0]["card512_bytes"] <= 65536 + 2 * 512'
+  assert_output "(65281, True)"
 }
 
 @test "written bits: RTL_DIRTY=traps falls back, and the report says why" {

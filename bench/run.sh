@@ -27,6 +27,10 @@ quick=()
 # 1, 2 and 4 threads trapping and protecting, each on its own regions.
 echo "rtl bench: threads"
 "$build/bench/rtl-threads" --json "$out/threads.json" "${quick[@]}"
+# Write tracking three ways in one process: page traps, region traps, the
+# kernel's written bits (first writes, 2 writer threads, region_dirty).
+echo "rtl bench: write tracking"
+"$build/bench/rtl-dirty" --json "$out/dirty.json" "${quick[@]}"
 # The instructions of one trap, counted by callgrind (when installed).
 echo "rtl bench: instructions per trap"
 python3 "$top/bench/trap_instructions.py" "$build" "$out"

@@ -39,6 +39,13 @@ void *dsm_malloc(size_t size);
  * Zero-filled. Collective. NULL with errno set on failure. */
 void *dsm_region_alloc(size_t size, void *bptr);
 
+/* The same on the kernel's written bits (the WB version, docs/dsm.md): a
+ * region of a page or more that the kernel lets rtl watch takes no write
+ * trap; which were written is asked of the kernel at each release and
+ * barrier. Smaller ones, and all where the kernel refuses, are
+ * dsm_region_alloc's. Collective. NULL with errno set on failure. */
+void *dsm_region_alloc_wb(size_t size, void *bptr);
+
 /* Annotated regions (the paper's AN version): a region that never traps.
  * Before each series of accesses to it after a synchronisation, the program
  * calls dsm_read_access or dsm_write_access with the start dsm_an_alloc
@@ -82,6 +89,7 @@ struct dsm_stats {
 	uint64_t barrier_messages; /* of those: arrivals, departures */
 	uint64_t barrier_bytes;    /* ... their bytes */
 	uint64_t twin_bytes;       /* copied into twins at write traps */
+	uint64_t written_units;    /* WB: units the written bits found written */
 	/* Not reset by dsm_stats_reset: */
 	uint64_t cons_bytes; /* intervals, notices, diffs held now (bytes) */
 	uint64_t cons_peak;  /* ... at most, since dsm_init */

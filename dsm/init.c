@@ -212,6 +212,7 @@ void dsm_stats(struct dsm_stats *out)
 	LOAD(barrier_messages);
 	LOAD(barrier_bytes);
 	LOAD(twin_bytes);
+	LOAD(written_units);
 	out->stale_traps = rtl_stale() - dsm.stale_base;
 	/* Plain reads of words the application thread updates: a snapshot
 	 * that may lag, good enough for counters. */

@@ -46,9 +46,20 @@ struct mech {
 	int (*apply)(struct unit *u, const void *buf, size_t len);
 	/* Where the current contents can be read without a trap. */
 	const void *(*contents)(struct unit *u);
+	/* On written bits, a valid unit is writable: hold(u, 1) makes it
+	 * trap on writes while its diff is made and its twin dropped,
+	 * hold(u, 0) gives it its protocol state's protection back. NULL
+	 * where a valid unit traps its first write anyway. */
+	void (*hold)(struct unit *u, int on);
 };
 
-extern const struct mech dsm_mech_page, dsm_mech_region, dsm_mech_annotated;
+extern const struct mech dsm_mech_page, dsm_mech_region, dsm_mech_annotated,
+        dsm_mech_region_wb;
+
+/* WB: the units the kernel's written bits found written since the last
+ * release become write notices of this interval, as write traps would
+ * have (rt.c). Application thread, outside handlers. */
+void rt_wb_harvest(void);
 
 struct unit {
 	uint32_t id;
@@ -99,7 +110,7 @@ struct stat_ctr {
 	        messages, bytes, diff_requests, diffs_created, diffs_applied,
 	        diff_bytes, acquires, remote_acquires, barriers, intervals,
 	        notices, miss_ns, gc_runs, gc_freed, barrier_messages,
-	        barrier_bytes, twin_bytes;
+	        barrier_bytes, twin_bytes, written_units;
 };
 
 /* What the application thread is doing (told to peers that ping us). */

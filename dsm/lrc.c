@@ -110,6 +110,7 @@ void lrc_close_interval(void)
 {
 	uint32_t idx;
 
+	rt_wb_harvest(); /* units written without a trap (WB) */
 	if (!dsm.ndirty)
 		return;
 	idx = ++dsm.vt[dsm.rank];
@@ -150,6 +151,8 @@ struct diff *lrc_own_diff(struct unit *u, int async)
 		u->mech->protect(u, DSM_READ);
 		u->prot = DSM_READ;
 	}
+	if (u->mech->hold)
+		u->mech->hold(u, 1);
 	while (got < 0) {
 		need = u->mech->encode(u, NULL, 0);
 		if (need < 0 || need > UINT32_MAX)
@@ -165,6 +168,8 @@ struct diff *lrc_own_diff(struct unit *u, int async)
 	u->mech->twin_drop(u);
 	u->twinned = 0;
 	u->own_pending = 0;
+	if (u->mech->hold)
+		u->mech->hold(u, 0);
 	if (async && u->mech->check_stale) {
 		u->hash = lrc_hash(u->mech->contents(u), u->size);
 		u->check = 1;

@@ -23,7 +23,7 @@ ALLOWED = {
     'preload/': ['preload/', 'policy/', 'interpose/', 'core/util/',
                  'core/region/views.h', 'core/region/placement.h',
                  'core/start/init.h', 'core/trap/hooks.h',
-                 'core/trap/kernel.h'],
+                 'core/trap/kernel.h', 'core/dirty/wbits.h'],
     'tools/selftest/': ['tools/selftest/'],
     'tools/': ['tools/', 'policy/', 'preload/track/format.h'],
     'dsm/': ['dsm/', 'examples/fault.h'],

@@ -56,10 +56,16 @@ variants=$("${run_with[@]}" "$build/tools/selftest/rtl-selftest" --list-variants
 [[ -n $variants ]] || variants=$(printf 'default\t')
 echo "glibc string variants: $(cut -f1 <<<"$variants" | tr '\n' ' ')"
 
-run_unit() { # name program [tunables]
+# The DIRTY tests run once per way of seeing writes: as the kernel allows
+# (its written bits where it has them: core/dirty/wbits.c), and with
+# RTL_DIRTY=traps (write traps only). Same results both ways.
+per_backend=" dirty diff wbits "
+
+run_unit() { # name program [tunables [dirty]]
   local name=$1 t=$2
   skipped "$name" && { echo "$(printf '%-28s' "$name") skipped"; return; }
-  GLIBC_TUNABLES=${3:-${GLIBC_TUNABLES:-}} timeout 900 "${run_with[@]}" "$t" >"$log/out" 2>&1
+  RTL_DIRTY=${4:-${RTL_DIRTY:-}} GLIBC_TUNABLES=${3:-${GLIBC_TUNABLES:-}} \
+    timeout 900 "${run_with[@]}" "$t" >"$log/out" 2>&1
   count "$name" "$log/out"
 }
 
@@ -71,6 +77,9 @@ for t in "$build"/tests/unit/unit-*; do
     while IFS=$'\t' read -r v tunables; do
       run_unit "unit/$base[$v]" "$t" "$tunables"
     done <<<"$variants"
+  elif [[ $per_backend == *" $base "* ]]; then
+    run_unit "unit/$base" "$t"
+    run_unit "unit/$base[traps]" "$t" "" traps
   else
     run_unit "unit/$base" "$t"
   fi

@@ -21,7 +21,7 @@ double app_now(void)
 static void usage(const char *name, const char *opts)
 {
 	if (app.rank == 0) {
-		fprintf(stderr, "usage: mpirun -np N dsm-%s -m vm|rt|an",
+		fprintf(stderr, "usage: mpirun -np N dsm-%s -m vm|rt|an|wb",
 		        name);
 		for (const char *o = opts; *o; o++)
 			fprintf(stderr, " [-%c N]", *o);
@@ -54,6 +54,8 @@ void app_init(int *argc, char ***argv, const char *name, const char *opts,
 				mode = 1;
 			else if (!strcmp(m, "an"))
 				mode = 2;
+			else if (!strcmp(m, "wb"))
+				mode = 3;
 			else
 				usage(name, opts);
 			continue;
@@ -66,13 +68,15 @@ void app_init(int *argc, char ***argv, const char *name, const char *opts,
 	}
 	if (mode < 0)
 		usage(name, opts);
-	app.rt = mode == 1;
+	app.rt = mode == 1 || mode == 3;
 	app.an = mode == 2;
+	app.wb = mode == 3;
 }
 
 void *app_alloc(size_t size, void *bptr)
 {
 	void *p = app.an   ? dsm_an_alloc(size)
+	          : app.wb ? dsm_region_alloc_wb(size, bptr)
 	          : app.rt ? dsm_region_alloc(size, bptr)
 	                   : dsm_malloc(size);
 
@@ -113,7 +117,8 @@ void app_stop(void)
 
 static const char *app_mode(void)
 {
-	return app.an ? "an" : app.rt ? "rt"
+	return app.an ? "an" : app.wb ? "wb"
+	               : app.rt       ? "rt"
 	                              : "vm";
 }
 
@@ -143,14 +148,16 @@ void app_finish(const char *name, int ok, double seq_time, const char *params)
 			       "\"remote_acquires\":%llu,\"barriers\":%llu,"
 			       "\"miss_ns\":%llu,\"gc_runs\":%llu,"
 			       "\"gc_freed\":%llu,\"cons_peak\":%llu,"
-			       "\"snap_bytes\":%llu,\"twin_bytes\":%llu}",
+			       "\"snap_bytes\":%llu,\"twin_bytes\":%llu,"
+			       "\"written_units\":%llu}",
 			       r ? "," : "", F(traps), F(read_misses),
 			       F(write_misses), F(write_traps), F(stale_traps),
 			       F(messages), F(bytes), F(diff_requests),
 			       F(diffs_created), F(diffs_applied),
 			       F(diff_bytes), F(acquires), F(remote_acquires),
 			       F(barriers), F(miss_ns), F(gc_runs), F(gc_freed),
-			       F(cons_peak), F(snap_bytes), F(twin_bytes));
+			       F(cons_peak), F(snap_bytes), F(twin_bytes),
+			       F(written_units));
 		}
 		printf("]}\n");
 	}

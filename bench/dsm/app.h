@@ -1,4 +1,4 @@
-/* What the DSM applications share: the -m vm|rt|an switch (the one line
+/* What the DSM applications share: the -m vm|rt|an|wb switch (the one line
  * that differs between the paper's VM and RT versions: dsm_malloc or
  * dsm_region_alloc; AN, annotated regions, also needs the annotations
  * an_read / an_write), the timed section, and the one-line JSON result that
@@ -13,6 +13,7 @@
 struct app {
 	int rt;      /* regions (RT) rather than pages (VM) */
 	int an;      /* annotated regions (AN) */
+	int wb;      /* regions on the kernel's written bits (WB; rt is set too) */
 	int private; /* the sequential reference runs: no annotations */
 	int rank, nprocs;
 	double t0, elapsed;
@@ -21,7 +22,7 @@ struct app {
 };
 extern struct app app;
 
-/* dsm_init, then options: -m vm|rt|an, and each "-x N" named in opts (e.g.
+/* dsm_init, then options: -m vm|rt|an|wb, and each "-x N" named in opts (e.g.
  * "rci" for -r -c -i) into vals[] (positive integers). Exits on bad usage. */
 void app_init(int *argc, char ***argv, const char *name, const char *opts,
               long *vals);

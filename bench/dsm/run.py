@@ -4,7 +4,9 @@ DSM's own figures (miss latency, barriers, garbage collection).
 
 Runs each DSM application (build/dsm/dsm-*) on 1 and 4 ranks (oversubscribed
 where there are fewer cores) with pages (VM) and regions (RT), and on 4 with
-annotated regions (AN), DSM_BENCH_REPS times each, all in one run; prints
+annotated regions (AN) and with regions on the kernel's written bits (WB: no
+write trap where a region is a page or more), DSM_BENCH_REPS times each, all
+in one run; prints
 medians with the paper's figures beside them, the spreads, Table 8's RT
 overhead (trap counts times the cost of each kind of trap, measured here by
 dsm-trapcost in the same run, as the paper did with its Table 4), the miss
@@ -230,6 +232,30 @@ def tables(results, cost):
            ", ".join("%s %.0f" % (r["app"], per_proc(r["rt%d" % NP], "stale_traps")) for r in results)))
 
 
+def written_bits(results):
+    """RT against WB: the same regions, their first writes seen by traps or
+    by the kernel's written bits (harvested at each release)."""
+    print()
+    print("Written bits: regions (RT) against the same regions on the kernel's written "
+          "bits (WB), %d ranks, per processor (mean over ranks, median run)" % NP)
+    print("%-7s %6s %6s %-1s | %7s %7s %8s %-1s | %7s %7s %-1s | %8s %8s" %
+          ("app", "RT s", "WB s", "", "traps", "traps", "written", "", "msgs", "msgs", "",
+           "KB", "KB"))
+    print("%-7s %6s %6s %-1s | %7s %7s %8s %-1s | %7s %7s %-1s | %8s %8s" %
+          ("", "", "", "", "RT", "WB", "units WB", "", "RT", "WB", "", "RT", "WB"))
+    for r in results:
+        a, w = r["rt%d" % NP], r["wb%d" % NP]
+        t1, t2 = per_proc(a, "traps"), per_proc(w, "traps")
+        m1, m2 = per_proc(a, "messages"), per_proc(w, "messages")
+        print("%-7s %6.2f %6.2f %-1s | %7.0f %7.0f %8.0f %-1s | %7.0f %7.0f %-1s | %8.0f %8.0f" %
+              (r["app"], a["time"], w["time"], direction(w["time"], a["time"]), t1, t2,
+               per_proc(w, "written_units"), direction(t2, t1), m1, m2, direction(m2, m1),
+               per_proc(a, "bytes") / 1024, per_proc(w, "bytes") / 1024))
+    print("WB: a region of a page or more takes no write trap (the kernel records its first "
+          "write); its write notices come from region_dirty at each release. Smaller "
+          "regions trap as in RT (FLOYD's rows, IS-2KB's bucket).")
+
+
 # ---- the DSM's own figures ----
 
 def pct(s, q):
@@ -323,12 +349,14 @@ def main():
     results = []
     for name, prog, args, desc, paper in APPS:
         row = {"app": name, "program": prog, "args": args, "problem": desc, "paper": paper}
-        for mode, np in (("vm", 1), ("rt", 1), ("vm", NP), ("rt", NP), ("an", NP)):
+        for mode, np in (("vm", 1), ("rt", 1), ("vm", NP), ("rt", NP), ("an", NP),
+                         ("wb", NP)):
             log("%-7s %s on %d rank(s) x%d ..." % (name, mode, np, REPS))
             row["%s%d" % (mode, np)] = repeated(prog, mode, np, args)
         row["regions"] = regions(prog, args, NP)
         results.append(row)
     tables(results, cost)
+    written_bits(results)
     log("miss latency ...")
     lat = latency()
     log("barriers ...")
@@ -365,16 +393,19 @@ def plot(results):
     with tempfile.TemporaryDirectory() as tmp:
         dat = os.path.join(tmp, "dsm.dat")
         with open(dat, "w") as f:
-            f.write("# app vm_time rt_time an_time vm_traps rt_traps vm_msgs rt_msgs\n")
+            f.write("# app vm_time rt_time an_time vm_traps rt_traps vm_msgs rt_msgs "
+                    "wb_time wb_traps wb_msgs\n")
             for r in results:
-                a, b, c = r["rt%d" % NP], r["vm%d" % NP], r["an%d" % NP]
-                f.write("%s %f %f %f %f %f %f %f\n" % (
+                a, b, c, w = (r["rt%d" % NP], r["vm%d" % NP], r["an%d" % NP],
+                              r["wb%d" % NP])
+                f.write("%s %f %f %f %f %f %f %f %f %f %f\n" % (
                     r["app"], b["time"], a["time"], c["time"], per_proc(b, "traps"),
-                    per_proc(a, "traps"), per_proc(b, "messages"), per_proc(a, "messages")))
+                    per_proc(a, "traps"), per_proc(b, "messages"), per_proc(a, "messages"),
+                    w["time"], max(per_proc(w, "traps"), 1), per_proc(w, "messages")))
         gp = """
 set terminal pngcairo size 1300,420 font ',10'
 set output '{out}'
-set multiplot layout 1,3 title 'DSM on {np} ranks: pages (VM), regions (RT), annotated regions (AN); this machine (make bench-dsm)'
+set multiplot layout 1,3 title 'DSM on {np} ranks: pages (VM), regions (RT), annotated regions (AN), regions on written bits (WB); this machine (make bench-dsm)'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -383,13 +414,13 @@ set xtics nomirror rotate by -30
 set grid ytics
 set yrange [0:*]
 set title 'execution time (s, median)'
-plot '{dat}' using 2:xtic(1) title 'VM' lc rgb '#d95f02', '' using 3 title 'RT' lc rgb '#1b9e77', '' using 4 title 'AN' lc rgb '#7570b3'
+plot '{dat}' using 2:xtic(1) title 'VM' lc rgb '#d95f02', '' using 3 title 'RT' lc rgb '#1b9e77', '' using 4 title 'AN' lc rgb '#7570b3', '' using 9 title 'WB' lc rgb '#e7298a'
 set logscale y
 set yrange [1:*]
 set title 'traps per processor (log)'
-plot '{dat}' using 5:xtic(1) title 'VM' lc rgb '#d95f02', '' using 6 title 'RT' lc rgb '#1b9e77'
+plot '{dat}' using 5:xtic(1) title 'VM' lc rgb '#d95f02', '' using 6 title 'RT' lc rgb '#1b9e77', '' using 10 title 'WB' lc rgb '#e7298a'
 set title 'messages per processor (log)'
-plot '{dat}' using 7:xtic(1) title 'VM' lc rgb '#d95f02', '' using 8 title 'RT' lc rgb '#1b9e77'
+plot '{dat}' using 7:xtic(1) title 'VM' lc rgb '#d95f02', '' using 8 title 'RT' lc rgb '#1b9e77', '' using 11 title 'WB' lc rgb '#e7298a'
 unset multiplot
 """.format(out=os.path.join(OUT, "dsm.png"), dat=dat, np=NP)
         subprocess.run(["gnuplot"], input=gp, text=True, check=True)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "core/dirty/dirty.h"
 #include "core/region/pointers.h"
 #include "core/region/records.h"
 #include "core/region/region.h"
@@ -66,6 +67,7 @@ void rtl_fork_child(void)
 	/* Threads that held region locks did not come along. */
 	rtl_regions_after_fork();
 	rtl_ptrs_after_fork();
+	rtl_dirty_after_fork(); /* the kernel's written bits, of the child's views */
 	rtl_foreign_fork_done();
 	pthread_mutex_unlock(&rtl_registry_lock);
 	rtl_shards_unlock(RTL_SHARDS_ALL);

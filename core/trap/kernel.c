@@ -8,6 +8,7 @@
 
 #include <errno.h>
 
+#include "core/dirty/dirty.h"
 #include "core/region/region.h"
 #include "core/region/rmap.h"
 #include "core/region/views.h"
@@ -23,6 +24,10 @@ static int resolve_region(struct rtl_found *f, uintptr_t first, int write)
 
 	if (rtl_view_allows(rtl_region_view_at(r, f->view), write))
 		return 0;
+	/* A tracked region's twin before the kernel writes, as before a
+	 * handler; with no handler rtl grants the write itself. */
+	if (write)
+		rtl_dirty_write_trap(f);
 	if (!mixed && rtl_view_allows(atomic_load(&r->view), write)) {
 		RTL_COUNT(stale_traps);
 		return 0;

@@ -10,8 +10,8 @@
 
 #include "dsm/dsm.h"
 
-static int rt, rank, nprocs;
-static long iterations = 10000; /* longrun; the optional third argument */
+static int rt, wb, rank, nprocs; /* wb: regions on written bits */
+static long iterations = 10000;  /* longrun; the optional third argument */
 
 #define FAIL(...)                               \
 	do {                                    \
@@ -26,7 +26,10 @@ static long iterations = 10000; /* longrun; the optional third argument */
  * pointer variable. */
 static void *shared(size_t n, void *bptr)
 {
-	void *p = rt ? dsm_region_alloc(n, bptr) : dsm_malloc(n);
+	/* On written bits, units of a page at least: smaller ones trap. */
+	void *p = wb   ? dsm_region_alloc_wb(n < 4096 ? 4096 : n, bptr)
+	          : rt ? dsm_region_alloc(n, bptr)
+	               : dsm_malloc(n);
 
 	if (!p)
 		FAIL("allocation of %zu bytes failed", n);
@@ -376,13 +379,14 @@ int main(int argc, char **argv)
 	const char *which = argc > 1 ? argv[1] : "";
 
 	if (argc < 3 || argc > 4 ||
-	    (strcmp(argv[2], "vm") && strcmp(argv[2], "rt"))) {
-		fprintf(stderr, "usage: dsm-proto SCENARIO vm|rt [N]\n");
+	    (strcmp(argv[2], "vm") && strcmp(argv[2], "rt") && strcmp(argv[2], "wb"))) {
+		fprintf(stderr, "usage: dsm-proto SCENARIO vm|rt|wb [N]\n");
 		return 2;
 	}
 	if (argc == 4 && (iterations = atol(argv[3])) <= 0)
 		return 2;
-	rt = !strcmp(argv[2], "rt");
+	wb = !strcmp(argv[2], "wb");
+	rt = wb || !strcmp(argv[2], "rt");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (dsm_init(&argc, &argv) < 0)
 		return 1;
@@ -396,7 +400,7 @@ int main(int argc, char **argv)
 			stats_line("end");
 			dsm_finish();
 			if (rank == 0)
-				printf("PASS %s %s\n", which, rt ? "rt" : "vm");
+				printf("PASS %s %s\n", which, argv[2]);
 			return 0;
 		}
 	if (rank == 0)

@@ -74,11 +74,19 @@ RTL_API int region_set_data(void *addr, void *data);
 
 /* ---- DIRTY and diffs (docs/dirty.md) ----
  *
- * A tracked region keeps a twin, TreadMarks-style: the first write trap after
- * a checkpoint copies the region before any handler runs; region_diff
- * compares the region with that twin. Tracking lowers a writable region to
- * PROT_READ so that its next write traps; with no handler, rtl itself grants
- * such a write (back to PROT_READ|PROT_WRITE). */
+ * A tracked region keeps a twin, the region as it was at its last checkpoint;
+ * region_diff compares the region with it. rtl sees a region's writes in one
+ * of two ways (region_tracking says which, region_dirty_backend which one the
+ * process has):
+ *   traps         TreadMarks-style: tracking lowers a writable region to
+ *                 PROT_READ, the first write trap after a checkpoint copies
+ *                 the region before any handler runs; with no handler, rtl
+ *                 itself grants the write (back to PROT_READ|PROT_WRITE);
+ *   written bits  the kernel records the first write to each page with no
+ *                 signal (userfaultfd write-protection, Linux 6.7): the
+ *                 protection stays as it is, the twin is copied at the
+ *                 checkpoint, and region_dirty asks the kernel which pages
+ *                 were written, then compares only their regions. */
 
 /* One run of modified bytes: [offset, offset + len) of the region. */
 typedef struct rtl_run {
@@ -86,17 +94,33 @@ typedef struct rtl_run {
 	size_t len;
 } rtl_run_t;
 
-/* Switch dirty/diff tracking of the region containing addr on (on != 0) or
- * off. On: the twin storage is allocated now, the region has no modification
- * yet, and PROT_READ|PROT_WRITE becomes PROT_READ. Idempotent. Not from a
- * region handler. */
+/* region_track's on: off, or how the region's writes are to be seen.
+ *   RTL_TRACK_ON       written bits where the kernel has them and no handler
+ *                      (the region's own or the default) would see a write;
+ *                      else traps
+ *   RTL_TRACK_TRAPS    traps: a handler sees each epoch's first write
+ *   RTL_TRACK_WRITTEN  written bits where the kernel has them, a handler or
+ *                      not (it sees only the traps the region's protection
+ *                      makes); else traps */
+#define RTL_TRACK_OFF 0
+#define RTL_TRACK_ON 1
+#define RTL_TRACK_TRAPS 2
+#define RTL_TRACK_WRITTEN 3
+
+/* Switch dirty/diff tracking of the region containing addr on (on is one of
+ * RTL_TRACK_ON, _TRAPS, _WRITTEN) or off (RTL_TRACK_OFF). On: the twin
+ * storage is allocated now and the region has no modification yet; on traps
+ * PROT_READ|PROT_WRITE becomes PROT_READ. Again on a tracked region: changes
+ * nothing, or switches it to the other way. Not from a region handler.
+ * EINVAL for any other value of on. */
 RTL_API int region_track(void *addr, int on);
 
 /* Tracked regions written since their mark was last reset. Fills up to max
  * bases (each the region's start in the view of its current protection) and
  * returns the total count; reset clears the marks of the regions it filled
- * in, so calling again reports the rest. bases may be NULL with max 0. Not
- * from a region handler. */
+ * in, so calling again reports the rest. bases may be NULL with max 0. On
+ * written bits a region is marked once a page of it was written and its
+ * bytes differ from its twin. Not from a region handler. */
 RTL_API size_t region_dirty(void **bases, size_t max, int reset);
 
 /* The modified byte runs of a tracked region against its twin, in order,
@@ -116,10 +140,26 @@ RTL_API ssize_t region_diff_encode(void *addr, void *buf, size_t cap);
  * twin, it is patched too (applied changes are not local modifications). */
 RTL_API int region_diff_apply(void *addr, const void *buf, size_t len);
 
-/* Start a new epoch: twin := contents now (lazily: the twin is dropped and
- * the next write trap takes a new one), the dirty mark is cleared, and a
- * writable region becomes PROT_READ so that its next write traps. */
+/* Start a new epoch: twin := contents now, the dirty mark is cleared. On
+ * traps lazily (the twin is dropped and the next write trap takes a new one)
+ * and a writable region becomes PROT_READ so that its next write traps; on
+ * written bits the region's pages are armed again, then the twin copied. */
 RTL_API int region_checkpoint(void *addr);
+
+/* How writes are seen: region_tracking and region_dirty_backend's answers. */
+#define RTL_DIRTY_TRAPS 1
+#define RTL_DIRTY_WRITTEN_BITS 2
+
+/* How the region containing addr is tracked: 0 (not tracked),
+ * RTL_DIRTY_TRAPS or RTL_DIRTY_WRITTEN_BITS; -1 with errno (EINVAL, ENOENT). */
+RTL_API int region_tracking(const void *addr);
+
+/* Whether this process has the kernel's written bits (RTL_DIRTY_WRITTEN_BITS)
+ * or tracks by traps only (RTL_DIRTY_TRAPS), asking the kernel the first
+ * time; *why (if why is not NULL) gets a sentence saying why, e.g. that
+ * userfaultfd(2) is not implemented, or that the environment variable
+ * RTL_DIRTY=traps chose traps. -1 with errno if rtl cannot start. */
+RTL_API int region_dirty_backend(const char **why);
 
 /* ---- Diffs of plain buffers (docs/dirty.md) ----
  *

@@ -80,6 +80,13 @@ static void choose(struct rtl_rule_rt *rt, int i)
 		e->any_page = 1;
 	if (rt->choice.track)
 		e->any_dirty = 1;
+	/* Written bits where the write need not trap: dirty is its only
+	 * action that sees it (rtl_select_start asks the kernel). */
+	rt->choice.wbits = rt->choice.track && r->protect != PROT_NONE &&
+	                   !(r->on_write & (RTL_ACT_COUNT | RTL_ACT_LOG |
+	                                    RTL_ACT_BACKTRACE | RTL_ACT_ABORT)) &&
+	                   (r->mechanism == RTL_MECH_AUTO ||
+	                    r->mechanism == RTL_MECH_SWIZZLE);
 	if (r->epoch_ns)
 		e->any_epoch = 1;
 	if (rt->choice.traps)
@@ -138,6 +145,8 @@ int rtl_select_start(void)
 		cap = 1u << 22; /* 4M records; past that, selection stops */
 	if (rtl_site_init() < 0 || rtl_rec_init(cap) < 0 || rtl_trace_init() < 0)
 		return -1;
+	if (e->any_dirty)
+		rtl_epoch_choose();
 	if (e->any_alias && rtl_alias_init(e->any_slots, e->any_page) < 0)
 		return -1;
 	/* Every system call on a region that can trap goes through rtl

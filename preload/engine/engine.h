@@ -33,6 +33,8 @@ struct rtl_engine {
 	int names_early;                  /* resolve site names at allocation (log, abort) */
 	int any_alias, any_slots, any_page, any_dirty, any_epoch, any_traps;
 	int any_swizzle_traps; /* regions that move pointers: rtl's decoder */
+	int any_wbits;         /* a rule tracks by the kernel's written bits */
+	const char *dirty_why; /* which way dirty rules see writes, and why */
 	int sigsys_failed;     /* errno of a filter the kernel refused, or 0 */
 	uint64_t start_ns;
 };

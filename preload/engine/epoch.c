@@ -4,7 +4,14 @@
  * when it is freed, at each epoch of its rule, and at exit; an epoch record
  * says how many regions were written, how many bytes differ, and the bytes
  * of the distinct 4 KiB pages that hold those changes (what a page-granular
- * tracker would have had to save).
+ * tracker would have had to save). Beside them, what other write barriers
+ * would rescan (Hosking & Moss, docs/compare.md): the written blocks whole
+ * (object marking, remembered sets), the cards of 128, 512 and 4096 bytes
+ * holding a changed byte (card marking), and on the kernel's written bits
+ * the pages the kernel found written; per site too.
+ *
+ * Blocks on written bits (rec->wbits: a dirty rule whose write needs no
+ * trap) never trap: each epoch asks region_dirty which were written.
  *
  * The epoch thread (auto and alias rules with an epoch) re-applies the rule's
  * protection to its live regions and closes a dirty epoch. It and the
@@ -24,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/dirty/wbits.h"
+#include "core/region/views.h"
 #include "core/util/clock.h"
 #include "core/util/lock.h"
 #include "core/util/page.h"
@@ -33,18 +42,36 @@
 #include "preload/engine/engine.h"
 #include "preload/engine/record.h"
 #include "preload/engine/select.h"
+#include "preload/engine/site.h"
 #include "preload/place/alias.h"
 #include "preload/place/page.h"
 #include "preload/shim/next.h"
 
 #define PAGE rtl_page_size()
-#define SET_CAP (1u << 16) /* distinct pages per epoch, deduplicated */
+#define SET_CAP (1u << 16)  /* distinct pages per epoch, deduplicated */
+#define CARD_CAP (1u << 18) /* distinct cards per size and epoch */
 #define MAX_EPOCHS 4096
 
 static struct rtl_lock acc_lock = RTL_LOCK_INIT;
-static uint64_t acc_regions, acc_diff, acc_pages;
+static uint64_t acc_regions, acc_diff, acc_pages, acc_objects, acc_written;
+static uint64_t acc_cards[RTL_CARDS];
+static uint64_t epoch_ns; /* the ticks' own time: scans, diffs, re-arming */
 static uintptr_t *pageset;
 static uint32_t npageset;
+
+/* The cards of each size that hold a changed byte this epoch: open
+ * addressing, each entry the card's number + 1 with the epoch's
+ * generation in its top 16 bits (an entry of another generation is
+ * empty), so a new epoch clears nothing. */
+static const unsigned card_shift[RTL_CARDS] = { 7, 9, 12 };
+#define WRITTEN_SET RTL_CARDS /* the pages found written, in the same sets */
+static uint64_t *cardset[RTL_CARDS + 1];
+static uint32_t ncards[RTL_CARDS + 1];
+static uint64_t card_gen = 1;
+static struct rtl_site_stats *acc_site; /* the block being accounted */
+/* A block on written bits freed between two scans: its pages the kernel
+ * would have found written are those its changes lie on. */
+static int acc_freeing_wbits;
 static struct rtl_epoch list[MAX_EPOCHS];
 static size_t nlist;
 static uint64_t dropped;
@@ -84,11 +111,80 @@ static void add_page(uintptr_t page)
 	}
 }
 
+/* Whether c enters set k this epoch (a set filled half counts everything
+ * as new: no dedupe). acc_lock held. */
+static int set_add(int k, uint64_t c)
+{
+	uint64_t want = card_gen << 48 | (c + 1), *set;
+	uint32_t h;
+
+	if (!cardset[k]) {
+		void *p = mmap(NULL, CARD_CAP * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			return 1;
+		cardset[k] = p;
+	}
+	if (ncards[k] >= CARD_CAP / 2)
+		return 1;
+	set = cardset[k];
+	for (h = (uint32_t)((c * 0x9e3779b97f4a7c15ull) >> 40);; h++) {
+		uint64_t *slot = &set[h & (CARD_CAP - 1)];
+
+		if (*slot == want)
+			return 0;
+		if (*slot >> 48 != card_gen) {
+			*slot = want;
+			ncards[k]++;
+			return 1;
+		}
+	}
+}
+
+/* Card c of size k holds a changed byte: counted once per epoch, for the
+ * run and for the site of the first block that changed it (acc_lock
+ * held). */
+static void add_card(int k, uint64_t c)
+{
+	if (!set_add(k, c))
+		return;
+	acc_cards[k] += 1ull << card_shift[k];
+	if (acc_site)
+		acc_site->card_bytes[k] += 1ull << card_shift[k];
+}
+
+/* Page p (of the RW view) found written, once per epoch (acc_lock held). */
+static void add_written(uintptr_t p)
+{
+	if (set_add(WRITTEN_SET, p))
+		acc_written += PAGE;
+}
+
+/* The kernel's scan found pages [lo, hi) of the views' offsets written
+ * (rtl_wbits_observe: under region_dirty, in harvest below). */
+static void pages_found(void *ctx, uint64_t lo, uint64_t hi)
+{
+	uintptr_t base = rtl_view_base(RTL_VIEW_RW);
+
+	(void)ctx;
+	rtl_lock_acquire(&acc_lock);
+	for (uint64_t off = lo; off < hi; off += PAGE)
+		add_written((base + off) / PAGE);
+	rtl_lock_release(&acc_lock);
+}
+
 static void add_run(uintptr_t at, size_t len)
 {
 	acc_diff += len;
+	if (acc_site)
+		acc_site->diff_bytes += len;
+	for (uintptr_t p = at / PAGE; acc_freeing_wbits && p <= (at + len - 1) / PAGE; p++)
+		add_written(p);
 	for (uintptr_t p = at / PAGE; p <= (at + len - 1) / PAGE; p++)
 		add_page(p);
+	for (int k = 0; k < RTL_CARDS; k++)
+		for (uint64_t c = at >> card_shift[k]; c <= (at + len - 1) >> card_shift[k]; c++)
+			add_card(k, c);
 }
 
 /* Alias: the runs where the object differs from its twin. */
@@ -131,8 +227,9 @@ static void diff_region(const struct rtl_rec *rec)
 }
 
 /* rec was written since its twin was taken: account its diff. A page
- * block's writes are the page's (rtl_epoch_page_written). */
-static void account(struct rtl_rec *rec)
+ * block's writes are the page's (rtl_epoch_page_written). freeing_wbits:
+ * a block on written bits freed between two scans. */
+static void account(struct rtl_rec *rec, int freeing_wbits)
 {
 	int region = 0;
 
@@ -140,6 +237,11 @@ static void account(struct rtl_rec *rec)
 		return;
 	rtl_lock_acquire(&acc_lock);
 	acc_regions++;
+	acc_objects += rec->size;
+	acc_freeing_wbits = freeing_wbits;
+	acc_site = rtl_site_stats(rec->site, NULL, NULL);
+	acc_site->dirty_regions++;
+	acc_site->object_bytes += rec->size;
 	if (rec->alias) { /* alias, or auto in a slot: the preload's twin */
 		if (rec->twin)
 			diff_twin(rec);
@@ -147,6 +249,8 @@ static void account(struct rtl_rec *rec)
 		diff_region(rec);
 		region = 1;
 	}
+	acc_site = NULL;
+	acc_freeing_wbits = 0;
 	rtl_lock_release(&acc_lock);
 	/* rtl's twin becomes the contents now, as the preload's does at the
 	 * next first write: else every later epoch would count these changes
@@ -172,14 +276,89 @@ void rtl_epoch_page_written(const unsigned char *now,
 		while (i < len && now[i] != was[i])
 			i++;
 		acc_diff += i - start;
+		/* The cards, by the page copy's own addresses. */
+		for (int k = 0; k < RTL_CARDS && i > start; k++)
+			for (uint64_t c = ((uintptr_t)now + start) >> card_shift[k];
+			     c <= ((uintptr_t)now + i - 1) >> card_shift[k]; c++)
+				add_card(k, c);
 	}
 	rtl_lock_release(&acc_lock);
 }
 
+/* A block on written bits changed since its checkpoint (asked of it alone,
+ * not of the kernel's scan of every block). */
+static void written_alone(struct rtl_rec *rec)
+{
+	if (rec->wbits && region_diff(rec->rw, NULL, 0) > 0)
+		atomic_store(&rec->written, 1);
+}
+
+/* The blocks on written bits written since their mark was reset
+ * (region_dirty: the kernel's scan, then a compare of the blocks on written
+ * pages; pages_found hears of the pages). Outside the acc_lock. */
+static void harvest(void)
+{
+	static void **bases;
+	static size_t cap;
+	size_t n;
+
+	if (!rtl_engine.any_wbits)
+		return;
+	for (;;) {
+		n = region_dirty(bases, cap, 1);
+		for (size_t i = 0; i < n && i < cap; i++) {
+			struct region_info info;
+
+			if (region_find(bases[i], &info) == 0 && info.data)
+				atomic_store(&((struct rtl_rec *)info.data)->written, 1);
+		}
+		if (n <= cap)
+			break;
+		/* More than fit: a larger list (the marks of those filled in
+		 * are reset; the rest are asked again). */
+		void *p = mmap(NULL, 2 * n * sizeof(*bases), PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			break;
+		if (bases)
+			munmap(bases, cap * sizeof(*bases));
+		bases = p;
+		cap = 2 * n;
+	}
+}
+
 void rtl_epoch_freeing(struct rtl_rec *rec)
 {
-	if (rtl_engine.rules[rec->rule].choice.track)
-		account(rec);
+	if (!rtl_engine.rules[rec->rule].choice.track)
+		return;
+	written_alone(rec);
+	account(rec, rec->wbits);
+}
+
+void rtl_epoch_choose(void)
+{
+	struct rtl_engine *e = &rtl_engine;
+	const char *why = NULL;
+	int want = 0, wb;
+
+	for (int i = 0; i < e->policy.nrules; i++)
+		want |= e->rules[i].choice.wbits;
+	if (!want) {
+		e->dirty_why = "each dirty rule has an action that must see the "
+		               "write (count, log, backtrace, abort), protect = none, "
+		               "or a mechanism whose blocks lie outside rtl's views";
+		return;
+	}
+	wb = region_dirty_backend(&why) == RTL_DIRTY_WRITTEN_BITS;
+	e->dirty_why = why;
+	if (wb)
+		rtl_wbits_observe(pages_found, NULL);
+	for (int i = 0; i < e->policy.nrules; i++) {
+		if (!wb)
+			e->rules[i].choice.wbits = 0;
+		if (e->rules[i].choice.wbits)
+			e->any_wbits = 1;
+	}
 }
 
 /* Close the epoch: its record, and the counts start again. */
@@ -192,10 +371,23 @@ static void push(void)
 			acc_regions,
 			acc_diff,
 			acc_pages,
+			acc_objects,
+			{ acc_cards[0], acc_cards[1], acc_cards[2] },
+			acc_written,
 		};
 	else
 		dropped++;
-	acc_regions = acc_diff = acc_pages = 0;
+	acc_regions = acc_diff = acc_pages = acc_objects = acc_written = 0;
+	memset(acc_cards, 0, sizeof(acc_cards));
+	memset(ncards, 0, sizeof(ncards));
+	if (++card_gen == 1 << 16) { /* wrapped: old entries would look new */
+		card_gen = 1;
+		for (int k = 0; k < RTL_CARDS; k++)
+			if (cardset[k])
+				memset(cardset[k], 0, CARD_CAP * sizeof(uint64_t));
+		if (cardset[WRITTEN_SET])
+			memset(cardset[WRITTEN_SET], 0, CARD_CAP * sizeof(uint64_t));
+	}
 	if (pageset && npageset)
 		memset(pageset, 0, SET_CAP * sizeof(*pageset));
 	npageset = 0;
@@ -206,6 +398,7 @@ void rtl_epoch_final(void)
 {
 	if (!rtl_engine.any_dirty)
 		return;
+	harvest();
 	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
 		struct rtl_rec *rec = rtl_rec_at(i);
 
@@ -214,10 +407,10 @@ void rtl_epoch_final(void)
 			continue;
 		if (rec->alias) {
 			rtl_rec_lock(rec);
-			account(rec);
+			account(rec, 0);
 			rtl_rec_unlock(rec);
 		} else {
-			account(rec);
+			account(rec, 0);
 		}
 	}
 	if (rtl_engine.any_page)
@@ -248,11 +441,16 @@ static void reprotect_in_place(struct rtl_rec *rec, int prot)
 
 static void tick(uint64_t due_mask)
 {
-	int dirty = 0;
+	uint64_t t0 = rtl_now_ns();
+	int dirty = 0, wbits = 0;
 
 	for (int i = 0; i < rtl_engine.policy.nrules; i++)
-		if (((due_mask >> i) & 1) && rtl_engine.rules[i].choice.track)
+		if (((due_mask >> i) & 1) && rtl_engine.rules[i].choice.track) {
 			dirty = 1;
+			wbits |= rtl_engine.rules[i].choice.wbits;
+		}
+	if (wbits)
+		harvest();
 	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
 		struct rtl_rec *rec = rtl_rec_at(i);
 		const struct rtl_choice *c;
@@ -267,13 +465,14 @@ static void tick(uint64_t due_mask)
 		if (!rec->alias) {
 			/* auto, a block of whole pages protected in place: its
 			 * pages get the rule's protection again (under the record's
-			 * lock, which a system call takes to pin it). */
+			 * lock, which a system call takes to pin it). A block on
+			 * written bits is never in place. */
 			rtl_rec_lock(rec);
 			if (atomic_load(&rec->in_place) && !atomic_load(&rec->pins))
 				reprotect_in_place(rec, c->prot);
 			rtl_rec_unlock(rec);
 			if (c->track)
-				account(rec);
+				account(rec, 0);
 			continue;
 		}
 		rtl_rec_lock(rec);
@@ -288,14 +487,21 @@ static void tick(uint64_t due_mask)
 			         rtl_alias_protect(rec, c->prot) == 0)
 				rtl_act_prot_changed(rec->rule);
 			if (c->track)
-				account(rec);
+				account(rec, 0);
 		}
 		rtl_rec_unlock(rec);
 	}
 	if (dirty && rtl_engine.any_page)
 		rtl_pageprot_diff(1);
-	if (dirty)
+	if (dirty) {
+		epoch_ns += rtl_now_ns() - t0;
 		push();
+	}
+}
+
+uint64_t rtl_epoch_time_ns(void)
+{
+	return epoch_ns;
 }
 
 /* The process's threads that still run (a main thread that left with
@@ -392,7 +598,9 @@ void rtl_epoch_forked(void)
 	rtl_lock_reset(&acc_lock); /* its holder did not come along */
 	nlist = 0;
 	dropped = 0;
-	acc_regions = acc_diff = acc_pages = 0;
+	acc_regions = acc_diff = acc_pages = acc_objects = acc_written = 0;
+	memset(acc_cards, 0, sizeof(acc_cards));
+	epoch_ns = 0;
 	if (pageset && npageset)
 		memset(pageset, 0, SET_CAP * sizeof(*pageset));
 	npageset = 0;

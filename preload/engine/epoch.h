@@ -15,10 +15,20 @@ void rtl_epoch_page_written(const unsigned char *now,
                             const unsigned char *was, size_t len);
 /* A tracked region is freed: account its diff first. */
 void rtl_epoch_freeing(struct rtl_rec *rec);
+/* At start (rtl running): which dirty rules go on the kernel's written bits
+ * (engine.h's any_wbits, dirty_why), asking the kernel once. */
+void rtl_epoch_choose(void);
+/* The epochs' own time so far: scans, diffs, re-arming. */
+uint64_t rtl_epoch_time_ns(void);
 /* At exit: close the last epoch. */
 void rtl_epoch_final(void);
+/* Card sizes: 128, 512, 4096 bytes. */
+#define RTL_CARDS 3
 struct rtl_epoch {
 	uint64_t t_ns, dirty_regions, diff_bytes, page_bytes;
+	uint64_t object_bytes;          /* the written blocks, whole */
+	uint64_t card_bytes[RTL_CARDS]; /* cards holding a changed byte */
+	uint64_t written_bytes;         /* pages the kernel found written */
 };
 size_t rtl_epoch_list(const struct rtl_epoch **out, uint64_t *dropped);
 void rtl_epoch_forked(void);

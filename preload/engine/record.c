@@ -108,6 +108,7 @@ struct rtl_rec *rtl_rec_new(void)
 	rec->alias = 0;
 	rec->pages = 0;
 	rec->twin = NULL;
+	rec->wbits = 0;
 	return rec;
 }
 

@@ -19,6 +19,7 @@ struct rtl_rec {
 	_Atomic uint8_t in_place; /* swizzle: protected in place (heap.c) */
 	_Atomic uint8_t touched;  /* it has trapped (actions.c) */
 	_Atomic uint8_t written;  /* dirty: written since the last epoch */
+	uint8_t wbits;            /* dirty by the kernel's written bits (heap.c) */
 	uint16_t rule;
 	uint32_t site;  /* stats slot (site.c) */
 	uint32_t pages; /* alias: pages of its mapping */

@@ -20,6 +20,9 @@ struct rtl_choice {
 	int track;                /* dirty: track writes */
 	int traps;                /* its regions can trap: prot below rw,
 	                             dirty, or an epoch */
+	int wbits;                /* dirty by the kernel's written bits: its
+	                             blocks are writable regions in rtl's views
+	                             (rtl_select_start, engine.c) */
 	region_handler_t handler; /* swizzle: the trap handler (NULL: none) */
 };
 

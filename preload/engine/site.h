@@ -37,6 +37,10 @@ struct rtl_site_stats {
 	_Atomic uint64_t read_traps, write_traps;
 	/* what rtlctl compare sets side by side (actions.c) */
 	_Atomic uint64_t false_sharing, grants, granted_bytes, touched_bytes;
+	/* dirty epochs (epoch.c, under its lock): blocks written, their
+	 * bytes whole, the bytes that differ, cards of 128, 512 and 4096
+	 * bytes holding a change */
+	uint64_t dirty_regions, object_bytes, diff_bytes, card_bytes[3];
 };
 uint32_t rtl_site_slot(uint32_t cs, int rule);
 struct rtl_site_stats *rtl_site_stats(uint32_t slot, uint32_t *cs, int *rule);

@@ -125,10 +125,13 @@ static void *define(void *rw, size_t size, const struct rtl_choice *c,
                     struct rtl_rec *rec, int exact)
 {
 	const int rwprot = PROT_READ | PROT_WRITE;
+	/* Tracked by the kernel's written bits, a block never traps: a
+	 * writable region whose pointers never move (docs/dirty.md). */
+	int traps = c->traps && !c->wbits, prot = c->wbits ? rwprot : c->prot;
 	/* An in-place block's home is never the RW view (rtl keeps that one
 	 * writable for itself): a block that starts writable lives in the
 	 * RO view with its pages raised. */
-	int home = c->prot == rwprot ? PROT_READ : c->prot;
+	int home = prot == rwprot ? PROT_READ : prot;
 
 	if (rtl_define_in_views(rw, size, c->handler, rec) < 0)
 		return NULL;
@@ -137,23 +140,24 @@ static void *define(void *rw, size_t size, const struct rtl_choice *c,
 	 * (docs/preload.md, "Blocks of whole pages"). Only where it can trap
 	 * (protect below rw, or tracked); past the mapping budget it is an
 	 * ordinary region. */
-	if (c->traps && rtl_arena_owns_pages(rw) && rtl_in_place_room() &&
-	    region_protect_in_place(in_view(rw, home), c->prot) == 0) {
+	if (traps && rtl_arena_owns_pages(rw) && rtl_in_place_room() &&
+	    region_protect_in_place(in_view(rw, home), prot) == 0) {
 		atomic_fetch_add_explicit(&rtl_in_place_live, 1,
 		                          memory_order_relaxed);
 		atomic_store(&rec->in_place, 1);
-	} else if (exact && c->traps) {
+	} else if (exact && traps) {
 		region_free(rw);
 		errno = ENOMEM;
 		return NULL;
 	} else {
-		home = c->prot;
-		if (c->prot != rwprot)
-			region_protect(rw, c->prot);
+		home = prot;
+		if (prot != rwprot)
+			region_protect(rw, prot);
 	}
 	/* region_track takes rtl's define lock: here, never in a handler. */
 	if (c->track)
-		region_track(rw, 1);
+		region_track(rw, c->wbits ? RTL_TRACK_WRITTEN : RTL_TRACK_ON);
+	rec->wbits = c->wbits && region_tracking(rw) == RTL_DIRTY_WRITTEN_BITS;
 	return in_view(rw, home);
 }
 
@@ -222,7 +226,9 @@ static int small_auto(size_t size, size_t align, const struct rtl_choice *c)
 {
 	size_t a;
 
-	return c->mechanism == RTL_MECH_AUTO && block_of(size, align, &a) < PAGE;
+	/* On written bits every block is a region in rtl's views. */
+	return c->mechanism == RTL_MECH_AUTO && !c->wbits &&
+	       block_of(size, align, &a) < PAGE;
 }
 
 /* What an alias object, a slot or a page block takes from the arena: its
@@ -315,7 +321,8 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 	}
 	rec->addr = (uintptr_t)p;
 	/* The page mechanism counts its own mprotect calls (page.c). */
-	if (c->prot != (PROT_READ | PROT_WRITE) && c->mechanism != RTL_MECH_PAGE)
+	if (c->prot != (PROT_READ | PROT_WRITE) && c->mechanism != RTL_MECH_PAGE &&
+	    !c->wbits)
 		rtl_act_prot_changed(c->rule);
 	atomic_store_explicit(&rec->live, 1, memory_order_release);
 	count_new(size, c, site);

@@ -38,12 +38,15 @@ enum rtl_track_tag {
 	/* slot (u32), ip (the allocating call's return address; 0 for "(other
 	 * sites)"), rule (i32, -1 for any), regions, bytes, read_traps,
 	 * write_traps; since 0.3.0 false_sharing, grants, granted_bytes,
-	 * touched_bytes. */
+	 * touched_bytes; later dirty_regions, object_bytes, diff_bytes, and
+	 * card_bytes of 128, 512 and 4096 bytes. */
 	RTL_TRACK_SITE = 6,
 	/* slot (u32), size, read_traps, write_traps: a region among those with
 	 * the most traps, freed ones included. */
 	RTL_TRACK_TOP = 7,
-	/* t_ns, dirty_regions, diff_bytes, page_bytes. */
+	/* t_ns, dirty_regions, diff_bytes, page_bytes; later fields
+	 * object_bytes, card_bytes of 128, 512 and 4096 bytes, written_bytes
+	 * (docs/compare.md). */
 	RTL_TRACK_EPOCH = 8,
 	/* t_ns, slot (u32), write (u32), offset, size. */
 	RTL_TRACK_EVENT = 9,
@@ -59,6 +62,9 @@ enum rtl_track_tag {
 	 * child's inherited ones), n (u32), then n intervals from the
 	 * preload's start, each traps, grants, made, freed (u64). */
 	RTL_TRACK_TIMELINE = 12,
+	/* How dirty rules see writes: way (string: "written bits" or
+	 * "traps"), why (string). Only when a rule tracks writes. */
+	RTL_TRACK_DIRTY = 13,
 };
 
 #define RTL_TRACK_STATUS_UNKNOWN (-1000)

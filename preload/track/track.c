@@ -128,7 +128,7 @@ static void write_totals(void)
 	for (int i = 0; i < 3; i++)
 		fb += load(&rtl_totals.fallbacks[i]);
 	rtl_raw_start(RTL_TRACK_TOTALS);
-	rtl_raw_u32(24);
+	rtl_raw_u32(25);
 	kv("allocations", rtl_allocations());
 	kv("selected", rtl_tally_selected());
 	kv("regions_peak", load(&rtl_totals.peak));
@@ -153,6 +153,7 @@ static void write_totals(void)
 	kv("granted_bytes", load(&rtl_totals.granted_bytes));
 	kv("touched_bytes", load(&rtl_totals.touched_bytes));
 	kv("prot_changes", load(&rtl_totals.prot_changes));
+	kv("epoch_ns", rtl_epoch_time_ns());
 	rtl_raw_end();
 }
 
@@ -203,6 +204,12 @@ static void write_sites(void)
 		rtl_raw_u64(load(&s->grants));
 		rtl_raw_u64(load(&s->granted_bytes));
 		rtl_raw_u64(load(&s->touched_bytes));
+		/* Later fields: the dirty epochs' accounts (epoch.c). */
+		rtl_raw_u64(s->dirty_regions);
+		rtl_raw_u64(s->object_bytes);
+		rtl_raw_u64(s->diff_bytes);
+		for (int c = 0; c < RTL_CARDS; c++)
+			rtl_raw_u64(s->card_bytes[c]);
 		rtl_raw_end();
 	}
 }
@@ -237,6 +244,17 @@ static void write_epochs(void)
 		rtl_raw_u64(e[i].dirty_regions);
 		rtl_raw_u64(e[i].diff_bytes);
 		rtl_raw_u64(e[i].page_bytes);
+		/* Later fields: what other barriers would rescan. */
+		rtl_raw_u64(e[i].object_bytes);
+		for (int c = 0; c < RTL_CARDS; c++)
+			rtl_raw_u64(e[i].card_bytes[c]);
+		rtl_raw_u64(e[i].written_bytes);
+		rtl_raw_end();
+	}
+	if (rtl_engine.any_dirty && rtl_engine.dirty_why) {
+		rtl_raw_start(RTL_TRACK_DIRTY);
+		rtl_raw_str(rtl_engine.any_wbits ? "written bits" : "traps");
+		rtl_raw_str(rtl_engine.dirty_why);
 		rtl_raw_end();
 	}
 }

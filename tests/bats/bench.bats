@@ -84,7 +84,9 @@ keys = ["rt_basic_trap_over_floor", "rt_basic_prot1_over_vm",
         "heaptrack_over_glibc", "threads_scaling_2", "threads_scaling_4",
         "real_programs_over_plain", "real_programs_traps_per_second",
         "real_programs_overhead_over_trap_floor", "process_overhead_ms",
-        "routed_block_bytes", "peak_pss_over_bound"]
+        "routed_block_bytes", "peak_pss_over_bound",
+        "dirty_first_write_ns", "dirty_first_write_over_page_trap",
+        "dirty_region_dirty_1e5_ns_per_page", "dirty_threads_scaling_2"]
 assert sorted(s) == sorted(keys), sorted(s)
 for k in keys[:7] + ["lookup_1e3_ns"]:
     assert isinstance(s[k], (int, float)) and s[k] > 0, (k, s[k])
@@ -99,6 +101,13 @@ for w in ("trap", "protect", "signal"):
     for k in ("threads_scaling_2", "threads_scaling_4"):
         v = s[k][w]
         assert isinstance(v, float) and v > 0, (k, w, v)
+# Write tracking: page and region traps always measured, written bits
+# where the kernel has them.
+for w in ("page_trap", "region_trap"):
+    v = s["dirty_first_write_ns"][w]
+    assert isinstance(v, float) and v > 0, (w, v)
+v = s["dirty_first_write_over_page_trap"].get("written_bits")
+assert v is None or v > 0, v
 # callgrind's count, when valgrind is installed (make bench installs it)
 t = s["trap_instructions"]
 assert t is None or t > 50, t

@@ -87,16 +87,17 @@ PY
   [ "$n" -ge 4 ]
 }
 
-# librtl.so's exported symbols: the public API under RTL_0.1 and RTL_0.2,
-# rtl's own internal seam under RTL_PRIVATE.
-@test "librtl exports region_* under RTL_0.1/RTL_0.2 and rtl_* under RTL_PRIVATE" {
+# librtl.so's exported symbols: the public API under RTL_0.1, RTL_0.2 and
+# RTL_0.3, rtl's own internal seam under RTL_PRIVATE.
+@test "librtl exports region_* under RTL_0.1/RTL_0.2/RTL_0.3 and rtl_* under RTL_PRIVATE" {
   run bash -c "nm -D --defined-only '$build/core/librtl.so' | awk '{print \$3}'"
   assert_success
   assert_line "region_alloc@@RTL_0.1"
   assert_line "region_find@@RTL_0.2"
+  assert_line "region_dirty_backend@@RTL_0.3"
   assert_line "rtl_reserve@@RTL_PRIVATE"
   refute_line --regexp '^region_.*@@RTL_PRIVATE$'
-  refute_line --regexp '^rtl_.*@@RTL_0\.[12]$'
+  refute_line --regexp '^rtl_.*@@RTL_0\.[123]$'
 }
 
 # -lrtl alone replaces no libc function: every name librtl.so defines is

@@ -226,6 +226,34 @@ assert all(v > 0 for k in d.values() for v in k.values())' "$output"
   done
 }
 
+@test "written bits (WB): protocol scenarios and applications on units of a page or more, no write trap" {
+  for t in counter turns phases order; do
+    mpi 3 "$b/tests/dsm-proto" $t wb
+    assert_success
+    assert_line "PASS $t wb"
+  done
+  mpi 3 -x DSM_GC_BYTES=0 "$b/tests/dsm-proto" discard wb
+  assert_success
+  assert_line "PASS discard wb"
+  for np in 2 3; do
+    for a in "sor -r 24 -c 1024 -i 4" "mm -n 64" "lu -n 128 -b 32" "floyd -n 1030" \
+      "is -k 4096 -b 1024 -i 3" "tsp -n 12 -s 4"; do
+      set -- $a
+      mpi $np "$b/dsm-$1" -m wb "${@:2}"
+      assert_success
+      assert_line --regexp "^$1 wb on $np: .* result OK"
+    done
+  done
+  # Where the kernel has written bits, a first write to a valid region
+  # takes no trap: the units found written replace the write traps.
+  written=$(python3 -c 'import ctypes, sys; print(1 if ctypes.CDLL(sys.argv[1]).region_dirty_backend(None) == 2 else 0)' "$build/core/librtl.so")
+  mpi 2 "$b/dsm-sor" -m wb -r 24 -c 1024 -i 4
+  if [[ $written == 1 ]]; then
+    assert_output --regexp '"write_traps":0,'
+    assert_output --regexp '"written_units":[1-9]'
+  fi
+}
+
 @test "TSP: branch and bound under two locks finds the sequential optimum (10 to 14 cities)" {
   for np in 2 3; do
     for m in vm rt an; do

@@ -56,6 +56,13 @@ setup() {
   diff=${BASH_REMATCH[1]} whole=${BASH_REMATCH[2]} pages=${BASH_REMATCH[3]}
   ((diff > 0 && diff * 3 < whole && diff * 50 < pages))
   assert_file_exist "$dir/log"
+  assert_line --regexp '^writes seen by (written bits|traps): '
+  # On traps (RTL_DIRTY=traps) the same log, byte for byte: same marks,
+  # same diffs, whichever way the writes were seen.
+  RTL_DIRTY=traps run ${RTL_RUN:-} "$ex/checkpoint" run "$dir/log2" "$dir/image2"
+  assert_success
+  assert_line 'writes seen by traps: traps chosen by RTL_DIRTY=traps'
+  cmp "$dir/log" "$dir/log2"
 
   run ${RTL_RUN:-} "$ex/checkpoint" restore "$dir/log" "$dir/image"
   assert_success

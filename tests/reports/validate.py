@@ -12,7 +12,7 @@ TOTALS = ["allocations", "selected", "regions_peak", "traps", "read_traps",
           "write_traps", "stale_traps", "trap_ns", "mprotect_calls",
           "syscall_buffers", "syscalls_trapped", "syscalls_refused", "in_place_protects", "live", "bytes", "fallbacks", "libc_skipped",
           "extents", "foreign", "false_sharing_traps", "grants", "granted_bytes",
-          "touched_bytes", "prot_changes"]
+          "touched_bytes", "prot_changes", "epoch_ns"]
 LISTS = {
     "rules": {"name": str, "mechanism": str, "selected": INT, "bytes": INT,
               "read_traps": INT, "write_traps": INT, "false_sharing_traps": INT,
@@ -24,7 +24,8 @@ LISTS = {
     "top_regions": {"site": str, "demangled": str, "rule": str, "address": str, "size": INT,
                     "read_traps": INT, "write_traps": INT},
     "epochs": {"t_ns": INT, "dirty_regions": INT, "diff_bytes": INT,
-               "page_bytes": INT},
+               "page_bytes": INT, "object_bytes": INT, "card128_bytes": INT,
+               "card512_bytes": INT, "card4096_bytes": INT, "written_bytes": INT},
     "events": {"t_ns": INT, "kind": str, "site": str, "rule": str, "offset": INT,
                "size": INT},
     "backtraces": {"rule": str, "kind": str, "count": INT, "frames": list,
@@ -64,6 +65,10 @@ def check_timeline(tl, rules, want, fields):
             want(sum(e["made"]) == rule.get("selected"),
                  f"timeline.rules[{i}].made do not sum to the rule's regions")
 
+# A site whose blocks were written in dirty epochs has these too.
+SITE_DIRTY = {"dirty_regions": INT, "object_bytes": INT, "diff_bytes": INT,
+              "card128_bytes": INT, "card512_bytes": INT, "card4096_bytes": INT}
+
 
 def check(path):
     bad = []
@@ -84,7 +89,13 @@ def check(path):
             if t is INT and isinstance(v, int):
                 want(v >= 0, f"{where}.{k} is negative")
 
-    want(list(r) == TOP, f"top-level keys {list(r)}, want {TOP}")
+    # "dirty" (how dirty rules saw writes) after the epochs, when a rule
+    # tracks them.
+    top = TOP[:9] + ["dirty"] + TOP[9:] if "dirty" in r else TOP
+    want(list(r) == top, f"top-level keys {list(r)}, want {top}")
+    if "dirty" in r:
+        fields(r["dirty"], {"way": str, "why": str}, "dirty")
+        want(r["dirty"].get("way") in ("traps", "written bits"), "dirty.way")
     want(r.get("rtl_report") == 1, "rtl_report is not 1")
     want(isinstance(r.get("rtl_version"), str) and r.get("rtl_version", "")[:1].isdigit(),
          "rtl_version is not a version string")
@@ -113,7 +124,8 @@ def check(path):
         items = r.get(name)
         want(isinstance(items, list), f"{name} is not an array")
         for i, e in enumerate(items or []):
-            fields(e, spec, f"{name}[{i}]")
+            extra = SITE_DIRTY if name == "sites" and isinstance(e, dict) and "dirty_regions" in e else {}
+            fields(e, {**spec, **extra}, f"{name}[{i}]")
             if isinstance(e, dict) and "kind" in e:
                 want(e["kind"] in ("read", "write"), f"{name}[{i}].kind is {e['kind']}")
             if isinstance(e, dict) and "mechanism" in e:

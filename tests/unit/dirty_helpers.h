@@ -1,5 +1,7 @@
 /* What the DIRTY and diff tests share: a fixed-seed generator, random
- * writes into a region, and an errno check. */
+ * writes into a region, an errno check, and which way a region's writes
+ * are seen. tests/run.sh runs these tests twice: as the process finds the
+ * kernel, and with RTL_DIRTY=traps. */
 #ifndef RTL_TEST_DIRTY_HELPERS_H
 #define RTL_TEST_DIRTY_HELPERS_H
 
@@ -31,6 +33,14 @@ static inline void random_writes(unsigned char *x, size_t n, int count)
 		for (size_t i = off; i < off + len && i < n; i++)
 			poke(x + i, (rnd() & 3) ? (unsigned char)rnd() : peek(x + i));
 	}
+}
+
+/* Whether x's writes are seen by the kernel's written bits (else by
+ * traps): what a test may expect of protections and trap counts. Results
+ * (marks, diffs) are the same either way. */
+static inline int on_wbits(const void *x)
+{
+	return region_tracking(x) == RTL_DIRTY_WRITTEN_BITS;
 }
 
 #endif

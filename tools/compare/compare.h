@@ -13,9 +13,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define COMPARE_RUNS 8      /* none, page and up to six region runs */
-#define COMPARE_NONE (-1)   /* without rtl: the reference */
-#define COMPARE_POLICY (-2) /* the policy's own mechanisms */
+#include "policy/policy.h"
+
+#define COMPARE_RUNS 8       /* none, page and up to six region runs */
+#define COMPARE_NONE (-1)    /* without rtl: the reference */
+#define COMPARE_POLICY (-2)  /* the policy's own mechanisms */
+#define COMPARE_WRITTEN (-3) /* auto, dirty rules on the kernel's written
+                                bits (their write actions but dirty
+                                dropped: nothing else makes them trap) */
 
 struct compare_run {
 	char name[16]; /* "none", "page", "auto", ...; "policy" */
@@ -40,6 +45,9 @@ struct compare {
 	int identical;
 	char difference[1024]; /* what differs first, when not identical */
 };
+
+/* Whether some rule of p tracks writes (on_write has dirty). */
+int compare_tracks(const struct rtl_policy *p);
 
 /* compare_run.c: write each run's policy (dir/policy.NAME.ini) and check
  * it; 0, or -1 after "rtlctl compare: ..." on stderr. */

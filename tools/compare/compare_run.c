@@ -30,6 +30,27 @@ static int write_policy(const struct rtl_policy *p, const char *path)
 	return fclose(f) == 0 ? 0 : -1;
 }
 
+int compare_tracks(const struct rtl_policy *p)
+{
+	for (int k = 0; k < p->nrules; k++)
+		if (p->rules[k].on_write & RTL_ACT_DIRTY)
+			return 1;
+	return 0;
+}
+
+/* The written run's policy: auto, and each dirty rule's writes seen by the
+ * kernel alone (the preload puts such blocks on written bits, engine.c). */
+static void written_policy(struct rtl_policy *p)
+{
+	p->mechanism = RTL_MECH_AUTO;
+	for (int k = 0; k < p->nrules; k++) {
+		p->rules[k].mechanism = RTL_MECH_AUTO;
+		if (p->rules[k].on_write & RTL_ACT_DIRTY)
+			p->rules[k].on_write &= ~(unsigned)(RTL_ACT_COUNT | RTL_ACT_LOG |
+			                                    RTL_ACT_BACKTRACE | RTL_ACT_ABORT);
+	}
+}
+
 int compare_policies(struct compare *c)
 {
 	static struct rtl_policy base, p;
@@ -46,7 +67,9 @@ int compare_policies(struct compare *c)
 		if (run->mechanism == COMPARE_NONE)
 			continue;
 		p = base;
-		if (run->mechanism != COMPARE_POLICY) {
+		if (run->mechanism == COMPARE_WRITTEN) {
+			written_policy(&p);
+		} else if (run->mechanism != COMPARE_POLICY) {
 			p.mechanism = run->mechanism;
 			for (int k = 0; k < p.nrules; k++)
 				p.rules[k].mechanism = run->mechanism;

@@ -41,7 +41,23 @@ void compare_read_reports(struct compare *c)
 /* What a rule or a site row holds, by the report's field names. */
 static const char *const row_fields[] = { "false_sharing_traps", "grants",
 	                                  "granted_bytes", "touched_bytes",
-	                                  "prot_changes", "bytes" };
+	                                  "prot_changes", "bytes",
+	                                  "dirty_regions", "object_bytes",
+	                                  "diff_bytes", "card128_bytes",
+	                                  "card512_bytes", "card4096_bytes" };
+
+/* What the epochs add up to for the run (the report's epoch fields, and
+ * compare.json's names for them). */
+static const char *const epoch_fields[][2] = {
+	{ "page_bytes", "dirty_page_bytes" },
+	{ "diff_bytes", "dirty_diff_bytes" },
+	{ "object_bytes", "dirty_object_bytes" },
+	{ "card128_bytes", "dirty_card128_bytes" },
+	{ "card512_bytes", "dirty_card512_bytes" },
+	{ "card4096_bytes", "dirty_card4096_bytes" },
+	{ "written_bytes", "dirty_written_bytes" },
+};
+#define NEPOCH_FIELDS (sizeof(epoch_fields) / sizeof(*epoch_fields))
 
 static json_t *row_figures(json_t *e)
 {
@@ -62,7 +78,8 @@ static json_t *row_figures(json_t *e)
 static json_t *run_figures(const struct compare_run *run)
 {
 	json_t *o = json_object(), *t = json_object_get(run->r, "totals"), *e;
-	json_int_t page_bytes = 0, diff_bytes = 0;
+	json_t *epochs = json_object_get(run->r, "epochs");
+	json_int_t sum[NEPOCH_FIELDS] = { 0 };
 	size_t i;
 	static const char *const keys[] = { "traps", "stale_traps", "false_sharing_traps",
 		                            "grants", "granted_bytes", "touched_bytes",
@@ -70,13 +87,24 @@ static json_t *run_figures(const struct compare_run *run)
 
 	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++)
 		json_object_set_new(o, keys[k], json_integer(report_num(t, keys[k])));
-	json_array_foreach(json_object_get(run->r, "epochs"), i, e)
-	{
-		page_bytes += report_num(e, "page_bytes");
-		diff_bytes += report_num(e, "diff_bytes");
+	json_array_foreach(epochs, i, e) for (size_t k = 0; k < NEPOCH_FIELDS; k++)
+	        sum[k] += report_num(e, epoch_fields[k][0]);
+	/* A figure the reports have no field for stays out (older reports),
+	 * and so do the blocks written under page (it accounts pages) and
+	 * the pages found written where the kernel's bits did not run. */
+	for (size_t k = 0; k < NEPOCH_FIELDS; k++) {
+		const char *f = epoch_fields[k][0];
+
+		if (k >= 2 && !(json_array_size(epochs) && json_object_get(json_array_get(epochs, 0), f)))
+			continue;
+		if ((!strcmp(f, "object_bytes") && run->mechanism == RTL_MECH_PAGE) ||
+		    (!strcmp(f, "written_bytes") &&
+		     strcmp(report_str(json_object_get(run->r, "dirty"), "way", ""), "written bits")))
+			continue;
+		json_object_set_new(o, epoch_fields[k][1], json_integer(sum[k]));
 	}
-	json_object_set_new(o, "dirty_page_bytes", json_integer(page_bytes));
-	json_object_set_new(o, "dirty_diff_bytes", json_integer(diff_bytes));
+	if (json_object_get(t, "epoch_ns"))
+		json_object_set_new(o, "epoch_ns", json_integer(report_num(t, "epoch_ns")));
 	json_object_set_new(o, "wall_ns", json_integer((json_int_t)run->wall_ns));
 	return o;
 }
@@ -173,6 +201,25 @@ static json_t *top_sites(json_t *rows)
 	return out;
 }
 
+/* Each site's time in traps, estimated: its traps at its run's mean cost
+ * of a trap (the reports time traps per run, not per site). */
+static void add_estimates(json_t *rows, json_t *by_run)
+{
+	json_t *row, *fig;
+	const char *name;
+	size_t i;
+
+	json_array_foreach(rows, i, row) json_object_foreach(json_object_get(row, "runs"), name, fig)
+	{
+		json_t *run = json_object_get(by_run, name);
+		json_int_t traps = report_num(run, "traps");
+
+		if (traps)
+			json_object_set_new(fig, "trap_ns_est",
+			                    json_integer(report_num(fig, "traps") * report_num(run, "trap_ns") / traps));
+	}
+}
+
 static void add_ratios(json_t *rows, const char *page_name)
 {
 	json_t *row;
@@ -215,8 +262,12 @@ json_t *compare_build(const struct compare *c)
 		json_object_set_new(o, "name", json_string(run->name));
 		json_object_set_new(o, "wall_ns", json_integer((json_int_t)run->wall_ns));
 		if (run->r) {
+			json_t *d = json_object_get(run->r, "dirty");
+
 			json_object_set_new(o, "policy", rtl_json_text(run->policy));
 			json_object_set_new(o, "report", rtl_json_text(run->report));
+			if (d)
+				json_object_set(o, "dirty", d);
 			json_object_set_new(by_run, run->name, run_figures(run));
 		}
 		json_array_append_new(runs, o);
@@ -224,6 +275,7 @@ json_t *compare_build(const struct compare *c)
 	json_object_set_new(out, "runs", runs);
 	rules = join(c, "rules", 0);
 	sites = top_sites(join(c, "sites", 1));
+	add_estimates(sites, by_run);
 	add_ratios(rules, page_name);
 	add_ratios(sites, page_name);
 	json_object_set_new(out, "totals", json_pack("{s:o, s:o}", "runs", by_run, "ratio_to_page", ratios(by_run, page_name)));
@@ -295,6 +347,16 @@ static void line(FILE *out, const char *label, json_t *by_run, json_t *ratio,
 	fputc('\n', out);
 }
 
+/* Whether some run's figures have key. */
+static int any_has(json_t *by_run, const char *key)
+{
+	json_t *fig;
+	const char *name;
+
+	json_object_foreach(by_run, name, fig) if (json_object_get(fig, key)) return 1;
+	return 0;
+}
+
 static void row_lines(FILE *out, json_t *row, json_t *names, int rule)
 {
 	json_t *by = json_object_get(row, "runs"), *ra = json_object_get(row, "ratio_to_page");
@@ -306,6 +368,14 @@ static void row_lines(FILE *out, json_t *row, json_t *names, int rule)
 	line(out, "grants", by, ra, names, "grants", COUNT);
 	line(out, "bytes made accessible", by, ra, names, "granted_bytes", BYTES);
 	line(out, "bytes of blocks that trapped", by, ra, names, "touched_bytes", BYTES);
+	if (rule || !any_has(by, "dirty_regions"))
+		return;
+	line(out, "time in traps (est.)", by, ra, names, "trap_ns_est", TIME);
+	line(out, "rescan: blocks written", by, ra, names, "object_bytes", BYTES);
+	line(out, "rescan: cards of 128 B", by, ra, names, "card128_bytes", BYTES);
+	line(out, "rescan: cards of 512 B", by, ra, names, "card512_bytes", BYTES);
+	line(out, "rescan: cards of 4 KiB", by, ra, names, "card4096_bytes", BYTES);
+	line(out, "ship: bytes that differ", by, ra, names, "diff_bytes", BYTES);
 }
 
 void compare_print(json_t *cmp, FILE *out)
@@ -360,9 +430,28 @@ void compare_print(json_t *cmp, FILE *out)
 	line(out, "traps (stale included)", by, ra, names, "traps", COUNT);
 	line(out, "protection changes", by, ra, names, "prot_changes", COUNT);
 	line(out, "dirty: pages x 4 KiB", by, ra, names, "dirty_page_bytes", BYTES);
+	if (any_has(by, "dirty_object_bytes")) {
+		line(out, "rescan: blocks written", by, ra, names, "dirty_object_bytes", BYTES);
+		line(out, "rescan: cards of 128 B", by, ra, names, "dirty_card128_bytes", BYTES);
+		line(out, "rescan: cards of 512 B", by, ra, names, "dirty_card512_bytes", BYTES);
+		line(out, "rescan: cards of 4 KiB", by, ra, names, "dirty_card4096_bytes", BYTES);
+		line(out, "rescan: pages found written", by, ra, names, "dirty_written_bytes", BYTES);
+	}
 	line(out, "dirty: bytes that differ", by, ra, names, "dirty_diff_bytes", BYTES);
 	line(out, "time in traps", by, ra, names, "trap_ns", TIME);
+	if (any_has(by, "epoch_ns"))
+		line(out, "time in epochs", by, ra, names, "epoch_ns", TIME);
 	line(out, "wall time", by, ra, names, "wall_ns", TIME);
 	fprintf(out, "  (wall time without rtl: %s)\n", wall);
+	json_array_foreach(json_object_get(cmp, "runs"), i, run)
+	{
+		json_t *d = json_object_get(run, "dirty");
+
+		if (d)
+			fprintf(out, "  %s: writes seen by %s (%s)\n",
+			        rtl_shown(report_str(run, "name", "?"), buf, sizeof(buf)),
+			        rtl_shown(report_str(d, "way", "?"), wall, sizeof(wall)),
+			        rtl_shown(report_str(d, "why", "?"), buf2, sizeof(buf2)));
+	}
 	json_decref(names);
 }

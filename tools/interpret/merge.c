@@ -357,6 +357,9 @@ json_t *rtl_report_merge(json_t **reports, size_t n, long root_pid)
 		if (json_object_get(r, "timeline") && json_object_get(x, "timeline"))
 			timeline_add(json_object_get(r, "timeline"), json_object_get(x, "timeline"));
 		append_notes(json_object_get(r, "notes"), json_object_get(x, "notes"));
+		/* One way per policy: a child's says it when the root kept none. */
+		if (!json_object_get(r, "dirty") && json_object_get(x, "dirty"))
+			json_object_set(r, "dirty", json_object_get(x, "dirty"));
 	}
 	/* Not sums: the most any one process had live at once, and the live
 	 * regions of the program itself as it ended. */

@@ -134,6 +134,12 @@ static json_t *sites(struct run *r)
 				rows[w - 1].grants += rows[i].grants;
 				rows[w - 1].granted_bytes += rows[i].granted_bytes;
 				rows[w - 1].touched_bytes += rows[i].touched_bytes;
+				rows[w - 1].has_dirty |= rows[i].has_dirty;
+				rows[w - 1].dirty_regions += rows[i].dirty_regions;
+				rows[w - 1].object_bytes += rows[i].object_bytes;
+				rows[w - 1].diff_bytes += rows[i].diff_bytes;
+				for (int k = 0; k < 3; k++)
+					rows[w - 1].card_bytes[k] += rows[i].card_bytes[k];
 			} else {
 				rows[w++] = rows[i];
 			}
@@ -156,6 +162,14 @@ static json_t *sites(struct run *r)
 		set_int(o, "grants", rows[i].grants);
 		set_int(o, "granted_bytes", rows[i].granted_bytes);
 		set_int(o, "touched_bytes", rows[i].touched_bytes);
+		if (rows[i].has_dirty && rows[i].dirty_regions) {
+			set_int(o, "dirty_regions", rows[i].dirty_regions);
+			set_int(o, "object_bytes", rows[i].object_bytes);
+			set_int(o, "diff_bytes", rows[i].diff_bytes);
+			set_int(o, "card128_bytes", rows[i].card_bytes[0]);
+			set_int(o, "card512_bytes", rows[i].card_bytes[1]);
+			set_int(o, "card4096_bytes", rows[i].card_bytes[2]);
+		}
 		json_array_append_new(a, o);
 	}
 	if (m > MAX_SITES)
@@ -407,6 +421,8 @@ json_t *rtl_raw_build(struct run *r)
 	json_object_set_new(out, "sites", site_list);
 	json_object_set_new(out, "top_regions", top);
 	json_object_set(out, "epochs", r->epochs);
+	if (r->dirty)
+		json_object_set(out, "dirty", r->dirty);
 	json_object_set(out, "events", r->events);
 	json_object_set_new(out, "backtraces", bts);
 	json_object_set_new(out, "timeline", timeline(r));

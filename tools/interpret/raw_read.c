@@ -124,6 +124,20 @@ static int read_run(struct run *r, struct cur *c)
 	return c->bad ? -1 : 0;
 }
 
+static int read_dirty(struct run *r, struct cur *c)
+{
+	char *way = str(c, NULL), *why = str(c, NULL);
+
+	if (!c->bad) {
+		json_decref(r->dirty);
+		r->dirty = json_pack("{s:o, s:o}", "way", rtl_json_text(way), "why",
+		                     rtl_json_text(why));
+	}
+	free(way);
+	free(why);
+	return c->bad ? -1 : 0;
+}
+
 static int read_policy(struct run *r, struct cur *c)
 {
 	char *source = str(c, NULL), *text = str(c, NULL);
@@ -211,6 +225,14 @@ static int read_site(struct run *r, struct cur *c)
 		s.granted_bytes = u64(c);
 		s.touched_bytes = u64(c);
 	}
+	if (c->p < c->end) { /* later: the dirty epochs' accounts */
+		s.has_dirty = 1;
+		s.dirty_regions = u64(c);
+		s.object_bytes = u64(c);
+		s.diff_bytes = u64(c);
+		for (int k = 0; k < 3; k++)
+			s.card_bytes[k] = u64(c);
+	}
 	if (c->bad)
 		return -1;
 	r->sites = grow(r->sites, &r->capsites, r->nsites, sizeof(s));
@@ -251,6 +273,13 @@ static int read_epoch(struct run *r, struct cur *c)
 	set_int(o, "dirty_regions", u64(c));
 	set_int(o, "diff_bytes", u64(c));
 	set_int(o, "page_bytes", u64(c));
+	if (c->p < c->end) { /* later: what other barriers would rescan */
+		set_int(o, "object_bytes", u64(c));
+		set_int(o, "card128_bytes", u64(c));
+		set_int(o, "card512_bytes", u64(c));
+		set_int(o, "card4096_bytes", u64(c));
+		set_int(o, "written_bytes", u64(c));
+	}
 	if (c->bad) {
 		json_decref(o);
 		return -1;
@@ -351,6 +380,7 @@ static int read_record(struct run *r, uint32_t tag, struct cur *c)
 	case RTL_TRACK_STACK: return read_stack(r, c);
 	case RTL_TRACK_LIMITS: return read_pairs(r->limits, c);
 	case RTL_TRACK_TIMELINE: return read_timeline(r, c);
+	case RTL_TRACK_DIRTY: return read_dirty(r, c);
 	}
 	return 0; /* a record of a later version: skipped */
 }
@@ -365,6 +395,7 @@ static void run_free(struct run *r)
 	json_decref(r->events);
 	json_decref(r->limits);
 	json_decref(r->notes);
+	json_decref(r->dirty);
 	for (size_t i = 0; i < r->nsites; i++)
 		free(r->sites[i].name);
 	free(r->sites);

@@ -17,6 +17,9 @@ struct site {
 	int rule;
 	uint64_t regions, bytes, rd, wr;
 	uint64_t false_sharing, grants, granted_bytes, touched_bytes;
+	/* dirty epochs (a later record: has_dirty) */
+	uint64_t dirty_regions, object_bytes, diff_bytes, card_bytes[3];
+	int has_dirty;
 	char *name;
 };
 
@@ -42,6 +45,7 @@ struct timeline {
 
 struct run {
 	json_t *run, *policy, *totals, *rules, *epochs, *events;
+	json_t *dirty; /* how dirty rules saw writes: way, why; or NULL */
 	struct rtl_modules mods;
 	struct site *sites;
 	size_t nsites, capsites;

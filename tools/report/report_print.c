@@ -125,10 +125,14 @@ static void print_regions(json_t *r, FILE *out)
 
 static void print_epochs(json_t *r, FILE *out)
 {
-	json_t *epochs = json_object_get(r, "epochs"), *e;
+	json_t *epochs = json_object_get(r, "epochs"), *e, *d = json_object_get(r, "dirty");
 	json_int_t diff = 0, pages = 0;
+	char way[SHOWN], why[SHOWN];
 	size_t i;
 
+	if (d)
+		fprintf(out, "\ndirty rules see writes by %s: %s\n", str(d, "way", "?", way),
+		        str(d, "why", "?", why));
 	if (!json_array_size(epochs))
 		return;
 	json_array_foreach(epochs, i, e)

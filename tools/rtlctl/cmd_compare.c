@@ -34,11 +34,14 @@ static int parse_with(struct compare *c, char *list)
 
 		if (!strcmp(w, "policy"))
 			m = COMPARE_POLICY;
+		if (!strcmp(w, "written"))
+			m = COMPARE_WRITTEN;
 		for (int k = 0; k < RTL_MECH_COUNT && m == -1; k++)
 			if (k != RTL_MECH_PAGE && !strcmp(w, rtl_policy_mechanism_str(k)))
 				m = k;
 		if (m == -1)
-			return usage_error("compare", "--with: '%s' is not auto, alias, swizzle or policy",
+			return usage_error("compare",
+			                   "--with: '%s' is not auto, alias, swizzle, policy or written",
 			                   w),
 			       -1;
 		for (int i = 0; i < c->nruns; i++)
@@ -238,6 +241,12 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (with ? parse_with(&c, with) < 0 : (default_region_run(&c, &policy), 0))
 		return EXIT_USAGE;
+	/* A policy that tracks writes: the same blocks on the kernel's
+	 * written bits too (docs/compare.md, "Write barriers"). */
+	if (!with && compare_tracks(&policy)) {
+		c.runs[c.nruns].mechanism = COMPARE_WRITTEN;
+		snprintf(c.runs[c.nruns++].name, sizeof(c.runs[0].name), "written");
+	}
 	c.outputs = outputs ? split(outputs) : none;
 	if (!c.outputs)
 		return EXIT_INVALID;

@@ -13,6 +13,7 @@
 	"  RTL_ARENA_SIZE     size of rtl's views, e.g. 16G (default 64G, sparse)\n"     \
 	"  RTL_MAX_MAP_COUNT  lower vm.max_map_count as the alias budget counts it\n"    \
 	"  RTL_RAW            keep the run's raw records in this file (FILE.1, ...)\n"   \
+	"  RTL_DIRTY          traps: dirty tracking by traps only, not written bits\n"   \
 	"  TMPDIR             where the run's records are kept until its report\n"       \
 	"  DEBUGINFOD_URLS    debuginfod servers for source lines (elfutils')\n"         \
 	"  RTL_WARNED         the policy file whose warnings were said (the preload\n"   \
@@ -42,7 +43,9 @@ static const struct rtlctl_command commands[] = {
 	  "  -o, --output DIR       where the runs and the comparison go (a new or empty\n"
 	  "                         folder; default rtl-compare.PROG.PID)\n"
 	  "  -w, --with MECH,...    the region runs beside page: auto, alias, swizzle,\n"
-	  "                         policy (default: the mechanism of the policy's rules)\n"
+	  "                         policy (default: the mechanism of the policy's rules),\n"
+	  "                         written (dirty rules on the kernel's written bits;\n"
+	  "                         by default too when a rule has dirty)\n"
 	  "      --outputs FILE,... files PROG writes: compared too; each run starts\n"
 	  "                         with them as they were, and they are left as the\n"
 	  "                         run without rtl left them\n"

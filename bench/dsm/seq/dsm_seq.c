@@ -57,6 +57,11 @@ void *dsm_region_alloc(size_t size, void *bptr)
 	return p;
 }
 
+void *dsm_region_alloc_wb(size_t size, void *bptr)
+{
+	return dsm_region_alloc(size, bptr);
+}
+
 void *dsm_an_alloc(size_t size)
 {
 	return shared_alloc(size);

@@ -16,7 +16,7 @@
 enum rtl_mechanism {
 	RTL_MECH_SWIZZLE,
 	RTL_MECH_ALIAS,
-	RTL_MECH_AUTO, /* the default: exact (docs/preload.md, "Mechanisms") */
+	RTL_MECH_AUTO, /* the default: exact (docs/policy.md, "Mechanisms") */
 	RTL_MECH_PAGE, /* page protection on the same blocks: the baseline
 	                  that rtlctl compare sets regions beside */
 };

@@ -1,4 +1,4 @@
-/* The raw record of a run (docs/policy.md, "Raw record"): what the preload
+/* The raw record of a run (docs/policy.md, "Report"): what the preload
  * writes as the traced program ends, with async-signal-safe code, and
  * rtlctl turns into the JSON report, then or any time later, also on
  * another machine with the same binaries (heaptrack's split: track in the

@@ -60,3 +60,24 @@ PY
   done
   [[ -z $failed ]] || fail "blocks that do not build:$failed"
 }
+
+# A pointer into the docs (a file under docs/ and a heading) from code, a
+# message, a test or another doc leads to a file and a heading that exist.
+@test "every pointer into the docs names a file and a heading that exist" {
+  run "$top/scripts/check-doc-refs.py" "$top"
+  assert_success
+  assert_output ""
+}
+
+@test "the doc-pointer check fails on a section that is not there" {
+  t=$BATS_TEST_TMPDIR/tree
+  mkdir -p "$t/docs" "$t/src"
+  printf '# A\n## Signals\n' >"$t/docs"/a.md
+  # (docs/ built by printf: this file itself is checked too)
+  printf '/* %s/a.md, "Signals" */\n/* %s/a.md, "Forks" */\n/* %s/b.md */\n' docs docs docs >"$t/src/x.c"
+  git -C "$t" init -q
+  run "$top/scripts/check-doc-refs.py" "$t"
+  assert_failure
+  d=docs
+  assert_output "src/x.c:2: $d/a.md has no section \"Forks\""$'\n'"src/x.c:3: $d/b.md does not exist"
+}

@@ -15,14 +15,25 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#endif
 
 #define RTL_SCAN_AVX2 1
 
-/* Whether this CPU runs rtl_scan_avx2. */
+/* Whether this CPU runs rtl_scan_avx2. glibc's answer where it has one
+ * (2.33 on): what it found at start, no cpuid. libgcc's
+ * __builtin_cpu_supports would link its constructor into librtl, which
+ * runs cpuid a dozen times in every process, each a trap to the
+ * hypervisor in a virtual machine. */
 static inline int rtl_scan_avx2_ok(void)
 {
+#ifdef CPU_FEATURE_ACTIVE
+	return CPU_FEATURE_ACTIVE(AVX2);
+#else
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx2");
+#endif
 }
 
 /* Bit i set when regs[i] - lo < len (unsigned), for the RTL_NGPR

@@ -185,8 +185,7 @@ static void quiet(void *opaque, const char *s)
 
 int rtl_arena_init(void)
 {
-	size_t got = 0, nbins_sz;
-	unsigned nbins = 0;
+	size_t got = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	void *pool;
 
@@ -199,9 +198,25 @@ int rtl_arena_init(void)
 	pool_lo = (uintptr_t)pool;
 	pool_hi = pool_lo + got;
 
-	/* The largest size class jemalloc packs into shared slabs; above
-	 * it, every allocation has an extent of its own. */
-	nbins_sz = sizeof(nbins);
+	/* jemalloc starts here (its fork handlers registered: not from inside
+	 * a malloc that a fork's handlers may make); nallocx starts it
+	 * without its statistics, which the first mallctl sets up (some 30
+	 * pages a process that selects no block need not touch). */
+	if (!rtl_je_nallocx(1, 0))
+		return -1;
+	narenas = ncpu < 1 ? 1 : ncpu > MAX_ARENAS ? MAX_ARENAS
+	                                           : (unsigned)ncpu;
+	pthread_atfork(arenas_fork_prepare, arenas_fork_done, arenas_fork_done);
+	return 0;
+}
+
+/* The largest size class jemalloc packs into shared slabs; above it,
+ * every allocation has an extent of its own. */
+static void small_max_find(void)
+{
+	unsigned nbins = 0;
+	size_t nbins_sz = sizeof(nbins);
+
 	if (rtl_je_mallctl("arenas.nbins", &nbins, &nbins_sz, NULL, 0) == 0 &&
 	    nbins > 0) {
 		char name[64];
@@ -211,22 +226,18 @@ int rtl_arena_init(void)
 		if (rtl_je_mallctl(name, &small_max, &sz, NULL, 0) != 0)
 			small_max = SIZE_MAX;
 	}
-	narenas = ncpu < 1 ? 1 : ncpu > MAX_ARENAS ? MAX_ARENAS
-	                                           : (unsigned)ncpu;
-	pthread_atfork(arenas_fork_prepare, arenas_fork_done, arenas_fork_done);
-	return 0;
 }
 
 /* The arenas themselves, at the first block (arenas_lock held): a process
- * that selects no block never pays for them. jemalloc itself started
- * above (its first mallctl, which registers its fork handlers: not from
- * inside a malloc that a fork's handlers may make). */
+ * that selects no block never pays for them, nor for jemalloc's
+ * statistics. */
 static int arenas_start(void)
 {
 	int rc = 0;
 
 	pthread_mutex_lock(&arenas_lock);
 	if (!atomic_load_explicit(&arenas_ready, memory_order_relaxed)) {
+		small_max_find();
 		for (unsigned i = 0; i < narenas && rc == 0; i++)
 			rc = create_arena(&arena_ind[i]);
 		if (rc == 0)

@@ -1,5 +1,7 @@
-/* The raw record's writer: one record at a time in a static buffer, then
- * write(2). Runs in signal handlers (a fatal signal, rtl's own death over
+/* The raw record's writer: one record at a time in a static buffer, the
+ * finished ones gathered in a second and written with write(2) when it
+ * fills and at close: a process's whole record is a write or two, where a
+ * write per record header and body cost some forty calls. Runs in signal handlers (a fatal signal, rtl's own death over
  * a trap): nothing here allocates, locks or uses stdio. */
 #include "preload/track/raw.h"
 
@@ -16,6 +18,8 @@ static int failed; /* an errno, once a write failed */
 static uint32_t tag;
 static size_t n;
 static unsigned char buf[CAP];
+static size_t nout;
+static unsigned char out[CAP]; /* finished records, not yet written */
 
 static void put(const void *p, size_t len)
 {
@@ -35,12 +39,32 @@ static void put(const void *p, size_t len)
 	}
 }
 
-void rtl_raw_open(int out)
+static void flush(void)
 {
-	fd = out;
-	failed = out < 0 ? EBADF : 0;
+	if (nout && !failed)
+		put(out, nout);
+	nout = 0;
+}
+
+static void queue(const void *p, size_t len)
+{
+	if (len > CAP - nout)
+		flush();
+	if (len > CAP) {
+		put(p, len);
+		return;
+	}
+	memcpy(out + nout, p, len);
+	nout += len;
+}
+
+void rtl_raw_open(int file)
+{
+	fd = file;
+	nout = 0;
+	failed = file < 0 ? EBADF : 0;
 	if (!failed)
-		put(RTL_TRACK_MAGIC, RTL_TRACK_MAGIC_LEN);
+		queue(RTL_TRACK_MAGIC, RTL_TRACK_MAGIC_LEN);
 }
 
 void rtl_raw_start(uint32_t t)
@@ -91,12 +115,16 @@ void rtl_raw_end(void)
 
 	if (fd < 0 || failed)
 		return;
-	put(hdr, sizeof(hdr));
-	put(buf, n);
+	if (sizeof(hdr) + n > CAP - nout)
+		flush();
+	queue(hdr, sizeof(hdr));
+	queue(buf, n);
 }
 
 int rtl_raw_close(void)
 {
+	if (fd >= 0)
+		flush();
 	if (fd >= 0 && close(fd) < 0 && !failed)
 		failed = errno; /* a file system that says so only now */
 	fd = -1;

@@ -1,5 +1,6 @@
 /* Writing the raw record (raw.c; format in preload/track/format.h): records
- * assembled in a static buffer and written with write(2). Async-signal-safe:
+ * assembled in a static buffer, gathered in another and written with
+ * write(2) as it fills and at close. Async-signal-safe:
  * no malloc, no stdio, no locks. One writer at a time (the caller claims
  * the record first). */
 #ifndef RTL_RAW_H
@@ -18,7 +19,7 @@ void rtl_raw_u64(uint64_t v);
 void rtl_raw_str(const char *s);
 void rtl_raw_bytes(const void *p, size_t n); /* as a string */
 void rtl_raw_end(void);
-/* Close the file: 0 if everything reached it, else -1 with the errno of
+/* Write what is gathered and close the file: 0 if everything reached it, else -1 with the errno of
  * the first failure. */
 int rtl_raw_close(void);
 

@@ -398,6 +398,30 @@ SH
   assert_output "access!alloc_a access!main"
 }
 
+# The run's records wait beside RTL_RAW's file: kept by a rename, which
+# cannot cross from a tmpfs TMPDIR to the disk $tmp is on.
+@test "RTL_RAW on another file system than TMPDIR still keeps every record" {
+  needs_preload
+  [[ -d /dev/shm && -w /dev/shm ]] || skip "no /dev/shm here"
+  [[ $(stat -f -c %T /dev/shm) != "$(stat -f -c %T "$tmp")" ]] ||
+    skip "$tmp is on a tmpfs too"
+  run_policy '[rule a]' 'size = 100' 'protect = none' \
+    'on_read = count, grant-read' 'on_write = count, grant-rw'
+  shm=$(mktemp -d /dev/shm/rtl-test.XXXXXX)
+  # Two records: access twice (4 traps for each a[i]); dash ends with
+  # _exit and leaves none.
+  TMPDIR=$shm RTL_RAW=$tmp/run.raw run "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/r.json" -- \
+    sh -c '"$1" 3 3 rw; "$1" 2 2 rw; :' sh "$build/tests/progs/access"
+  assert_success
+  assert_equal "$(ls -A "$shm")" ""
+  rmdir "$shm"
+  assert_file_exist "$tmp/run.raw"
+  assert_file_exist "$tmp/run.raw.1"
+  run "$rtlctl" report "$tmp/run.raw" "$tmp/run.raw.1"
+  assert_success
+  assert_line --partial "traps     10 (read 5, write 5, stale 0)"
+}
+
 @test "without the raw record's run, or cut short, rtlctl report says why" {
   needs_preload
   run_policy '[rule a]' 'size = 100'

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "policy/report_file.h"
@@ -19,13 +20,42 @@
 #include "tools/rtlctl/rtlctl.h"
 #include "tools/util/text.h"
 
+/* Where the records wait: beside RTL_RAW's file, which they are renamed
+ * to (a rename cannot cross file systems); else $TMPDIR; else /dev/shm, a
+ * tmpfs: creating a file there costs a few microseconds where a disk file
+ * system's new inode costs a hundred or more, once per process; else /tmp. */
+static const char *run_dir_parent(char *buf, size_t len)
+{
+	const char *raw = getenv("RTL_RAW"), *tmp = getenv("TMPDIR");
+	struct stat st;
+
+	if (raw && *raw) {
+		const char *slash = strrchr(raw, '/');
+
+		if (!slash)
+			return ".";
+		if (slash == raw)
+			return "/";
+		if ((size_t)(slash - raw) < len) {
+			memcpy(buf, raw, (size_t)(slash - raw));
+			buf[slash - raw] = '\0';
+			return buf;
+		}
+	}
+	if (tmp && tmp[0] == '/')
+		return tmp;
+	if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+	    access("/dev/shm", W_OK | X_OK) == 0)
+		return "/dev/shm";
+	return "/tmp";
+}
+
 int run_dir_make(char *dir, size_t len)
 {
-	const char *tmp = getenv("TMPDIR");
+	char buf[PATH_MAX];
+	const char *parent = run_dir_parent(buf, sizeof(buf));
 
-	if (!tmp || tmp[0] != '/')
-		tmp = "/tmp";
-	if (snprintf(dir, len, "%s/rtl-run.XXXXXX", tmp) >= (int)len) {
+	if (snprintf(dir, len, "%s/rtl-run.XXXXXX", parent) >= (int)len) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}

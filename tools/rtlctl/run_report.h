@@ -8,8 +8,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* A new folder for the run's records (mode 0700, in $TMPDIR or /tmp),
- * its path into dir: 0, or -1 with errno. */
+/* A new folder for the run's records (mode 0700: beside RTL_RAW's file
+ * if set, else in $TMPDIR, else /dev/shm, else /tmp), its path into dir:
+ * 0, or -1 with errno. */
 int run_dir_make(char *dir, size_t len);
 
 /* The run's report out of the records in dir (root_pid: the program's):

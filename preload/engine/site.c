@@ -359,7 +359,7 @@ void rtl_site_count_new(uint32_t slot, uint64_t size)
 void rtl_site_made(uint32_t slot, uint64_t *regions, uint64_t *bytes)
 {
 	*regions = *bytes = 0;
-	for (int s = 0; s < RTL_STRIPES; s++) {
+	for (unsigned s = 0, n = rtl_stripes_used(); s < n; s++) {
 		*regions += atomic_load_explicit(&made[s][slot].regions,
 		                                 memory_order_relaxed);
 		*bytes += atomic_load_explicit(&made[s][slot].bytes,
@@ -371,7 +371,7 @@ static void zero(struct rtl_site_stats *s)
 {
 	uint32_t slot = (uint32_t)(s - slots);
 
-	for (int k = 0; k < RTL_STRIPES; k++) {
+	for (unsigned k = 0, n = rtl_stripes_used(); k < n; k++) {
 		atomic_store(&made[k][slot].regions, 0);
 		atomic_store(&made[k][slot].bytes, 0);
 	}

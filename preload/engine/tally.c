@@ -6,15 +6,28 @@
 struct rtl_stripe rtl_stripes[RTL_STRIPES];
 RTL_TLS unsigned rtl_my_stripe;
 static _Atomic unsigned next_stripe;
+/* 1 + the highest stripe a thread took: the stripes above are all zero. */
+static _Atomic unsigned stripes_used;
 
 unsigned rtl_stripe_choose(void)
 {
 	unsigned s = atomic_fetch_add_explicit(&next_stripe, 1,
 	                                       memory_order_relaxed) %
 	             RTL_STRIPES;
+	unsigned u = atomic_load_explicit(&stripes_used, memory_order_relaxed);
 
+	while (u < s + 1 &&
+	       !atomic_compare_exchange_weak_explicit(&stripes_used, &u, s + 1,
+	                                              memory_order_relaxed,
+	                                              memory_order_relaxed))
+		;
 	rtl_my_stripe = s + 1;
 	return s;
+}
+
+unsigned rtl_stripes_used(void)
+{
+	return atomic_load_explicit(&stripes_used, memory_order_relaxed);
 }
 
 uint64_t rtl_tally_sum(const _Atomic uint64_t *in_first)
@@ -22,7 +35,7 @@ uint64_t rtl_tally_sum(const _Atomic uint64_t *in_first)
 	size_t at = (size_t)((const char *)in_first - (const char *)&rtl_stripes[0]);
 	uint64_t sum = 0;
 
-	for (int s = 0; s < RTL_STRIPES; s++)
+	for (unsigned s = 0, n = rtl_stripes_used(); s < n; s++)
 		sum += atomic_load_explicit(
 		        (const _Atomic uint64_t *)((const char *)&rtl_stripes[s] + at),
 		        memory_order_relaxed);
@@ -47,9 +60,10 @@ uint64_t rtl_tally_bytes(void)
 	return n;
 }
 
+/* In a forked child: one thread, the stripes used are known exactly. */
 void rtl_tally_reset(void)
 {
-	for (int s = 0; s < RTL_STRIPES; s++) {
+	for (unsigned s = 0, n = rtl_stripes_used(); s < n; s++) {
 		struct rtl_stripe *st = &rtl_stripes[s];
 
 		atomic_store(&st->seen, 0);

@@ -34,6 +34,10 @@ extern struct rtl_stripe rtl_stripes[RTL_STRIPES];
 extern RTL_TLS unsigned rtl_my_stripe; /* index + 1; 0: not chosen yet */
 
 unsigned rtl_stripe_choose(void);
+/* How many stripes threads have taken (from 0 up): the rest hold zeros,
+ * and sums need not read them (nor touch their pages). A thread that
+ * takes one meanwhile counts as if after the sum. */
+unsigned rtl_stripes_used(void);
 
 /* This thread's stripe index. */
 static inline unsigned rtl_stripe_index(void)

@@ -82,8 +82,13 @@ void rtl_timeline_start(int rules)
 	nrules = (int)n;
 }
 
+/* A count, zeroed; a zero is only read, so that the pages of the stripes
+ * no thread took stay untouched (a count that lands after the read stays
+ * in place, as one after the exchange would). */
 static uint64_t take(_Atomic uint64_t *c)
 {
+	if (!atomic_load_explicit(c, memory_order_relaxed))
+		return 0;
 	return atomic_exchange_explicit(c, 0, memory_order_relaxed);
 }
 
@@ -94,7 +99,9 @@ static void merge(_Atomic uint64_t *(*at)(int, int, int, int), int s, int rule)
 		for (int c = 0; c < 2; c++) {
 			uint64_t v = take(at(s, rule, 2 * i, c)) + take(at(s, rule, 2 * i + 1, c));
 
-			atomic_fetch_add_explicit(at(s, rule, i, c), v, memory_order_relaxed);
+			if (v)
+				atomic_fetch_add_explicit(at(s, rule, i, c), v,
+				                          memory_order_relaxed);
 		}
 }
 
@@ -173,7 +180,7 @@ uint64_t rtl_timeline_count(int rule, uint32_t interval, int counter)
 	if (counter == RTL_TL_TRAPS || counter == RTL_TL_GRANTS)
 		return atomic_load_explicit(trap_cell(rule, (int)interval, counter),
 		                            memory_order_relaxed);
-	for (int k = 0; k < RTL_STRIPES; k++)
+	for (unsigned k = 0, n = rtl_stripes_used(); k < n; k++)
 		sum += atomic_load_explicit(made_cell(k, rule, (int)interval,
 		                                      counter - RTL_TL_MADE),
 		                            memory_order_relaxed);
@@ -191,7 +198,7 @@ void rtl_timeline_forked(void)
 		int64_t live = (int64_t)live_at_start[r];
 
 		for (int i = 0; i < N; i++) {
-			for (int k = 0; k < RTL_STRIPES; k++) {
+			for (unsigned k = 0, n = rtl_stripes_used(); k < n; k++) {
 				live += (int64_t)take(made_cell(k, r, i, 0));
 				live -= (int64_t)take(made_cell(k, r, i, 1));
 			}

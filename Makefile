@@ -95,7 +95,7 @@ soak: build
 check-sanitize:
 	@scripts/check-sanitize.sh
 
-# The DSM case study (docs/dsm.md): the paper's Tables 7 and 8 for this
+# The DSM case study (docs/dsm-results.md): the paper's Tables 7 and 8 for this
 # machine (1 and 4 ranks; pages, regions, annotated regions; RT overhead),
 # miss latency, barriers, garbage collection; JSON and PNG in bench/out/.
 bench-dsm:

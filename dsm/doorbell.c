@@ -10,7 +10,7 @@
  * Each rank has one socket per receiving thread (service, application,
  * fetch). dsm_init exchanges the addresses and checks that every doorbell
  * rings; if one does not (UDP filtered between hosts), doorbells are off on
- * every rank and the threads poll instead (docs/dsm.md). */
+ * every rank and the threads poll instead (docs/dsm-mpi.md, "Doorbells"). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
@@ -242,7 +242,7 @@ void db_init(const char *setting)
 			fprintf(stderr,
 			        "dsm: doorbells (UDP between ranks) do not get "
 			        "through; waiting threads poll every %ld us "
-			        "instead (DSM_POLL_MAX_US; docs/dsm.md)\n",
+			        "instead (DSM_POLL_MAX_US; docs/dsm-mpi.md)\n",
 			        dsm.poll_max_ns / 1000);
 	}
 }

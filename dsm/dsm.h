@@ -18,7 +18,7 @@ extern "C" {
 
 /* Start MPI (MPI_THREAD_MULTIPLE) and the DSM's service threads. Sets MPI
  * defaults that keep Open MPI off rtl's trap path unless the environment
- * already sets them (docs/dsm.md). Returns 0, or -1 with a message. */
+ * already sets them (docs/dsm-mpi.md). Returns 0, or -1 with a message. */
 int dsm_init(int *argc, char ***argv);
 
 /* Collective end: a barrier, the service threads stop, MPI_Finalize. */

@@ -61,7 +61,7 @@ static void stale_write_sig(void)
 	        "dsm: a region was written through an unregistered "
 	        "pointer after the DSM write-protected it to serve "
 	        "another rank; those writes would be lost "
-	        "(docs/dsm.md, pointer rules)\n";
+	        "(docs/dsm.md, \"Rules for programs\")\n";
 	ssize_t rc = write(2, m, sizeof(m) - 1);
 	(void)rc;
 	MPI_Abort(MPI_COMM_WORLD, 3);

@@ -53,7 +53,8 @@ static void on_mpi_error(MPI_Comm *c, int *code, ...)
 }
 
 /* Settings that would otherwise collide with rtl's trap path or with
- * mprotect-based sharing; the environment wins (docs/dsm.md). */
+ * mprotect-based sharing; the environment wins
+ * (docs/dsm-mpi.md, "MPI: which, and what to switch off"). */
 static void mpi_defaults(void)
 {
 	/* Open MPI installs a SIGSEGV handler at MPI_Init that prints a stack

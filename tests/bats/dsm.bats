@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The DSM case study (docs/dsm.md) on 2-4 ranks and small sizes: each test
-# maps to one promise of the protocol or the robustness rules. Needs mpirun;
-# skipped when the DSM was not built (no MPI). tests/run.sh exports RTL_BUILD.
+# maps to one promise of the protocol or the robustness rules (the table:
+# docs/dsm-results.md, "Tests"). Needs mpirun; skipped when the DSM was not
+# built (no MPI). tests/run.sh exports RTL_BUILD.
 
 load helpers
 

@@ -197,7 +197,7 @@ static inline int rtl_fast_plan_holds(const struct rtl_fast_plan *p, const uint6
  * reached before: the span in its new view, or the object outside it where
  * it is. When the default move breaks one, the registers the forms use are
  * chosen anew, the cheapest choice by what each register holds (the rule
- * and its costs: docs/internals.md, "Which registers move").
+ * and its costs: docs/trap.md, "Which registers move").
  * must: the faulting operand, or NULL. Returns -1 if must's registers
  * cannot be chosen (no choice reaches its object, or two equally good
  * ones move different registers): the caller refuses, never guesses. */

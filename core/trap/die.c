@@ -89,7 +89,7 @@ void rtl_trap_die_unresolved(struct trap *t, int mixed)
 	else if (t->ambiguous)
 		rtl_trap_die(t, "trap through base + index: rtl cannot tell which "
 		                "register carries the region's address (both or "
-		                "neither could be a pointer; docs/internals.md, "
+		                "neither could be a pointer; docs/trap.md, "
 		                "\"Which registers move\")");
 	else
 		rtl_trap_die(t, "trap that no register explains (the address was not "

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every pointer into the docs resolves: a `docs/NAME.md` named anywhere in
 the tree (code, tests, messages, the docs themselves) exists, and where a
-section follows it in quotes (docs/preload.md, "Signals") a heading of that
+section follows it in quotes (docs/signals.md, "Signal masks") a heading of that
 file starts with that text. Prints one line per broken pointer, FILE:LINE
 first; exits 1 if there is any. Usage: check-doc-refs.py [ROOT]"""
 import os

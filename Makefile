@@ -42,7 +42,7 @@ test-aarch64:
 	@scripts/test-aarch64.sh $(BUILD_AARCH64) $(MESON_FLAGS)
 
 # Twenty real programs under every kind of policy, compared byte for byte
-# with their runs without rtl (tests/programs/, docs/preload.md).
+# with their runs without rtl (tests/programs/, docs/programs.md).
 .PHONY: test-programs
 test-programs: build
 	@scripts/test-programs.sh $(BUILD)

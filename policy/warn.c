@@ -50,7 +50,7 @@ int rtl_policy_warnings(const struct rtl_policy *p, struct rtl_policy_warning *w
 				         "rule %s: swizzle with protect = %s moves the "
 				         "program's pointers between views; unmodified code "
 				         "that compares or subtracts them can compute "
-				         "something else (docs/preload.md, \"swizzle, alias "
+				         "something else (docs/mechanisms.md, \"swizzle, alias "
 				         "and auto\"): mechanism = auto is exact",
 				         r->name, rtl_policy_protect_str(r->protect));
 			else
@@ -58,7 +58,7 @@ int rtl_policy_warnings(const struct rtl_policy *p, struct rtl_policy_warning *w
 				         "rule %s: swizzle with dirty starts its regions "
 				         "read-only and moves the program's pointers between "
 				         "views; unmodified code that compares or subtracts "
-				         "them can compute something else (docs/preload.md, "
+				         "them can compute something else (docs/mechanisms.md, "
 				         "\"swizzle, alias and auto\"): mechanism = auto is "
 				         "exact",
 				         r->name);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every pointer into the docs resolves: a `docs/NAME.md` named anywhere in
 the tree (code, tests, messages, the docs themselves) exists, and where a
-section follows it in quotes (docs/preload.md, "Signals") a heading of that
+section follows it in quotes (docs/signals.md, "Signal masks") a heading of that
 file starts with that text. Prints one line per broken pointer, FILE:LINE
 first; exits 1 if there is any. Usage: check-doc-refs.py [ROOT]"""
 import os
@@ -13,6 +13,9 @@ root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file
 os.chdir(root)
 # A section may be quoted plainly or escaped inside a C or shell string.
 REF = re.compile(r'docs/([a-z0-9_-]+\.md)(?:, \\?"([^"\\]+))?')
+# Inside docs/, a sibling by name: `preload.md`, "Signals" or a link
+# [text](preload.md).
+SIBLING = re.compile(r'(?<![/\w.-])`?([a-z0-9_-]+\.md)`?(?:, \\?"([^"\\]+))?')
 files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"],
                        capture_output=True, text=True, check=True).stdout.split()
 headings = {}
@@ -38,8 +41,13 @@ for path in files:
             lines = f.readlines()
     except (UnicodeDecodeError, OSError):
         continue
+    in_docs = path.startswith("docs/") and path.endswith(".md")
     for n, line in enumerate(lines, 1):
-        for m in REF.finditer(line):
+        found = list(REF.finditer(line))
+        if in_docs:
+            found += [m for m in SIBLING.finditer(line)
+                      if m.group(1) != "README.md"]
+        for m in found:
             name, section = m.group(1), m.group(2)
             heads = sections(name)
             if heads is None:

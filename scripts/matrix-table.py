@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The tests/programs matrix as a Markdown table for docs/preload.md: per
+"""The tests/programs matrix as a Markdown table for docs/programs.md: per
 program, its run without rtl (peak memory, seconds) and, per policy, the
 time ratio to that run and the peak memory (Pss of the process group).
   scripts/matrix-table.py build/programs-matrix.tsv

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make test-programs: install the real programs of tests/programs (deps.txt),
 # run the matrix (every program under every kind of policy, compared with
-# its run without rtl, docs/preload.md "Real programs") and CPython's own
+# its run without rtl, docs/programs.md, "Real programs") and CPython's own
 # tests, and end with "N passed, N failed" like make test.
 # scripts/test-programs.sh BUILD
 set -uo pipefail

@@ -4,7 +4,7 @@
  * waits until that copy is made: writes the parent makes after fork returns
  * must not reach the child's copy. (Other threads of the parent are not
  * stopped: their writes during the copy may reach the child. See
- * docs/preload.md.) posix_spawn and vfork need nothing. */
+ * docs/signals.md, "Limits".) posix_spawn and vfork need nothing. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

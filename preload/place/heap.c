@@ -137,7 +137,7 @@ static void *define(void *rw, size_t size, const struct rtl_choice *c,
 		return NULL;
 	/* A block of whole pages is protected in place: the program's copies
 	 * of its address never change view, so its pointer comparisons hold
-	 * (docs/preload.md, "Blocks of whole pages"). Only where it can trap
+	 * (docs/mechanisms.md, "Blocks of whole pages"). Only where it can trap
 	 * (protect below rw, or tracked); past the mapping budget it is an
 	 * ordinary region. */
 	if (traps && rtl_arena_owns_pages(rw) && rtl_in_place_room() &&

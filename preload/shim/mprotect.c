@@ -211,7 +211,7 @@ API int mprotect(void *addr, size_t len, int prot)
 			continue;
 		/* The program's protection of these pages is its own from now
 		 * on: blocks protected in place there go back to moving
-		 * pointers (docs/preload.md, "Blocks of whole pages"). */
+		 * pointers (docs/mechanisms.md, "Blocks of whole pages"). */
 		rtl_in_place_end((void *)a, b - a, rtl_heap_left_in_place);
 		if (real_mprotect(a, b, view_prot(v, prot)) < 0)
 			return -1;

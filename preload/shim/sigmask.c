@@ -22,7 +22,7 @@
  * SIGSYS is kept out of the kernel's mask the same way (the seccomp
  * filter's traps are synchronous too, interpose/sigsys.c), with only the
  * program's bit kept, through handlers, threads and exec as SIGSEGV's: a
- * SIGSYS sent while the program blocks it is not held (docs/preload.md,
+ * SIGSYS sent while the program blocks it is not held (docs/signals.md,
  * "Signal masks").
  *
  * Everything here may run in a signal handler (the trap path's hook, a

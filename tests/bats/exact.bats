@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Exact by default (docs/preload.md, "Exact by default"): one small program
+# Exact by default (docs/mechanisms.md, "Exact by default"): one small program
 # per way an unmodified program used to compute something else under the
 # preload, each run under every kind of policy the docs allow and compared
 # byte for byte with its run without rtl. The real programs are in
@@ -166,7 +166,7 @@ every_policy() {
   assert_success
   assert_output "$POL/sw.ini: ok, 1 rule"
   [[ $stderr == *"warning: rule s: swizzle with protect = read"* ]]
-  [[ $stderr == *"docs/preload.md"* ]]
+  [[ $stderr == *"docs/mechanisms.md"* ]]
   printf '[rule s]\nmechanism = swizzle\nprotect = rw\n' >"$POL/sw-rw.ini"
   run --separate-stderr "$RTL_BUILD/tools/rtlctl" check "$POL/sw-rw.ini"
   assert_equal "$stderr" ""

@@ -13,7 +13,7 @@ setup() {
   cd "$tmp"
   printf '%s\n' '[rtl]' 'report = ""' '[rule s]' 'mechanism = swizzle' 'protect = read' \
     'on_write = count, grant-rw' >"$tmp/sw.ini"
-  SWIZZLE="rtl: $tmp/sw.ini:3: warning: rule s: swizzle with protect = read moves the program's pointers between views; unmodified code that compares or subtracts them can compute something else (docs/preload.md, \"swizzle, alias and auto\"): mechanism = auto is exact"
+  SWIZZLE="rtl: $tmp/sw.ini:3: warning: rule s: swizzle with protect = read moves the program's pointers between views; unmodified code that compares or subtracts them can compute something else (docs/mechanisms.md, \"swizzle, alias and auto\"): mechanism = auto is exact"
 }
 
 @test "a swizzle rule that traps, LD_PRELOAD and RTL_CONFIG only: the warning once, not once per child" {
@@ -37,7 +37,7 @@ setup() {
   refute_output --partial "warning"
   [[ $stderr != *warning* ]] || fail "stderr: $stderr"
   run report_get "$tmp/r.json" '[n for n in r["notes"] if n.startswith("policy warning")]'
-  assert_output "['policy warning (rtlctl check $tmp/sw.ini): rule s: swizzle with protect = read moves the program\\'s pointers between views; unmodified code that compares or subtracts them can compute something else (docs/preload.md, \"swizzle, alias and auto\"): mechanism = auto is exact']"
+  assert_output "['policy warning (rtlctl check $tmp/sw.ini): rule s: swizzle with protect = read moves the program\\'s pointers between views; unmodified code that compares or subtracts them can compute something else (docs/mechanisms.md, \"swizzle, alias and auto\"): mechanism = auto is exact']"
 }
 
 @test "a rule that selects nothing: said by rtlctl check and by the preload" {

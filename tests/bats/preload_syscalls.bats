@@ -10,7 +10,7 @@
 # (8 KiB), sqlite's page buffers 4 KiB pages plus their headers; alias and
 # the C programs take everything from 1 KiB up.
 # Where swizzle cannot keep a program byte-identical (Python's bytes.join
-# on a small selected block), docs/preload.md says why; GNU sort's buffer
+# on a small selected block), docs/mechanisms.md says why; GNU sort's buffer
 # is a block of whole pages, which swizzle protects in place.
 
 bats_require_minimum_version 1.5.0
@@ -181,7 +181,7 @@ SQL
   # gawk's libsigsegv mallocs a 16 KiB alternate signal stack; selected
   # and protected, the kernel could not write a signal frame there and
   # gawk died at its first trap. The preload gives the kernel a stack of
-  # its own instead (docs/preload.md, "Signals").
+  # its own instead (docs/signals.md, "Alternate signal stacks").
   seq 1 200000 | mawk '{print $1 % 977, "item", $1}' >"$BATS_TEST_TMPDIR/in.txt"
   for m in none sw-all alias; do
     run_mode "$m" gawk '{s += $1; n[$2]++} END {print s, length(n)}' "$BATS_TEST_TMPDIR/in.txt"

@@ -3,7 +3,7 @@
 # of tests/progs/sigmask blocks SIGSEGV one way, writes to a block that is
 # a read-only region under the policy, and prints its own view of its
 # mask. With the preload, the output and the exit status are those of the
-# run without it, and the write trapped (docs/preload.md, "Signals and mprotect").
+# run without it, and the write trapped (docs/signals.md, "Signal masks").
 
 bats_require_minimum_version 1.5.0
 load helpers

@@ -1,4 +1,4 @@
-# The program matrix (docs/preload.md, "Real programs"): one workload of a
+# The program matrix (docs/programs.md, "Real programs"): one workload of a
 # real program run without the preload and under each policy the docs
 # allow, compared byte for byte (exit status, stdout, stderr, the files it
 # writes), with its peak memory held to 1.5 x the run without rtl + 64 MiB.

@@ -3,7 +3,7 @@
 # policy the docs allow (matrix.bash): exit status, stdout, stderr and the
 # files they write must be what they are without rtl, and peak memory
 # within 1.5 x + 64 MiB. A program that computes something else under a
-# policy is a bug (docs/preload.md, "Real programs").
+# policy is a bug (docs/programs.md, "Real programs").
 
 bats_require_minimum_version 1.5.0
 load matrix

@@ -1,4 +1,4 @@
-/* The cost of one malloc + free pair, for docs/preload.md: N pairs of
+/* The cost of one malloc + free pair, for docs/programs.md: N pairs of
  * size bytes (one block live at a time), then N blocks live at once.
  * Usage: malloc_loop N SIZE; prints ns per pair for each phase. */
 #include <stdio.h>

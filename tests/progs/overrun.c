@@ -2,7 +2,7 @@
  * page until the machine stops it (a scan for a terminator that is not
  * there). Without rtl it dies of SIGSEGV at the top of its heap; under the
  * preload it must die the same way, after a line from rtl, having
- * populated no more memory than rtl handed out (docs/preload.md, "Exact
+ * populated no more memory than rtl handed out (docs/mechanisms.md, "Exact
  * by default"). Prints the block's first byte so that its run does something.
  *
  * overrun SIZE down: the same scan off the block's start, downwards (a

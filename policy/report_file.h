@@ -1,4 +1,4 @@
-/* Creating the report and the raw record (docs/policy.md, "Report"):
+/* Creating the report and the raw record (docs/policy.md, "Report files"):
  * never through a symlink, never over a file that is there, never half
  * written under the final name. A file is written under a temporary name
  * in the same folder and given its name when complete: the name asked for

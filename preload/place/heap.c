@@ -195,7 +195,7 @@ uint64_t rtl_heap_live(void)
  * of live regions is summed over the stripes only when this stripe's own
  * count passes its highest: exact for one thread; with threads a region
  * freed by another one can hide a peak, so it is a lower bound
- * (docs/policy.md, regions_peak). */
+ * (docs/report-fields.md, regions_peak). */
 static void count_new(size_t size, const struct rtl_choice *c, uint32_t site)
 {
 	struct rtl_stripe *st = rtl_stripe();

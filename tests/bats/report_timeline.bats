@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The report's timeline (docs/policy.md, "Report"; docs/report.md): per
+# The report's timeline (docs/report-fields.md, "Fields"; docs/report.md): per
 # rule, traps, grants, regions made and freed in each interval of the run,
 # and the regions live at each interval's end, kept in at most 256
 # intervals whose width doubles when the run outgrows them.

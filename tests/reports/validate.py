@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check a report against every field docs/policy.md ("Report") documents:
+"""Check a report against every field docs/report-fields.md documents:
 names, types, and the sums that must hold. Usage: validate.py REPORT...
 Prints nothing and exits 0 if all are valid; else one line per problem."""
 import json

@@ -1,7 +1,7 @@
 /* The reports of many processes of one run made into one (merge.c):
  * totals, rules, sites and stacks added up, the lists kept as one
- * process's are, and a row per process in "processes" (docs/policy.md,
- * "Report"). */
+ * process's are, and a row per process in "processes" (docs/report-fields.md,
+ * "Processes"). */
 #ifndef RTLCTL_MERGE_H
 #define RTLCTL_MERGE_H
 

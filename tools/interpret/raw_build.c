@@ -1,6 +1,6 @@
 /* From a decoded run (raw_run.h) to the report: sites named once and
  * merged by (name, rule), C++ names demangled beside them; lists sorted
- * and cut as docs/policy.md says; the timeline per rule; the notes made
+ * and cut as docs/report-fields.md says; the timeline per rule; the notes made
  * from the limits the record carries and the policy's warnings. */
 #include "tools/interpret/merge.h"
 #include "tools/interpret/raw_run.h"

@@ -1,5 +1,5 @@
 /* The raw record of a run (preload/track/format.h) turned into the JSON
- * report of docs/policy.md ("Report"): raw_read.c. Malformed input is an
+ * report of docs/report-fields.md: raw_read.c. Malformed input is an
  * error with the reason, never a crash (a fuzz target reads it too). */
 #ifndef RTLCTL_RAW_READ_H
 #define RTLCTL_RAW_READ_H

@@ -1,5 +1,6 @@
-/* Reading a report file (docs/policy.md, "Report"): parse and check the
- * structure every reader relies on. Also the fuzzing entry point. */
+/* Reading a report file (docs/report-fields.md, "What rtlctl checks"):
+ * parse and check the structure every reader relies on. Also the fuzzing
+ * entry point. */
 #ifndef RTLCTL_REPORT_READ_H
 #define RTLCTL_REPORT_READ_H
 

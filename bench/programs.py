@@ -214,7 +214,7 @@ def fork_costs(build, lib, cwd):
             with open(cfg, "w") as f:
                 f.write("[rtl]\nmechanism = %s\n[rule all]\nprotect = read\n"
                         "on_write = count, grant-rw\n" % m)
-            extra = {"LD_PRELOAD": lib, "RTL_CONFIG": cfg}
+            extra = {"LD_PRELOAD": lib, "RTL_CONFIG": cfg, "RTL_REPORT": ""}
         _, so = run(prog, extra, cwd)
         words = so.decode().split()
         out[m] = {"fork_us": float(words[words.index("fork") + 1]),

@@ -307,7 +307,7 @@ def main():
         shown = "-" if v is None else "%.3f" % v
         print("  %-36s %9s   target %-9s %s" % (what, shown,
                                                 "%s %g" % (op, limit), verdict))
-    # 4 threads on 2 cores: shown, no target (issue 21 sets none).
+    # 4 threads on 2 cores: shown, with no target.
     for name, v in sorted((s["threads_scaling_4"] or {}).items()):
         print("  %-36s %9s   (no target)" % (
             "4 thr / 1 thr, %s" % name, "-" if v is None else "%.3f" % v))

@@ -44,10 +44,10 @@ def value(s, key, sub):
     return v if isinstance(v, (int, float)) else None
 
 
-def table(s, machine):
+def table(s, machine, day):
     lines = ["%s, `make bench` of %s (every figure a ratio within that run, "
              "or a time; `bench/README.md` says how each is measured):" % (
-                 machine, datetime.date.today().isoformat()),
+                 machine, day),
              "",
              "| figure | value | target | |",
              "|---|---:|---:|---|"]
@@ -65,9 +65,16 @@ def table(s, machine):
 
 
 def main():
+    if len(sys.argv) != 3 or sys.argv[1] in ("-h", "--help"):
+        print("usage: results_table.py OUT README.md  (OUT: make bench's folder, "
+              "bench/out)", file=sys.stderr)
+        sys.exit(2)
     out, readme = sys.argv[1], sys.argv[2]
-    with open(os.path.join(out, "summary.json")) as f:
+    summary = os.path.join(out, "summary.json")
+    with open(summary) as f:
         s = json.load(f)
+    # The day of the run, not of this rewrite.
+    day = datetime.date.fromtimestamp(os.path.getmtime(summary)).isoformat()
     try:
         with open(os.path.join(out, "machine.txt")) as f:
             machine = f.read().strip()
@@ -80,7 +87,7 @@ def main():
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     with open(readme, "w") as f:
-        f.write(head + BEGIN + "\n" + table(s, machine) + END + tail)
+        f.write(head + BEGIN + "\n" + table(s, machine, day) + END + tail)
     print("results: the table in %s" % readme)
 
 

@@ -1,6 +1,7 @@
 /* The report's file name from the policy's template (docs/policy.md,
  * "Report"): %e the program's name, %p its pid. One expansion for the
- * preload, which writes the report, and rtlctl, which looks for it. */
+ * preload, which names its raw record after it, and rtlctl, which writes
+ * the report there. */
 #ifndef RTL_REPORT_PATH_H
 #define RTL_REPORT_PATH_H
 

@@ -1,7 +1,7 @@
 /* rtl — region-granularity memory protection and trap handling.
  *
  * The public API of the Region Trap Library (Brecht & Sandhu, USENIX 1999) for
- * x86-64 Linux. Every call may be made from any thread. Bad input returns -1
+ * Linux on x86-64 and aarch64. Every call may be made from any thread. Bad input returns -1
  * (or NULL) with errno set and changes nothing. See docs/guide.md. */
 #ifndef RTL_REGION_H
 #define RTL_REGION_H

@@ -1,7 +1,7 @@
-/* The report on a fatal signal: the handler writes the raw record itself
- * (track.c: async-signal-safe) and waits, a bounded time, for rtlctl to
- * make the report out of it (analyse.c); then the signal takes the
- * process as it would have without rtl.
+/* The record on a fatal signal: the handler writes the raw record itself
+ * (track.c: async-signal-safe) and, for a report to stderr, waits a
+ * bounded time for rtlctl to print it (analyse.c); then the signal takes
+ * the process as it would have without rtl.
  *
  * A SIGBUS in rtl's memory is a program that ran off the end of the memory
  * rtl has handed out (views.h: no file there): it gets a line that says so

@@ -55,6 +55,9 @@ contents() { dpkg-deb --contents "$(deb "$1")" | awk '{ print $6 }' | sed 's|^\.
   assert_output --regexp "librtl\.so -> librtl\.so\.0"
   run dpkg-deb -f "$(deb librtl-dev)" Depends
   assert_output --partial "librtl0 (= $version)"
+  # Capstone is loaded with dlopen: a dependency all the same.
+  run dpkg-deb -f "$(deb librtl0)" Depends
+  assert_output --regexp "libcapstone[0-9]"
 }
 
 @test "deb: rtl-tools holds rtlctl, the preload, the self-test, man pages, completion, policies" {

@@ -1,6 +1,6 @@
 /* The raw record of a run (preload/track/format.h) turned into the JSON
  * report of docs/report-fields.md: raw_read.c. Malformed input is an
- * error with the reason, never a crash (a fuzz target reads it too). */
+ * error with the reason, never a crash. */
 #ifndef RTLCTL_RAW_READ_H
 #define RTLCTL_RAW_READ_H
 

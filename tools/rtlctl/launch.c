@@ -22,16 +22,17 @@ void launch_env(const char *preload, const char *config, const char *report)
 	else
 		setenv("LD_PRELOAD", preload, 1);
 	setenv("RTL_CONFIG", config ? config : RTL_CONFIG_BUILTIN, 1);
-	/* The preload has this rtlctl make the report of each process. */
+	/* A report to stderr (report = -): the preload has this rtlctl print
+	 * it as the process ends. */
 	if (n > 0) {
 		self[n] = '\0';
 		setenv("RTL_RTLCTL", self, 1);
 	}
 	if (report)
 		setenv("RTL_REPORT", report, 1);
-	/* The program writes REPORT; a process it starts (another pid) writes
-	 * REPORT with its pid before the extension rather than overwrite it
-	 * (unless REPORT has %p), and names the program as its root. */
+	/* Every process of the run leaves its raw record in the run's folder
+	 * (RTL_RUN_DIR, cmd_run.c) and names the program as its root, which
+	 * is how the report tells the program from its children. */
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	setenv("RTL_REPORT_PID", pid, 1);
 }

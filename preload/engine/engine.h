@@ -42,14 +42,14 @@ extern struct rtl_engine rtl_engine;
 
 /* Counters for the report, relaxed atomics (signal handlers too). */
 struct rtl_totals {
-	_Atomic uint64_t read_traps, write_traps; /* region handler, alias, syscalls */
-	_Atomic uint64_t alias_stale;             /* alias faults already allowed */
-	_Atomic uint64_t alias_ns;                /* in the alias fault handler */
-	_Atomic uint64_t peak;                    /* live regions, at most */
-	_Atomic uint64_t mprotect_calls;          /* with mprotect = log */
-	_Atomic uint64_t fallbacks[3];            /* RTL_FALLBACK_* */
-	_Atomic uint64_t libc_skipped;            /* callers inside libc or ld.so */
-	_Atomic uint64_t alias_syscalls;          /* alias buffers resolved for a call */
+	_Atomic uint64_t read_traps, write_traps;   /* region handler, alias, syscalls */
+	_Atomic uint64_t alias_stale;               /* alias faults already allowed */
+	_Atomic uint64_t alias_ns;                  /* in the alias fault handler */
+	_Atomic uint64_t peak;                      /* live regions, at most */
+	_Atomic uint64_t mprotect_calls;            /* with mprotect = log */
+	_Atomic uint64_t fallbacks[RTL_NFALLBACKS]; /* RTL_FALLBACK_* */
+	_Atomic uint64_t libc_skipped;              /* callers inside libc or ld.so */
+	_Atomic uint64_t alias_syscalls;            /* alias buffers resolved for a call */
 	/* the rules' sums (engine.h's rtl_rule_rt); false sharing also counts
 	 * page traps on bytes of no live block */
 	_Atomic uint64_t false_sharing, grants, granted_bytes, touched_bytes;

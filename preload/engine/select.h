@@ -54,6 +54,8 @@ enum {
 	RTL_FALLBACK_FULL,
 	RTL_FALLBACK_MAX_REGIONS,
 	RTL_FALLBACK_MAPS,
+	RTL_FALLBACK_SLOTS, /* auto: every copy of its page had a live block */
+	RTL_NFALLBACKS
 };
 
 /* At exit: the report, if the policy asks for one. status: the exit

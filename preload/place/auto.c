@@ -268,8 +268,15 @@ uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
 			continue; /* a copy more */
 		if (k < 0 && waited_for_runs())
 			continue; /* a copy may have been a run's */
-		if (k < 0)
+		if (k < 0) {
+			/* Every copy mapped holds a live block on these pages,
+			 * or no copy more could be mapped. */
+			errno = atomic_load_explicit(&nmapped, memory_order_relaxed) >=
+			                        RTL_SLOTS
+			                ? EBUSY
+			                : ENOMEM;
 			return 0;
+		}
 		if (take_pages(first, last, k) < 0)
 			continue; /* another thread took it: look again */
 		at = slots_base + (uintptr_t)k * pool_len;
@@ -301,11 +308,13 @@ uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
 			if (rc < 0) {
 				set_states(first, last, k, -1);
 				give_pages(first, last, k);
+				errno = ENOMEM;
 				return 0;
 			}
 		}
 		return at + first * PAGE + (rw & (PAGE - 1));
 	}
+	errno = EBUSY; /* other threads kept taking what it found */
 	return 0;
 }
 

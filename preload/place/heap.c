@@ -262,8 +262,11 @@ static void *alloc_alias(struct rtl_rec *rec, size_t size, size_t align,
 	}
 	p = rtl_alias_map(rec, c->prot);
 	if (!p) {
+		int e = errno; /* why: the caller tells the report */
+
 		rtl_next()->free(rec->twin);
 		rtl_arena_free(rw);
+		errno = e;
 		return NULL;
 	}
 	*rw_out = rw;
@@ -301,9 +304,13 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 	if (c->mechanism == RTL_MECH_ALIAS || c->mechanism == RTL_MECH_PAGE ||
 	    small_auto(size, align, c)) {
 		why = RTL_FALLBACK_MAPS;
+		errno = 0;
 		if ((c->mechanism != RTL_MECH_ALIAS && c->traps && !rtl_alias_room()) ||
-		    !(p = alloc_alias(rec, size, align, zero, c, &rw)))
+		    !(p = alloc_alias(rec, size, align, zero, c, &rw))) {
+			if (errno == EBUSY && c->mechanism == RTL_MECH_AUTO)
+				why = RTL_FALLBACK_SLOTS;
 			goto fail_rec;
+		}
 	} else {
 		size_t block = block_of(size, align, &align);
 

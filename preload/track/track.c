@@ -125,7 +125,7 @@ static void write_totals(void)
 	if (rtl_started())
 		region_stats(&st);
 	stale = st.stale_traps + load(&rtl_totals.alias_stale);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < RTL_NFALLBACKS; i++)
 		fb += load(&rtl_totals.fallbacks[i]);
 	rtl_raw_start(RTL_TRACK_TOTALS);
 	rtl_raw_u32(25);
@@ -329,6 +329,7 @@ static void write_limits(int epoch_open)
 	   load(&rtl_totals.fallbacks[RTL_FALLBACK_MAX_REGIONS]));
 	kv(RTL_TRACK_LIMIT_FALLBACK_FULL, load(&rtl_totals.fallbacks[RTL_FALLBACK_FULL]));
 	kv(RTL_TRACK_LIMIT_FALLBACK_MAPS, load(&rtl_totals.fallbacks[RTL_FALLBACK_MAPS]));
+	kv(RTL_TRACK_LIMIT_FALLBACK_SLOTS, load(&rtl_totals.fallbacks[RTL_FALLBACK_SLOTS]));
 	kv(RTL_TRACK_LIMIT_ALIAS_HIT, (uint64_t)m.alias_hit);
 	kv(RTL_TRACK_LIMIT_IN_PLACE_HIT, (uint64_t)m.in_place_hit);
 	kv(RTL_TRACK_LIMIT_BUDGET, m.budget);

@@ -298,8 +298,8 @@ static void limit_notes(struct run *r)
 	if ((v = limit(r, RTL_TRACK_LIMIT_FALLBACK_MAPS)) ||
 	    limit(r, RTL_TRACK_LIMIT_ALIAS_HIT))
 		note(r, "the mapping budget was full: %llu selected allocations left to "
-		        "the system allocator (a block that can trap takes up to two of "
-		        "the process's mappings; %llu were live when it filled, with "
+		        "the system allocator (blocks that can trap split the process's "
+		        "mappings; %llu were live when it filled, with "
 		        "vm.max_map_count = %lld and %lld mappings at start: raise it, e.g. "
 		        "sysctl -w vm.max_map_count=%lld)",
 		     (unsigned long long)v,
@@ -307,6 +307,12 @@ static void limit_notes(struct run *r)
 		     (long long)limit(r, RTL_TRACK_LIMIT_MAX_MAPS),
 		     (long long)limit(r, RTL_TRACK_LIMIT_MAPS_AT_START),
 		     (long long)limit(r, RTL_TRACK_LIMIT_MAX_MAPS) * 4);
+	if ((v = limit(r, RTL_TRACK_LIMIT_FALLBACK_SLOTS)))
+		note(r, "%llu selected allocations left to the system allocator: every "
+		        "copy of their page held a live protected block (mechanism = "
+		        "auto reaches a page through 256 copies: blocks of 16 bytes or "
+		        "less can fill them)",
+		     (unsigned long long)v);
 	if (limit(r, RTL_TRACK_LIMIT_IN_PLACE_HIT) &&
 	    !limit(r, RTL_TRACK_LIMIT_FALLBACK_MAPS))
 		note(r, "swizzle blocks of whole pages past %llu live were ordinary "

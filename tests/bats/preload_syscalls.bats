@@ -203,3 +203,14 @@ SQL
   run cat "$BATS_TEST_TMPDIR/runs/sw-all.out"
   assert_output "handler ran on the alternate stack, stack read back as set"
 }
+
+@test "programs exec'd under the preload keep the one filter their first process installed" {
+  needs_native
+  policy sw-io2 '[rule io]' 'size = 4K..8K' 'protect = read'
+  # sh under the preload execs sh, which execs grep: each would install
+  # a filter of its own if it did not find its parent's.
+  run_mode sw-io2 sh -c 'exec sh -c "grep -E \"^(Seccomp|Seccomp_filters):\" /proc/self/status"'
+  run cat "$BATS_TEST_TMPDIR/runs/sw-io2.out"
+  assert_line --regexp '^Seccomp:[[:space:]]+2$'
+  assert_line --regexp '^Seccomp_filters:[[:space:]]+1$'
+}

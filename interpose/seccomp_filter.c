@@ -13,7 +13,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
-#include <string.h>
+#include <sys/syscall.h>
 
 #include "interpose/systable.h"
 
@@ -51,48 +51,49 @@ static void stmt(struct builder *b, uint16_t code, uint32_t k)
 /* The calls whose pointers are checked: every one with a pointer argument
  * that rtl can make itself from a signal handler. The others (the signal
  * mask and frame, new threads and processes, exec, exit, what the kernel
- * keeps for later) pass: see docs/syscalls.md, "Every call". */
-static int checked(int nr)
+ * keeps for later) pass: see docs/syscalls.md, "Every call". By number,
+ * not by the table's names: every process under the preload builds the
+ * filter (its length is in the signature a child compares), and some
+ * thirty string comparisons for each of the table's calls were a fifth of
+ * a process's start (callgrind on /bin/true). */
+static const int passed[] = {
+	SYS_rt_sigaction,
+	SYS_rt_sigprocmask,
+	SYS_rt_sigsuspend,
+	SYS_rt_sigreturn,
+	SYS_sigaltstack,
+	SYS_rt_sigtimedwait,
+	SYS_rt_sigqueueinfo,
+	SYS_rt_tgsigqueueinfo,
+	SYS_clone,
+	SYS_clone3,
+	SYS_fork,
+	SYS_vfork,
+	SYS_exit,
+	SYS_exit_group,
+	SYS_set_tid_address,
+	SYS_set_robust_list,
+	SYS_rseq,
+	SYS_arch_prctl,
+	SYS_seccomp,
+	SYS_prctl,
+	SYS_io_uring_setup,
+	SYS_io_uring_register,
+	/* posix_spawn's child resets every handler before it execs: a trap
+	 * there would kill it. The preload grants the arguments of the exec
+	 * family and posix_spawn beforehand (preload/shim/exec.c). */
+	SYS_execve,
+	SYS_execveat,
+};
+
+/* is_passed: bit nr set for each call of passed[]. */
+static int checked(int nr, const uint64_t *is_passed)
 {
 	const struct rtl_syscall *c = &rtl_systable[nr];
 
 	if (!c->name || c->nargs == RTL_SC_UNKNOWN || !c->ptr)
 		return 0;
-	static const char *const passed[] = {
-		"rt_sigaction",
-		"rt_sigprocmask",
-		"rt_sigsuspend",
-		"rt_sigreturn",
-		"sigaltstack",
-		"rt_sigtimedwait",
-		"rt_sigqueueinfo",
-		"rt_tgsigqueueinfo",
-		"clone",
-		"clone3",
-		"fork",
-		"vfork",
-		"exit",
-		"exit_group",
-		"set_tid_address",
-		"set_robust_list",
-		"rseq",
-		"arch_prctl",
-		"seccomp",
-		"prctl",
-		"io_uring_setup",
-		"io_uring_register",
-		/* posix_spawn's child resets every handler before it execs:
-		 * a trap there would kill it. The preload grants the
-		 * arguments of the exec family and posix_spawn beforehand
-		 * (preload/shim/exec.c). */
-		"execve",
-		"execveat",
-		NULL,
-	};
-	for (int i = 0; passed[i]; i++)
-		if (!strcmp(c->name, passed[i]))
-			return 0;
-	return 1;
+	return !(is_passed[nr / 64] >> (nr % 64) & 1);
 }
 
 /* One range check on the A register's high word: A in [lo, lo + len) of
@@ -150,9 +151,13 @@ int rtl_filter_build(const struct rtl_filter_spec *spec, struct sock_filter *f,
 	struct builder b = { .f = f, .max = max, .spec = spec };
 	uint32_t tr_hi = (uint32_t)(spec->trampoline >> 32);
 	uint32_t tr_lo = (uint32_t)spec->trampoline;
+	uint64_t is_passed[RTL_NSYSCALLS / 64] = { 0 };
 
+	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+		if (passed[i] >= 0 && passed[i] < RTL_NSYSCALLS)
+			is_passed[passed[i] / 64] |= (uint64_t)1 << (passed[i] % 64);
 	for (int nr = 0; nr < RTL_NSYSCALLS; nr++)
-		if (checked(nr))
+		if (checked(nr, is_passed))
 			b.calls[b.ncalls++] = nr;
 	/* Other architectures' calls (a 32-bit int 0x80) pass. */
 	stmt(&b, BPF_LD | BPF_W | BPF_ABS, ARCH);

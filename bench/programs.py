@@ -183,8 +183,13 @@ def process_costs(build, lib, cwd):
     """ms a process: sh starting 50 /bin/true, over the same without rtl."""
     loop = ["sh", "-c", "for i in $(seq 50); do /bin/true; done"]
     rtlctl = os.path.join(build, "tools", "rtlctl")
+    # What the preload's start is made of: its dependencies loaded alone
+    # (libunwind with liblzma; librtl, which needs libunwind), no policy,
+    # the built-in policy, the report.
     cases = {
         "plain": ({}, loop),
+        "load_libunwind": ({"LD_PRELOAD": "libunwind.so.8"}, loop),
+        "load_librtl": ({"LD_PRELOAD": os.path.join(build, "core", "librtl.so.0")}, loop),
         "no_config": ({"LD_PRELOAD": lib}, loop),
         "no_report": ({"LD_PRELOAD": lib, "RTL_CONFIG": "@builtin", "RTL_REPORT": ""}, loop),
         "report": ({}, [rtlctl, "run", "-o", os.path.join(cwd, "loop.json"), "--"] + loop),

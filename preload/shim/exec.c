@@ -163,38 +163,23 @@ static int exec_list(const char *file, int search, const char *arg, va_list *ap,
 	return search ? execvpe(file, argv, envp) : execve(file, argv, envp);
 }
 
-API int execl(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	int r;
+/* execl, execlp, execle: the same list walk, by file or name, with or
+ * without envp after the list. */
+#define EXEC_LIST(name, search, with_envp)                        \
+	API int name(const char *file, const char *arg, ...)      \
+	{                                                         \
+		va_list ap;                                       \
+		int r;                                            \
+                                                                  \
+		va_start(ap, arg);                                \
+		r = exec_list(file, search, arg, &ap, with_envp); \
+		va_end(ap);                                       \
+		return r;                                         \
+	}
 
-	va_start(ap, arg);
-	r = exec_list(path, 0, arg, &ap, 0);
-	va_end(ap);
-	return r;
-}
-
-API int execlp(const char *file, const char *arg, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, arg);
-	r = exec_list(file, 1, arg, &ap, 0);
-	va_end(ap);
-	return r;
-}
-
-API int execle(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, arg);
-	r = exec_list(path, 0, arg, &ap, 1);
-	va_end(ap);
-	return r;
-}
+EXEC_LIST(execl, 0, 0)
+EXEC_LIST(execlp, 1, 0)
+EXEC_LIST(execle, 0, 1)
 
 typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
                         const posix_spawnattr_t *, char *const[], char *const[]);

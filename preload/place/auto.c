@@ -170,6 +170,8 @@ static int choose(size_t first, size_t last, int prot)
 				any = k;
 			if (prot_of(first, k) == prot && prot_of(last - 1, k) == prot)
 				return k;
+			if (k - any > 8)
+				return any; /* not worth looking further */
 		}
 	}
 	return any;
@@ -252,41 +254,6 @@ static int waited_for_runs(void)
 	return 1;
 }
 
-/* Whether copy k's pages [first, last) have prot already. */
-static int has_prot(size_t first, size_t last, int k, int prot)
-{
-	for (size_t p = first; p < last; p++)
-		if (prot_of(p, k) != prot)
-			return 0;
-	return 1;
-}
-
-/* The lowest mapped copy free on every page within RUN_PAGES of [first,
- * last), -1 if none: where the pages must change protection, the run of
- * that copy is whole, and the blocks handed out on its pages next need
- * no call. The lowest free copy of a busy page is mostly taken on its
- * neighbours too (a page's k-th live block takes its k-th copy), so its
- * run would end a page or two away: sqlite3 under read + grant made an
- * mprotect at allocation for 7 blocks in 10 that way. */
-static int choose_for_run(size_t first, size_t last)
-{
-	size_t pages = pool_len >> PAGE_SHIFT;
-	size_t lo = first > RUN_PAGES ? first - RUN_PAGES : 0;
-	size_t hi = last + RUN_PAGES < pages ? last + RUN_PAGES : pages;
-	int n = atomic_load_explicit(&nmapped, memory_order_acquire);
-
-	for (int w = 0; w * 64 < n; w++) {
-		uint64_t used = 0;
-		for (size_t p = lo; p < hi; p++)
-			used |= atomic_load_explicit(&taken[p][w], memory_order_relaxed);
-		if (n - w * 64 < 64)
-			used |= ~(uint64_t)0 << (n - w * 64); /* not mapped */
-		if (~used)
-			return w * 64 + __builtin_ctzll(~used);
-	}
-	return -1;
-}
-
 uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
 {
 	size_t first = (rw - pool_lo) >> PAGE_SHIFT;
@@ -309,11 +276,6 @@ uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
 			                ? EBUSY
 			                : ENOMEM;
 			return 0;
-		}
-		if (k >= 0 && !has_prot(first, last, k, prot)) {
-			int r = choose_for_run(first, last);
-			if (r >= 0)
-				k = r;
 		}
 		if (take_pages(first, last, k) < 0)
 			continue; /* another thread took it: look again */

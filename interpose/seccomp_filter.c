@@ -53,9 +53,9 @@ static void stmt(struct builder *b, uint16_t code, uint32_t k)
  * mask and frame, new threads and processes, exec, exit, what the kernel
  * keeps for later) pass: see docs/syscalls.md, "Every call". By number,
  * not by the table's names: every process under the preload builds the
- * filter (its length is in the signature a child compares), and some
- * thirty string comparisons for each of the table's calls were a fifth of
- * a process's start (callgrind on /bin/true). */
+ * filter (its length is in the signature a child compares), and thirty
+ * string comparisons for each of the table's calls made a fifth of the
+ * instructions of a process's start (callgrind on /bin/true). */
 static const int passed[] = {
 	SYS_rt_sigaction,
 	SYS_rt_sigprocmask,

@@ -2,8 +2,9 @@
  * userfaultfd in asynchronous write-protect mode (Linux 6.7), the pages of
  * tracked regions are write-protected ("armed"), a write to one is
  * resolved inside the kernel (no signal) and leaves the page written, and
- * PAGEMAP_SCAN lists the written pages. Armed pages are counted per page
- * and view, so that a scan reads only what some tracked region holds: the
+ * PAGEMAP_SCAN lists the written pages (the kernel's calls and the probe
+ * that they work: wbits_kernel.c). Armed pages are counted per page and
+ * view, so that a scan reads only what some tracked region holds: the
  * kernel reports every page it never protected as written.
  *
  * Nothing here runs in a signal handler. Probing and the scan over every
@@ -17,9 +18,7 @@
 #include "core/dirty/wbits.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +26,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/dirty/uffd.h"
+#include "core/dirty/wbits_kernel.h"
 #include "core/region/views.h"
 #include "core/util/page.h"
 
@@ -40,8 +39,6 @@ enum { UNKNOWN,
        ON,
        OFF };
 static int state = UNKNOWN;
-static char why[240];
-static int uffd = -1, pagemap = -1;
 
 /* The armed pages of one view: a count per page of the views' offsets (the
  * tracked regions on it), a summary bit per 4096 pages (some page there
@@ -56,7 +53,7 @@ struct armed {
 };
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct armed armed[RTL_NVIEWS];
-static _Atomic uint64_t n_protects, n_scans, n_written;
+static _Atomic uint64_t n_written;
 static rtl_wbits_fn observer;
 static void *observer_ctx;
 
@@ -74,233 +71,13 @@ static void found(uint64_t lo, uint64_t hi)
 		observer(observer_ctx, lo, hi);
 }
 
-static void say_why(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-}
-
-const char *rtl_wbits_why(void)
-{
-	return why[0] ? why : "written bits not probed yet";
-}
-
 void rtl_wbits_counts(struct rtl_wbits_counts *out)
 {
-	out->protects = atomic_load(&n_protects);
-	out->scans = atomic_load(&n_scans);
+	rtl_wbits_kernel_counts(&out->protects, &out->scans);
 	out->pages_written = atomic_load(&n_written);
 }
 
-/* ---- the kernel's calls ---- */
-
-static int uffd_open(void)
-{
-	int fd = (int)syscall(SYS_userfaultfd,
-	                      O_CLOEXEC | O_NONBLOCK | RTL_UFFD_USER_MODE_ONLY);
-
-	/* Before Linux 5.11 the flag is unknown: without it, as privileged. */
-	if (fd < 0 && errno == EINVAL)
-		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	return fd;
-}
-
-static int uffd_api(int fd, uint64_t features, uint64_t *avail)
-{
-	struct rtl_uffdio_api a = { .api = RTL_UFFD_API, .features = features };
-
-	if (ioctl(fd, RTL_UFFDIO_API, &a) < 0)
-		return -1;
-	if (avail)
-		*avail = a.features;
-	return 0;
-}
-
-static int uffd_register(int fd, uintptr_t start, uint64_t len)
-{
-	struct rtl_uffdio_register reg = {
-		.range = { start, len },
-		.mode = RTL_UFFDIO_REGISTER_MODE_WP,
-	};
-
-	if (ioctl(fd, RTL_UFFDIO_REGISTER, &reg) < 0)
-		return -1;
-	if (!(reg.ioctls & (1ull << RTL_UFFDIO_WRITEPROTECT_BIT))) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	return 0;
-}
-
-static int protect(uintptr_t start, uint64_t len, int on)
-{
-	struct rtl_uffdio_writeprotect wp = {
-		.range = { start, len },
-		.mode = on ? RTL_UFFDIO_WRITEPROTECT_MODE_WP : 0,
-	};
-
-	atomic_fetch_add_explicit(&n_protects, 1, memory_order_relaxed);
-	return ioctl(uffd, RTL_UFFDIO_WRITEPROTECT, &wp);
-}
-
-/* The written pages of [start, end), at most n runs; flags 0 reads,
- * RTL_PM_SCAN_WP_MATCHING also arms what it reports. The number of runs,
- * or -1 with errno; *walk_end: where the walk stopped. */
-static long scan(int fd, uintptr_t start, uintptr_t end,
-                 struct rtl_page_region *vec, uint64_t n, uint64_t flags,
-                 uint64_t *walk_end)
-{
-	struct rtl_pm_scan_arg a = {
-		.size = sizeof(a),
-		.flags = flags | RTL_PM_SCAN_CHECK_WPASYNC,
-		.start = start,
-		.end = end,
-		.vec = (uintptr_t)vec,
-		.vec_len = n,
-		.category_mask = RTL_PAGE_IS_WRITTEN,
-		.return_mask = RTL_PAGE_IS_WRITTEN,
-	};
-	long r = ioctl(fd, RTL_PAGEMAP_SCAN, &a);
-
-	atomic_fetch_add_explicit(&n_scans, 1, memory_order_relaxed);
-	*walk_end = a.walk_end;
-	return r;
-}
-
-/* ---- the probe ---- */
-
-/* A uffd with asynchronous write-protection enabled, or -1 (why said). */
-static int open_uffd(void)
-{
-	uint64_t avail = 0, want = RTL_UFFD_FEATURE_WP_ASYNC;
-	int fd = uffd_open(), e;
-
-	if (fd < 0) {
-		e = errno;
-		if (e == ENOSYS)
-			say_why("userfaultfd(2) is not implemented here (ENOSYS: a kernel "
-			        "built without it, or an emulator such as qemu-user)");
-		else if (e == EPERM)
-			say_why("userfaultfd(2) was refused (EPERM: "
-			        "vm.unprivileged_userfaultfd, or a seccomp filter)");
-		else
-			say_why("userfaultfd(2) failed: %s", strerror(e));
-		return -1;
-	}
-	/* UFFDIO_API answers once per descriptor: ask with no feature to
-	 * learn what the kernel has, then enable on a new one. */
-	if (uffd_api(fd, 0, &avail) < 0) {
-		say_why("UFFDIO_API failed: %s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	if (!(avail & RTL_UFFD_FEATURE_WP_ASYNC)) {
-		say_why("the kernel has no asynchronous write-protection "
-		        "(UFFD_FEATURE_WP_ASYNC, Linux 6.7)");
-		return -1;
-	}
-	want |= avail & RTL_UFFD_FEATURE_WP_HUGETLBFS_SHMEM;
-	if ((fd = uffd_open()) < 0 || uffd_api(fd, want, NULL) < 0) {
-		say_why("UFFDIO_API with asynchronous write-protection failed: %s",
-		        strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* The kernel reports a written page of a shared memfd mapping exactly, and
- * re-arms it: on two pages of a memfd of its own. */
-static int self_test(void)
-{
-	struct rtl_page_region v[2];
-	uint64_t walk;
-	int mfd = memfd_create("rtl-wbits-probe", MFD_CLOEXEC), ok = 0;
-	char *p = MAP_FAILED;
-
-	if (mfd >= 0 && ftruncate(mfd, (off_t)(2 * PAGE)) == 0)
-		p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-	if (p != MAP_FAILED && uffd_register(uffd, (uintptr_t)p, 2 * PAGE) == 0 &&
-	    protect((uintptr_t)p, 2 * PAGE, 1) == 0) {
-		long n, again;
-
-		*(volatile char *)(p + PAGE) = 1;
-		n = scan(pagemap, (uintptr_t)p, (uintptr_t)p + 2 * PAGE, v, 2,
-		         RTL_PM_SCAN_WP_MATCHING, &walk);
-		again = scan(pagemap, (uintptr_t)p, (uintptr_t)p + 2 * PAGE, v + 1, 1, 0,
-		             &walk);
-		ok = n == 1 && v[0].start == (uintptr_t)p + PAGE &&
-		     v[0].end == (uintptr_t)p + 2 * PAGE && again == 0;
-		if (!ok && n < 0)
-			say_why("PAGEMAP_SCAN on a registered mapping failed: %s",
-			        strerror(errno));
-		else if (!ok)
-			say_why("the kernel's written bits failed rtl's self-test "
-			        "(a written page not reported exactly)");
-	} else {
-		say_why("userfaultfd write-protection of a memfd mapping failed: %s",
-		        strerror(errno));
-	}
-	if (p != MAP_FAILED)
-		munmap(p, 2 * PAGE); /* unregisters it */
-	if (mfd >= 0)
-		close(mfd);
-	return ok ? 0 : -1;
-}
-
-/* pagemap and uffd open, the views registered; -1 (why said). */
-static int open_all(void)
-{
-	struct rtl_page_region v;
-	uintptr_t here = (uintptr_t)&v & ~(uintptr_t)(PAGE - 1);
-	struct rtl_pm_scan_arg a = {
-		.size = sizeof(a),
-		.start = here,
-		.end = here + PAGE,
-		.vec = (uintptr_t)&v,
-		.vec_len = 1,
-		.category_mask = RTL_PAGE_IS_WRITTEN,
-		.return_mask = RTL_PAGE_IS_WRITTEN,
-	};
-
-	if ((uffd = open_uffd()) < 0)
-		return -1;
-	pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (pagemap < 0) {
-		say_why("/proc/self/pagemap cannot be opened: %s", strerror(errno));
-		return -1;
-	}
-	/* PAGEMAP_SCAN exists? One page of this stack, nothing checked. */
-	if (ioctl(pagemap, RTL_PAGEMAP_SCAN, &a) < 0) {
-		if (errno == ENOTTY)
-			say_why("the kernel has no PAGEMAP_SCAN (Linux 6.7)");
-		else
-			say_why("PAGEMAP_SCAN failed: %s", strerror(errno));
-		return -1;
-	}
-	if (self_test() < 0)
-		return -1;
-	/* RO and RW side by side: one range, however many mappings. */
-	if (uffd_register(uffd, rtl_view_base(RTL_VIEW_RO), 2 * rtl_views.size) < 0) {
-		say_why("UFFDIO_REGISTER of rtl's views failed: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static void close_all(void)
-{
-	if (uffd >= 0)
-		close(uffd);
-	if (pagemap >= 0)
-		close(pagemap);
-	uffd = pagemap = -1;
-}
+/* ---- on or off ---- */
 
 int rtl_wbits_ready(void)
 {
@@ -311,15 +88,15 @@ int rtl_wbits_ready(void)
 	env = secure_getenv("RTL_DIRTY");
 	state = OFF;
 	if (env && !strcmp(env, "traps")) {
-		say_why("traps chosen by RTL_DIRTY=traps");
+		rtl_wbits_say_why("traps chosen by RTL_DIRTY=traps");
 		return 0;
 	}
-	if (open_all() < 0) {
-		close_all();
+	if (rtl_wbits_kernel_open() < 0) {
+		rtl_wbits_kernel_close();
 		return 0;
 	}
-	say_why("the kernel's written bits (userfaultfd asynchronous "
-	        "write-protection, PAGEMAP_SCAN)");
+	rtl_wbits_say_why("the kernel's written bits (userfaultfd asynchronous "
+	                  "write-protection, PAGEMAP_SCAN)");
 	state = ON;
 	return 1;
 }
@@ -421,7 +198,7 @@ static int protect_uncounted(int view, uint64_t p0, uint64_t p1, int on)
 		}
 		while (q < p1 && !a->count[q])
 			q++;
-		if (protect(page_addr(view, p), (q - p) << SHIFT, on) < 0 && on)
+		if (rtl_wbits_kernel_protect(page_addr(view, p), (q - p) << SHIFT, on) < 0 && on)
 			return -1;
 		p = q;
 	}
@@ -524,7 +301,7 @@ static int take_written(int view, uintptr_t s, uintptr_t e, rtl_wbits_fn cb,
 	while ((p = next_armed(a, p, end)) < end) {
 		uint64_t q = next_unarmed(a, p, end);
 
-		if (protect(page_addr(view, p), (q - p) << SHIFT, 1) < 0)
+		if (rtl_wbits_kernel_protect(page_addr(view, p), (q - p) << SHIFT, 1) < 0)
 			return -1;
 		found(p << SHIFT, q << SHIFT);
 		cb(ctx, p << SHIFT, q << SHIFT);
@@ -586,7 +363,7 @@ int rtl_wbits_collect(rtl_wbits_fn cb, void *ctx)
 		 * counts), then each written run armed again. */
 		while (start < end) {
 			uint64_t walk = end;
-			long n = scan(pagemap, start, end, vec, VEC, 0, &walk);
+			long n = rtl_wbits_kernel_scan(start, end, vec, VEC, 0, &walk);
 
 			if (n < 0)
 				return -1;
@@ -615,8 +392,8 @@ int rtl_wbits_collect_range(uint64_t off, uint64_t len, unsigned views,
 			continue;
 		while (start < end) {
 			uint64_t walk = end;
-			long n = scan(pagemap, start, end, vec, 64,
-			              RTL_PM_SCAN_WP_MATCHING, &walk);
+			long n = rtl_wbits_kernel_scan(start, end, vec, 64,
+			                               RTL_PM_SCAN_WP_MATCHING, &walk);
 
 			if (n < 0)
 				return -1;
@@ -644,18 +421,18 @@ int rtl_wbits_after_fork(void)
 		return 0;
 	/* The parent's: a scan or a write-protect through them acts on the
 	 * parent's memory, not this process's. */
-	close_all();
-	if (open_all() < 0) {
-		char was[sizeof(why)];
+	rtl_wbits_kernel_close();
+	if (rtl_wbits_kernel_open() < 0) {
+		char was[240];
 
-		close_all();
-		memcpy(was, why, sizeof(was));
-		say_why("after fork: %s", was);
+		rtl_wbits_kernel_close();
+		snprintf(was, sizeof(was), "%s", rtl_wbits_why());
+		rtl_wbits_say_why("after fork: %s", was);
 		state = OFF;
 		return -1;
 	}
-	say_why("the kernel's written bits (userfaultfd asynchronous "
-	        "write-protection, PAGEMAP_SCAN)");
+	rtl_wbits_say_why("the kernel's written bits (userfaultfd asynchronous "
+	                  "write-protection, PAGEMAP_SCAN)");
 	for (int v = RTL_VIEW_RO; v <= RTL_VIEW_RW; v++) {
 		const struct armed *a = &armed[v];
 		uint64_t hi = atomic_load(&a->hi);
@@ -665,11 +442,11 @@ int rtl_wbits_after_fork(void)
 		for (uint64_t p = next_armed(a, atomic_load(&a->lo), hi); p < hi;) {
 			uint64_t q = next_unarmed(a, p, hi);
 
-			if (protect(page_addr(v, p), (q - p) << SHIFT, 1) < 0) {
-				say_why("after fork: write-protecting the tracked pages "
-				        "failed: %s",
-				        strerror(errno));
-				close_all();
+			if (rtl_wbits_kernel_protect(page_addr(v, p), (q - p) << SHIFT, 1) < 0) {
+				rtl_wbits_say_why("after fork: write-protecting the tracked pages "
+				                  "failed: %s",
+				                  strerror(errno));
+				rtl_wbits_kernel_close();
 				state = OFF;
 				return -1;
 			}

@@ -22,15 +22,20 @@ runs() {
   done
 }
 
+# diff_json A B: rtlctl report --diff --json of A and B into $tmp/d.json.
+diff_json() {
+  run "$rtlctl" report --diff --json "$1" "$2"
+  assert_success
+  printf '%s\n' "$output" >"$tmp/d.json"
+}
+
 @test "--diff of a run against itself: no change in any rule or site" {
   runs
   run "$rtlctl" report --diff "$tmp/a.json" "$tmp/a.json"
   assert_success
   assert_line "no change: every rule and site has the same traps, regions, bytes and time in traps in A and B"
   refute_output --regexp ' [+-][1-9][0-9]* '
-  run "$rtlctl" report --diff --json "$tmp/a.json" "$tmp/a.json"
-  assert_success
-  printf '%s\n' "$output" >"$tmp/d.json"
+  diff_json "$tmp/a.json" "$tmp/a.json"
   run python3 - "$tmp/d.json" "$tmp/a.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -47,9 +52,7 @@ PY
 
 @test "--diff against a run with one more rule: that rule's traps, first" {
   runs
-  run "$rtlctl" report --diff --json "$tmp/a.json" "$tmp/b.json"
-  assert_success
-  printf '%s\n' "$output" >"$tmp/d.json"
+  diff_json "$tmp/a.json" "$tmp/b.json"
   run python3 - "$tmp/d.json" "$tmp/b.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

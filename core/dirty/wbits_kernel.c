@@ -123,10 +123,10 @@ static int open_uffd(void)
 		e = errno;
 		if (e == ENOSYS)
 			rtl_wbits_say_why("userfaultfd(2) is not implemented here (ENOSYS: a kernel "
-			        "built without it, or an emulator such as qemu-user)");
+			                  "built without it, or an emulator such as qemu-user)");
 		else if (e == EPERM)
 			rtl_wbits_say_why("userfaultfd(2) was refused (EPERM: "
-			        "vm.unprivileged_userfaultfd, or a seccomp filter)");
+			                  "vm.unprivileged_userfaultfd, or a seccomp filter)");
 		else
 			rtl_wbits_say_why("userfaultfd(2) failed: %s", strerror(e));
 		return -1;
@@ -141,13 +141,13 @@ static int open_uffd(void)
 	close(fd);
 	if (!(avail & RTL_UFFD_FEATURE_WP_ASYNC)) {
 		rtl_wbits_say_why("the kernel has no asynchronous write-protection "
-		        "(UFFD_FEATURE_WP_ASYNC, Linux 6.7)");
+		                  "(UFFD_FEATURE_WP_ASYNC, Linux 6.7)");
 		return -1;
 	}
 	want |= avail & RTL_UFFD_FEATURE_WP_HUGETLBFS_SHMEM;
 	if ((fd = uffd_open()) < 0 || uffd_api(fd, want, NULL) < 0) {
 		rtl_wbits_say_why("UFFDIO_API with asynchronous write-protection failed: %s",
-		        strerror(errno));
+		                  strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -172,20 +172,20 @@ static int self_test(void)
 
 		*(volatile char *)(p + PAGE) = 1;
 		n = rtl_wbits_kernel_scan((uintptr_t)p, (uintptr_t)p + 2 * PAGE, v, 2,
-		         RTL_PM_SCAN_WP_MATCHING, &walk);
+		                          RTL_PM_SCAN_WP_MATCHING, &walk);
 		again = rtl_wbits_kernel_scan((uintptr_t)p, (uintptr_t)p + 2 * PAGE, v + 1, 1, 0,
-		             &walk);
+		                              &walk);
 		ok = n == 1 && v[0].start == (uintptr_t)p + PAGE &&
 		     v[0].end == (uintptr_t)p + 2 * PAGE && again == 0;
 		if (!ok && n < 0)
 			rtl_wbits_say_why("PAGEMAP_SCAN on a registered mapping failed: %s",
-			        strerror(errno));
+			                  strerror(errno));
 		else if (!ok)
 			rtl_wbits_say_why("the kernel's written bits failed rtl's self-test "
-			        "(a written page not reported exactly)");
+			                  "(a written page not reported exactly)");
 	} else {
 		rtl_wbits_say_why("userfaultfd write-protection of a memfd mapping failed: %s",
-		        strerror(errno));
+		                  strerror(errno));
 	}
 	if (p != MAP_FAILED)
 		munmap(p, 2 * PAGE); /* unregisters it */

@@ -85,13 +85,25 @@ for t in "$build"/tests/unit/unit-*; do
   fi
 done
 
+# The suites where protection changes run once as the kernel allows (in
+# the page tables where it has userfaultfd write-protection) and once with
+# RTL_PROTECT=mprotect, the fallback (core/prot/prot.c): same programs,
+# same outputs, each backend's own figures.
+per_protect=" protect exact slots page preload preload_syscalls sigmask policy_engine "
+
+run_bats() { # name file [protect]
+  local name=$1 b=$2
+  skipped "$name" && { echo "$(printf '%-28s' "$name") skipped"; return; }
+  RTL_PROTECT=${3:-${RTL_PROTECT:-}} timeout 1800 bats --tap "$b" >"$log/out" 2>&1
+  count "$name" "$log/out"
+}
+
 if compgen -G "tests/bats/*.bats" >/dev/null; then
   for b in tests/bats/*.bats; do
-    name=bats/$(basename "$b" .bats)
-    [[ -z ${RTL_BATS_ONLY:-} || " $RTL_BATS_ONLY " == *" $(basename "$b" .bats) "* ]] || continue
-    skipped "$name" && { echo "$(printf '%-28s' "$name") skipped"; continue; }
-    timeout 1800 bats --tap "$b" >"$log/out" 2>&1
-    count "$name" "$log/out"
+    base=$(basename "$b" .bats)
+    [[ -z ${RTL_BATS_ONLY:-} || " $RTL_BATS_ONLY " == *" $base "* ]] || continue
+    run_bats "bats/$base" "$b"
+    [[ $per_protect == *" $base "* ]] && run_bats "bats/$base[mprotect]" "$b" mprotect
   done
 fi
 

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "core/dirty/uffd.h"
+#include "core/util/uffd.h"
 
 /* The descriptors opened, the self-test passed and rtl's views
  * registered: 0; or -1 with the reason said (rtl_wbits_why). */

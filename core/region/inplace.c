@@ -17,9 +17,9 @@
  * system calls and the region's spin lock is the only lock held. */
 #include <errno.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/prot/prot.h"
 #include "core/region/inplace.h"
 #include "core/region/pointers.h"
 #include "core/region/records.h"
@@ -62,8 +62,8 @@ static int set_pages(const struct rtl_region *r, int home, int v, int map)
 		         MAP_SHARED | MAP_FIXED, rtl_views.fd, (off_t)s.off);
 		return p == MAP_FAILED ? -1 : 0;
 	}
-	/* The system call itself: the preload interposes mprotect. */
-	return (int)syscall(SYS_mprotect, s.addr, s.len, rtl_view_prot(v));
+	/* The views are no mapping of the backend's: mprotect. */
+	return rtl_prot_set(s.addr, s.len, rtl_view_prot(v));
 }
 
 /* Whether another region lies on the pages r shares at either end. */

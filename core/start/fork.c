@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/dirty/dirty.h"
+#include "core/prot/prot.h"
 #include "core/region/pointers.h"
 #include "core/region/records.h"
 #include "core/region/region.h"
@@ -59,6 +60,9 @@ void rtl_fork_child(void)
 		      stderr);
 		abort();
 	}
+	/* The child's own userfaultfd before anything maps the child's file
+	 * again (the preload's fork handlers, registered after this one). */
+	rtl_prot_forked();
 	if (copied[0] >= 0) {
 		close(copied[0]);
 		close(copied[1]); /* the parent reads EOF: go on */

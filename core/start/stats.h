@@ -27,6 +27,9 @@ struct rtl_stats {
 	_Atomic uint64_t fast_traps;        /* on the fast path: each a trap, a
 	                                       decode-cache hit and a handler
 	                                       call, counted once */
+	_Atomic uint64_t prot_page_table;   /* protection backend: write-protect
+	                                       calls (core/prot/prot.c) */
+	_Atomic uint64_t prot_mprotect;     /* ... and its mprotect calls */
 } __attribute__((aligned(64)));
 
 #define RTL_STATS_SHARDS 16

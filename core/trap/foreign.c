@@ -1,9 +1,11 @@
 /* Faults that are not rtl's go where they would have gone without rtl: the
- * action SIGSEGV had before rtl, or the one the program set since through
- * rtl_sigaction while rtl's handler stayed installed.
+ * action the signal had before rtl, or the one the program set since
+ * through rtl_sigaction while rtl's handler stayed installed. Two signals:
+ * SIGSEGV always, SIGBUS where protection lives in the page tables
+ * (core/prot/prot.c: a write to a protected page is a SIGBUS).
  *
- * pass_on runs in the SIGSEGV handler: no malloc, no lock the
- * interrupted code may hold (the writers' flag is only ever tried there). */
+ * pass_on runs in rtl's handlers: no malloc, no lock the interrupted code
+ * may hold (the writers' flag is only ever tried there). */
 #include "core/trap/foreign.h"
 
 #include <pthread.h>
@@ -14,12 +16,18 @@
 #include "core/trap/hooks.h"
 #include "core/util/lock.h"
 
-/* Two slots: a writer fills the one not current and flips, so the handler
- * always copies a whole action. Writers hold busy. */
-static struct sigaction actions[2];
-static _Atomic int cur;
+/* Per signal, two slots: a writer fills the one not current and flips, so
+ * the handler always copies a whole action. Writers hold busy. */
+enum { SEGV, BUS, NSIGS };
+static struct sigaction actions[NSIGS][2];
+static _Atomic int cur[NSIGS];
 static struct rtl_lock busy = RTL_LOCK_INIT;
-static int installed; /* rtl's handler is the kernel's action for SIGSEGV */
+static _Atomic int installed[NSIGS]; /* rtl's handler is the kernel's action */
+
+static int index_of(int sig)
+{
+	return sig == SIGBUS ? BUS : SEGV;
+}
 
 void rtl_foreign_fork_prepare(void)
 {
@@ -31,37 +39,47 @@ void rtl_foreign_fork_done(void)
 	rtl_lock_release(&busy);
 }
 
-/* Make act the current foreign action; busy held. */
-static void store(const struct sigaction *act)
+/* Make act the current foreign action of signal i; busy held. */
+static void store(int i, const struct sigaction *act)
 {
-	int next = !atomic_load_explicit(&cur, memory_order_relaxed);
+	int next = !atomic_load_explicit(&cur[i], memory_order_relaxed);
 
-	actions[next] = *act;
-	atomic_store_explicit(&cur, next, memory_order_release);
+	actions[i][next] = *act;
+	atomic_store_explicit(&cur[i], next, memory_order_release);
 }
 
-int rtl_foreign_install(const struct sigaction *sa)
+int rtl_foreign_install(int sig, const struct sigaction *sa)
 {
+	int i = index_of(sig), ok;
+
 	rtl_lock_acquire(&busy);
-	installed = rtl_hooks_real_sigaction(SIGSEGV, sa, &actions[cur]) == 0;
+	ok = rtl_hooks_real_sigaction(sig, sa, &actions[i][atomic_load(&cur[i])]) == 0;
+	if (ok)
+		atomic_store(&installed[i], 1);
 	rtl_lock_release(&busy);
-	return installed ? 0 : -1;
+	return ok ? 0 : -1;
 }
 
-int rtl_foreign_sigaction(const struct sigaction *act, struct sigaction *old)
+int rtl_foreign_installed(int sig)
+{
+	return (sig == SIGSEGV || sig == SIGBUS) &&
+	       atomic_load_explicit(&installed[index_of(sig)], memory_order_acquire);
+}
+
+int rtl_foreign_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction in, out;
-	int r = 0;
+	int i = index_of(sig), r = 0;
 
 	if (act)
 		in = *act; /* user pointers are touched outside the lock */
 	rtl_lock_acquire(&busy);
-	if (!installed) {
-		r = rtl_hooks_real_sigaction(SIGSEGV, act ? &in : NULL, &out);
+	if (!atomic_load(&installed[i])) {
+		r = rtl_hooks_real_sigaction(sig, act ? &in : NULL, &out);
 	} else {
-		out = actions[atomic_load(&cur)];
+		out = actions[i][atomic_load(&cur[i])];
 		if (act)
-			store(&in);
+			store(i, &in);
 	}
 	rtl_lock_release(&busy);
 	if (r == 0 && old)
@@ -71,12 +89,13 @@ int rtl_foreign_sigaction(const struct sigaction *act, struct sigaction *old)
 
 void rtl_foreign_pass_on(int sig, siginfo_t *si, void *uc)
 {
+	int i = index_of(sig);
 	struct sigaction prev =
-	        actions[atomic_load_explicit(&cur, memory_order_acquire)];
+	        actions[i][atomic_load_explicit(&cur[i], memory_order_acquire)];
 	sigset_t mask, old;
 
 	if (rtl_hooks_blocked(si, uc)) {
-		/* The program blocks SIGSEGV here. A sent one waits in the hook
+		/* The program blocks the signal here. A sent one waits in the hook
 		 * until it is unblocked; a fault gets what the kernel gives a
 		 * blocked synchronous signal: the default action, whatever the
 		 * handler (the report is written first, as for rtl's deaths). */
@@ -105,14 +124,14 @@ void rtl_foreign_pass_on(int sig, siginfo_t *si, void *uc)
 	}
 	/* What the kernel would have done for the program's own handler: a
 	 * one-shot handler reverts, its mask is blocked while it runs. The
-	 * signal itself stays unblocked: rtl needs SIGSEGV for the region
-	 * traps the program's handler may take. */
+	 * signal itself stays unblocked: rtl needs it for the region traps
+	 * the program's handler may take. */
 	if ((prev.sa_flags & SA_RESETHAND) &&
 	    rtl_lock_try(&busy) == 0) {
 		struct sigaction dfl;
 		memset(&dfl, 0, sizeof(dfl));
 		dfl.sa_handler = SIG_DFL;
-		store(&dfl);
+		store(i, &dfl);
 		rtl_lock_release(&busy);
 	}
 	if (rtl_hooks_run_handler(&prev, sig, si, uc))

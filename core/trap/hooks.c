@@ -26,9 +26,14 @@ int rtl_hooks_real_sigaction(int sig, const struct sigaction *act,
 
 int rtl_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	if (sig == SIGSEGV)
-		return rtl_foreign_sigaction(act, old);
+	if (sig == SIGSEGV || rtl_foreign_installed(sig))
+		return rtl_foreign_sigaction(sig, act, old);
 	return rtl_hooks_real_sigaction(sig, act, old);
+}
+
+int rtl_traps_signal(int sig)
+{
+	return rtl_foreign_installed(sig);
 }
 
 void rtl_hook_fault_filter(rtl_fault_filter_fn fn)
@@ -41,11 +46,11 @@ void rtl_hook_foreign(rtl_foreign_hook_fn fn)
 	atomic_store(&foreign, fn);
 }
 
-int rtl_hooks_foreign(uintptr_t addr, int write, void *uc)
+int rtl_hooks_foreign(uintptr_t addr, int write, int sig, void *uc)
 {
 	rtl_foreign_hook_fn f = atomic_load_explicit(&foreign, memory_order_acquire);
 
-	return f && f((void *)addr, write, uc);
+	return f && f((void *)addr, write, sig, uc);
 }
 
 void rtl_hook_death(rtl_death_hook_fn fn)

@@ -21,12 +21,19 @@ typedef int (*rtl_sigaction_fn)(int sig, const struct sigaction *act,
                                 struct sigaction *old);
 RTL_PRIVATE_API void rtl_hook_sigaction(rtl_sigaction_fn fn);
 
-/* sigaction as the program should see it. For SIGSEGV, once rtl's handler
- * is installed, act becomes the action rtl passes foreign faults to (what
- * would have run without rtl) and old what was there; before, and for other
- * signals, the real sigaction. 0, or -1 with errno. */
+/* sigaction as the program should see it. For SIGSEGV, and for SIGBUS
+ * where rtl takes it (rtl_traps_signal), once rtl's handler is installed,
+ * act becomes the action rtl passes foreign faults to (what would have run
+ * without rtl) and old what was there; before, and for other signals, the
+ * real sigaction. 0, or -1 with errno. */
 RTL_PRIVATE_API int rtl_sigaction(int sig, const struct sigaction *act,
                                   struct sigaction *old);
+
+/* Whether rtl's trap handler is the kernel's action for sig: SIGSEGV once
+ * rtl has started; SIGBUS once protection lives in the page tables
+ * (core/prot/prot.h: a write to a protected page is a SIGBUS). A signal
+ * rtl takes must never be blocked in the kernel's mask. */
+RTL_PRIVATE_API int rtl_traps_signal(int sig);
 
 /* Called for a fault in the views that the view's own mapping would refuse
  * (a write through the RO view, any access through the NONE view); non-zero
@@ -37,8 +44,11 @@ RTL_PRIVATE_API void rtl_hook_fault_filter(rtl_fault_filter_fn fn);
 
 /* Called for a fault outside the views (a real fault, not a sent signal),
  * before the program's own action; non-zero if it handled the fault and
- * the instruction may run again. uc is the interrupted context. */
-typedef int (*rtl_foreign_hook_fn)(void *addr, int write, void *uc);
+ * the instruction may run again. sig: SIGSEGV, or SIGBUS for a write to a
+ * page the protection backend protected in the page tables (or, there, an
+ * access past the end of the file behind it). uc is the interrupted
+ * context. */
+typedef int (*rtl_foreign_hook_fn)(void *addr, int write, int sig, void *uc);
 RTL_PRIVATE_API void rtl_hook_foreign(rtl_foreign_hook_fn fn);
 
 /* Called when rtl ends the process over a region trap it cannot resolve,
@@ -78,7 +88,7 @@ static inline int rtl_hooks_filter(uintptr_t addr, int write)
 
 	return f && f((void *)addr, write);
 }
-int rtl_hooks_foreign(uintptr_t addr, int write, void *uc);
+int rtl_hooks_foreign(uintptr_t addr, int write, int sig, void *uc);
 void rtl_hooks_death(int sig);
 int rtl_hooks_blocked(const siginfo_t *si, void *uc);
 int rtl_hooks_run_handler(const struct sigaction *act, int sig, siginfo_t *si,

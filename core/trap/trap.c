@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/dirty/dirty.h"
+#include "core/prot/prot.h"
 #include "core/region/inplace.h"
 #include "core/region/lookup.h"
 #include "core/region/region.h"
@@ -394,7 +395,7 @@ static __attribute__((noinline)) void general_trap(int sig, siginfo_t *si, void 
 		/* Outside the views, an extension may own the fault (the
 		 * preload's aliases) before the program's action sees it. */
 		if (si->si_code <= 0 || rtl_view_of(t.addr) >= 0 ||
-		    !rtl_hooks_foreign(t.addr, t.write, ucv))
+		    !rtl_hooks_foreign(t.addr, t.write, SIGSEGV, ucv))
 			rtl_foreign_pass_on(sig, si, ucv);
 		errno = saved_errno;
 		return;
@@ -451,16 +452,44 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	general_trap(sig, si, ucv);
 }
 
+/* SIGBUS where protection lives in the page tables (core/prot/prot.c): a
+ * write to a page write-protected there. It goes to the extension that
+ * made the mapping (the preload's foreign hook), as a SIGSEGV outside the
+ * views does; anything else (an access past the end of a file, a sent
+ * SIGBUS) to the program's SIGBUS action. */
+static void on_sigbus(int sig, siginfo_t *si, void *ucv)
+{
+	int saved_errno = errno;
+	uintptr_t addr = (uintptr_t)si->si_addr;
+
+	if (si->si_code <= 0 || !rtl_prot_owns(addr) ||
+	    !rtl_hooks_foreign(addr, 1, SIGBUS, ucv))
+		rtl_foreign_pass_on(sig, si, ucv);
+	errno = saved_errno;
+}
+
+static void action(struct sigaction *sa, void (*fn)(int, siginfo_t *, void *))
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sa_sigaction = fn;
+	/* NODEFER: a handler may touch another protected region. */
+	sa->sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK | SA_RESTART;
+	sigemptyset(&sa->sa_mask);
+}
+
 int rtl_trap_install(void)
 {
 	struct sigaction sa;
 
 	rtl_move_init();
+	action(&sa, on_sigsegv);
+	return rtl_foreign_install(SIGSEGV, &sa);
+}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sigsegv;
-	/* NODEFER: a handler may touch another protected region. */
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	return rtl_foreign_install(&sa);
+int rtl_trap_install_bus(void)
+{
+	struct sigaction sa;
+
+	action(&sa, on_sigbus);
+	return rtl_foreign_install(SIGBUS, &sa);
 }

@@ -6,6 +6,10 @@
 
 int rtl_trap_install(void);
 
+/* rtl's SIGBUS action, for writes to pages protected in the page tables
+ * (core/prot/prot.c); the program's becomes the foreign one. */
+int rtl_trap_install_bus(void);
+
 struct trap;
 extern __thread struct trap *rtl_trap_now __attribute__((tls_model("initial-exec")));
 

@@ -18,6 +18,7 @@
 #include <rtl/region.h>
 #include "policy/policy.h"
 #include "preload/engine/engine.h"
+#include "preload/engine/reprotect.h"
 #include "preload/engine/record.h"
 #include "preload/engine/site.h"
 #include "preload/engine/timeline.h"
@@ -208,6 +209,8 @@ void rtl_act_swizzle_trap(rtl_trap_t *t)
 	if (!rec)
 		return;
 	prot = rtl_act_trap(rec, t->offset, t->write);
+	if (atomic_load_explicit(&rec->in_place, memory_order_relaxed) == RTL_REC_IN_PLACE)
+		rtl_reprotect_note(rec); /* its rule's next epoch protects it again */
 	/* A grant that does not allow the access is no grant: rtl's core
 	 * then ends the process with its diagnostic. */
 	if (prot >= 0 && (!t->write || (prot & PROT_WRITE)) &&

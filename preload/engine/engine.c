@@ -76,6 +76,12 @@ static void choose(struct rtl_rule_rt *rt, int i)
 		e->any_alias = 1;
 	if (r->mechanism == RTL_MECH_AUTO || r->mechanism == RTL_MECH_ALIAS)
 		e->any_slots = 1; /* auto's small blocks, alias objects */
+	if (r->mechanism == RTL_MECH_AUTO)
+		e->any_auto = 1;
+	/* Protection changes outside rtl's views: the backend probes the
+	 * kernel for page tables (core/prot/prot.h). */
+	if (rt->choice.traps && r->mechanism != RTL_MECH_SWIZZLE)
+		e->any_prot = 1;
 	if (r->mechanism == RTL_MECH_PAGE)
 		e->any_page = 1;
 	if (rt->choice.track)
@@ -147,7 +153,7 @@ int rtl_select_start(void)
 		return -1;
 	if (e->any_dirty)
 		rtl_epoch_choose();
-	if (e->any_alias && rtl_alias_init(e->any_slots, e->any_page) < 0)
+	if (e->any_alias && rtl_alias_init(e->any_slots, e->any_page, e->any_auto) < 0)
 		return -1;
 	/* Every system call on a region that can trap goes through rtl
 	 * (docs/syscalls.md, "Every call"): the ranges are all known now. */

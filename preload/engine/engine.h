@@ -32,6 +32,7 @@ struct rtl_engine {
 	int needs_site;                   /* a rule has a site glob */
 	int names_early;                  /* resolve site names at allocation (log, abort) */
 	int any_alias, any_slots, any_page, any_dirty, any_epoch, any_traps;
+	int any_auto, any_prot;
 	int any_swizzle_traps; /* regions that move pointers: rtl's decoder */
 	int any_wbits;         /* a rule tracks by the kernel's written bits */
 	const char *dirty_why; /* which way dirty rules see writes, and why */

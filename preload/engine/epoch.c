@@ -13,8 +13,11 @@
  * Blocks on written bits (rec->wbits: a dirty rule whose write needs no
  * trap) never trap: each epoch asks region_dirty which were written.
  *
- * The epoch thread (auto and alias rules with an epoch) re-applies the rule's
- * protection to its live regions and closes a dirty epoch. It and the
+ * The epoch thread (auto, alias and page rules with an epoch) re-applies the
+ * rule's protection to the blocks that trapped since its last epoch
+ * (reprotect.c: in runs of pages, never waiting for a trap) and closes a
+ * dirty epoch. An epoch whose work takes more than a tenth of its period
+ * puts the next one off, and the report says by how much. It and the
  * callers here run outside signal handlers, under the re-entrancy guard. */
 #include "preload/engine/epoch.h"
 
@@ -41,6 +44,7 @@
 #include "preload/engine/actions.h"
 #include "preload/engine/engine.h"
 #include "preload/engine/record.h"
+#include "preload/engine/reprotect.h"
 #include "preload/engine/select.h"
 #include "preload/engine/site.h"
 #include "preload/place/alias.h"
@@ -427,22 +431,41 @@ size_t rtl_epoch_list(const struct rtl_epoch **out, uint64_t *drop)
 
 /* ---- the epoch thread ---- */
 
-/* An auto block protected in place gets prot again: a change when its
- * home view's pages allow more (a grant since the last epoch). */
-static void reprotect_in_place(struct rtl_rec *rec, int prot)
-{
-	struct region_info r;
-	void *home = (void *)rec->addr;
+static uint64_t n_epochs, n_calls, n_blocks, n_stretched, stretch_ns;
 
-	if (region_find(home, &r) == 0 && r.prot != prot &&
-	    region_protect(rec->rw, prot) == 0)
-		rtl_act_prot_changed(rec->rule);
+/* A block the epoch set again (or found unchanged): its diff, if its rule
+ * tracks writes. Under its lock if free (a trap holding it notes it for the
+ * next epoch, which diffs it then). */
+static void account_noted(struct rtl_rec *rec)
+{
+	if (!rtl_engine.rules[rec->rule].choice.track)
+		return;
+	if (!rec->alias) {
+		account(rec, 0); /* in place: rtl's own twin and diff */
+		return;
+	}
+	if (rtl_rec_trylock(rec) < 0) {
+		rtl_reprotect_note(rec);
+		return;
+	}
+	if (atomic_load(&rec->live)) {
+		account(rec, 0);
+		/* Granted again since the epoch's call: its next writes do not
+		 * trap, so its twin is taken now and the next epoch diffs it. */
+		if (rec->twin && (atomic_load(&rec->prot) & PROT_WRITE)) {
+			memcpy(rec->twin, rec->rw, rec->size);
+			atomic_store(&rec->written, 1);
+			rtl_reprotect_note(rec);
+		}
+	}
+	rtl_rec_unlock(rec);
 }
 
 static void tick(uint64_t due_mask)
 {
 	uint64_t t0 = rtl_now_ns();
 	int dirty = 0, wbits = 0;
+	struct rtl_reprotect_stats st = { 0, 0 };
 
 	for (int i = 0; i < rtl_engine.policy.nrules; i++)
 		if (((due_mask >> i) & 1) && rtl_engine.rules[i].choice.track) {
@@ -451,52 +474,32 @@ static void tick(uint64_t due_mask)
 		}
 	if (wbits)
 		harvest();
-	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
-		struct rtl_rec *rec = rtl_rec_at(i);
-		const struct rtl_choice *c;
+	for (int i = 0; i < rtl_engine.policy.nrules; i++) {
+		const struct rtl_choice *c = &rtl_engine.rules[i].choice;
 
-		if (!atomic_load(&rec->live) || rec->mech == RTL_MECH_SWIZZLE ||
-		    !((due_mask >> rec->rule) & 1))
+		if (!((due_mask >> i) & 1) || c->mechanism == RTL_MECH_SWIZZLE)
 			continue;
-		c = &rtl_engine.rules[rec->rule].choice;
-		/* A system call is using it: the next epoch re-protects it. */
-		if (atomic_load_explicit(&rec->pins, memory_order_acquire))
-			continue;
-		if (!rec->alias) {
-			/* auto, a block of whole pages protected in place: its
-			 * pages get the rule's protection again (under the record's
-			 * lock, which a system call takes to pin it). A block on
-			 * written bits is never in place. */
-			rtl_rec_lock(rec);
-			if (atomic_load(&rec->in_place) && !atomic_load(&rec->pins))
-				reprotect_in_place(rec, c->prot);
-			rtl_rec_unlock(rec);
-			if (c->track)
-				account(rec, 0);
-			continue;
-		}
-		rtl_rec_lock(rec);
-		if (atomic_load(&rec->live) && !atomic_load(&rec->pins)) {
-			/* Protect first: a write after this traps (and waits for
-			 * the lock), so none slips between diff and twin. A page
-			 * block's pages may have been granted for a neighbour:
-			 * they are set again whatever its own protection. */
-			if (rec->mech == RTL_MECH_PAGE)
-				rtl_alias_protect(rec, c->prot);
-			else if (atomic_load(&rec->prot) != c->prot &&
-			         rtl_alias_protect(rec, c->prot) == 0)
-				rtl_act_prot_changed(rec->rule);
-			if (c->track)
-				account(rec, 0);
-		}
-		rtl_rec_unlock(rec);
+		if (c->mechanism == RTL_MECH_PAGE)
+			rtl_reprotect_pages(i, c->prot, &st);
+		else
+			rtl_reprotect_rule(i, c->prot, account_noted, &st);
+	}
+	/* Blocks on written bits never trap: each is asked (harvest marked
+	 * those the kernel found written). */
+	for (uint32_t i = 0; wbits && i < rtl_rec_count(); i++) {
+		struct rtl_rec *rec = rtl_rec_at(i);
+
+		if (atomic_load(&rec->live) && rec->wbits && ((due_mask >> rec->rule) & 1))
+			account(rec, 0);
 	}
 	if (dirty && rtl_engine.any_page)
 		rtl_pageprot_diff(1);
-	if (dirty) {
-		epoch_ns += rtl_now_ns() - t0;
+	n_epochs++;
+	n_calls += st.calls;
+	n_blocks += st.blocks;
+	epoch_ns += rtl_now_ns() - t0;
+	if (dirty)
 		push();
-	}
 }
 
 uint64_t rtl_epoch_time_ns(void)
@@ -538,6 +541,18 @@ static long threads_running(void)
 	return n;
 }
 
+/* An epoch whose work took more than a tenth of the period: the next one
+ * comes that much later, so that the epochs' own work stays under a tenth
+ * of the time (it would starve the program otherwise). */
+static void stretch(uint64_t *next, uint64_t period, uint64_t work)
+{
+	if (10 * work <= period)
+		return;
+	*next += 10 * work - period;
+	n_stretched++;
+	stretch_ns += 10 * work - period;
+}
+
 static void *epoch_main(void *arg)
 {
 	uint64_t last_check = 0;
@@ -552,7 +567,7 @@ static void *epoch_main(void *arg)
 		if (rtl_engine.rules[i].r->epoch_ns)
 			next[i] = rtl_now_ns() + rtl_engine.rules[i].r->epoch_ns;
 	for (;;) {
-		uint64_t due = UINT64_MAX, mask = 0, now;
+		uint64_t due = UINT64_MAX, mask = 0, now, work;
 		struct timespec ts;
 
 		for (int i = 0; i < rtl_engine.policy.nrules; i++)
@@ -571,6 +586,10 @@ static void *epoch_main(void *arg)
 				next[i] += rtl_engine.rules[i].r->epoch_ns;
 		}
 		tick(mask);
+		work = rtl_now_ns() - now;
+		for (int i = 0; i < rtl_engine.policy.nrules; i++)
+			if ((mask >> i) & 1)
+				stretch(&next[i], rtl_engine.rules[i].r->epoch_ns, work);
 		/* The program's last thread left with pthread_exit: the process
 		 * ends as the kernel would have ended it, with status 0 and the
 		 * atexit handlers run, not kept alive by this thread. */
@@ -581,6 +600,15 @@ static void *epoch_main(void *arg)
 		}
 	}
 	return NULL;
+}
+
+void rtl_epoch_counts(struct rtl_epoch_counts *out)
+{
+	out->epochs = n_epochs;
+	out->calls = n_calls;
+	out->blocks = n_blocks;
+	out->stretched = n_stretched;
+	out->stretch_ns = stretch_ns;
 }
 
 int rtl_epoch_start(void)
@@ -601,6 +629,7 @@ void rtl_epoch_forked(void)
 	acc_regions = acc_diff = acc_pages = acc_objects = acc_written = 0;
 	memset(acc_cards, 0, sizeof(acc_cards));
 	epoch_ns = 0;
+	n_epochs = n_calls = n_blocks = n_stretched = stretch_ns = 0;
 	if (pageset && npageset)
 		memset(pageset, 0, SET_CAP * sizeof(*pageset));
 	npageset = 0;

@@ -18,8 +18,15 @@ void rtl_epoch_freeing(struct rtl_rec *rec);
 /* At start (rtl running): which dirty rules go on the kernel's written bits
  * (engine.h's any_wbits, dirty_why), asking the kernel once. */
 void rtl_epoch_choose(void);
-/* The epochs' own time so far: scans, diffs, re-arming. */
+/* The epochs' own time so far: protecting again, scans, diffs, re-arming. */
 uint64_t rtl_epoch_time_ns(void);
+/* The epochs so far, their protection calls, the blocks those protected
+ * again, and the epochs put off because the one before took more than a
+ * tenth of its period (and by how much in all). */
+struct rtl_epoch_counts {
+	uint64_t epochs, calls, blocks, stretched, stretch_ns;
+};
+void rtl_epoch_counts(struct rtl_epoch_counts *out);
 /* At exit: close the last epoch. */
 void rtl_epoch_final(void);
 /* Card sizes: 128, 512, 4096 bytes. */

@@ -163,6 +163,11 @@ void rtl_rec_lock(struct rtl_rec *rec)
 	rtl_lock_acquire(&rec->lock);
 }
 
+int rtl_rec_trylock(struct rtl_rec *rec)
+{
+	return rtl_lock_try(&rec->lock);
+}
+
 void rtl_rec_unlock(struct rtl_rec *rec)
 {
 	rtl_lock_release(&rec->lock);

@@ -16,7 +16,10 @@ struct rtl_rec {
 	_Atomic uint32_t next; /* free list: index + 1 */
 	_Atomic uint8_t live;
 	uint8_t mech;             /* RTL_MECH_* */
-	_Atomic uint8_t in_place; /* swizzle: protected in place (heap.c) */
+	_Atomic uint8_t in_place; /* RTL_REC_IN_PLACE: protected in place
+	                             (heap.c); RTL_REC_PROGRAMS: in rtl's alias
+	                             reservation, its pages' protection the
+	                             program's own mprotect took over */
 	_Atomic uint8_t touched;  /* it has trapped (actions.c) */
 	_Atomic uint8_t written;  /* dirty: written since the last epoch */
 	uint8_t wbits;            /* dirty by the kernel's written bits (heap.c) */
@@ -28,6 +31,9 @@ struct rtl_rec {
 	                          re-protects it meanwhile */
 	_Atomic int prot;      /* alias: current protection of the mapping;
 	                          page: the block's own, whatever its pages' */
+	_Atomic uint32_t queued; /* on its rule's list of blocks trapped since
+	                            the last epoch (epoch.c): the next one's
+	                            index + 1, RTL_REC_LAST; 0 when not */
 	size_t size;
 	uintptr_t addr;       /* the address the program was given */
 	void *rw;             /* first byte in the RW view */
@@ -37,6 +43,12 @@ struct rtl_rec {
 	void *twin;           /* alias with dirty: contents at first write */
 };
 
+_Static_assert(sizeof(struct rtl_rec) == 88, "a record's bytes count");
+
+#define RTL_REC_LAST UINT32_MAX /* the end of a list of queued records */
+#define RTL_REC_IN_PLACE 1
+#define RTL_REC_PROGRAMS 2
+
 int rtl_rec_init(uint64_t cap);
 struct rtl_rec *rtl_rec_new(void); /* NULL when the pool is exhausted */
 void rtl_rec_free(struct rtl_rec *rec);
@@ -44,6 +56,7 @@ struct rtl_rec *rtl_rec_at(uint32_t index); /* signal handler */
 uint32_t rtl_rec_index(const struct rtl_rec *rec);
 uint32_t rtl_rec_count(void);           /* records ever used: iterate [0, count) */
 void rtl_rec_lock(struct rtl_rec *rec); /* spin; signal handler */
+int rtl_rec_trylock(struct rtl_rec *rec); /* 0, or -1 if held */
 void rtl_rec_unlock(struct rtl_rec *rec);
 
 /* The regions with the most traps, freed ones included, unsorted, at most

@@ -2,13 +2,16 @@
  * view like any other, and gets virtual pages of its own that map the same
  * physical memory (the views' memfd at the object's page offset, shared);
  * malloc returns the alias address plus the in-page offset, and protection
- * is mprotect on the alias. No pointer needs to be known.
+ * is set on the alias through rtl's protection backend (core/prot/prot.h:
+ * a write-protect bit in the page tables where the kernel has it, else
+ * mprotect). No pointer needs to be known.
  *
  * Aliases are placed in one PROT_NONE reservation; a page table indexed by
  * alias page gives the record, lock-free, for the fault handler, free and
  * the system-call wrappers. A fault on an alias is outside rtl's views, so
- * it reaches the core's foreign hook (alias_fault, in the SIGSEGV handler:
- * no malloc, the record's spin lock only). Each alias costs a mapping, so
+ * it reaches the core's foreign hook (alias_fault, in the SIGSEGV handler,
+ * or the SIGBUS one for a page write-protected in the page tables: no
+ * malloc, the record's spin lock only). Each alias costs a mapping, so
  * selection stops before vm.max_map_count (maps.c).
  *
  * An alias object's pages come from a slot (auto.c: copies of the arena's
@@ -21,7 +24,8 @@
  * handler, the system calls, the epochs and fork treat all alike.
  * The page mechanism's blocks share one more copy after the slots
  * (page.c), where protection is per page: this file hands its faults,
- * calls and blocks over to it. */
+ * calls and blocks over to it. Under page-table protection, auto's blocks
+ * of whole pages are reached through one copy more (whole.c). */
 #include "preload/place/alias.h"
 
 #include <errno.h>
@@ -36,6 +40,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/prot/prot.h"
 #include "core/region/views.h"
 #include "core/trap/hooks.h"
 #include "core/util/clock.h"
@@ -48,10 +53,12 @@
 #include "preload/engine/actions.h"
 #include "preload/engine/engine.h"
 #include "preload/engine/record.h"
+#include "preload/engine/reprotect.h"
 #include "preload/place/arena.h"
 #include "preload/place/auto.h"
 #include "preload/place/maps.h"
 #include "preload/place/page.h"
+#include "preload/place/whole.h"
 
 #define PAGE rtl_page_size()
 #define PAGE_SHIFT rtl_page_shift()
@@ -162,16 +169,19 @@ static int in_slot(const struct rtl_rec *rec)
 	return rec->alias - slots_lo < slots_hi - slots_lo;
 }
 
-static int raw_mprotect(uintptr_t va, size_t len, int prot)
-{
-	return (int)syscall(SYS_mprotect, (void *)va, len, prot);
-}
-
 int rtl_alias_protect(struct rtl_rec *rec, int prot)
 {
+	size_t len = (size_t)rec->pages * PAGE;
+
 	if (rec->mech == RTL_MECH_PAGE)
 		return rtl_pageprot_protect(rec, prot);
-	if (raw_mprotect(rec->alias, (size_t)rec->pages * PAGE, prot) < 0) {
+	if (rtl_whole_owns(rec->alias)) {
+		if (rtl_whole_protect(rec->alias, len, prot) < 0)
+			return -1;
+		atomic_store_explicit(&rec->prot, prot, memory_order_release);
+		return 0;
+	}
+	if (rtl_prot_set(rec->alias, len, prot) < 0) {
 		/* Out of mappings, at a grant: the program must go on. */
 		if (errno != ENOMEM || !in_slot(rec) ||
 		    (prot & ~atomic_load(&rec->prot)) == 0 ||
@@ -184,13 +194,36 @@ int rtl_alias_protect(struct rtl_rec *rec, int prot)
 	return 0;
 }
 
+void rtl_alias_protected(struct rtl_rec *rec, int prot)
+{
+	size_t len = (size_t)rec->pages * PAGE;
+
+	if (rtl_whole_owns(rec->alias))
+		rtl_whole_protected(rec->alias, len, prot);
+	else if (in_slot(rec))
+		rtl_slot_protected(rec->alias, len, prot);
+}
+
 /* Whether rec's mapping may add to the process's mappings: an mmap of its
  * own always; a slot or a page block only if its pages may change
- * protection. */
+ * protection in a way that splits a mapping (rtl_alias_splits). */
 static int splits(const struct rtl_rec *rec)
 {
-	return (rec->mech == RTL_MECH_ALIAS && !in_slot(rec)) ||
-	       rtl_engine.rules[rec->rule].choice.traps;
+	return (rec->mech == RTL_MECH_ALIAS && !in_slot(rec) && !rtl_whole_owns(rec->alias)) ||
+	       rtl_alias_splits(&rtl_engine.rules[rec->rule].choice);
+}
+
+int rtl_alias_splits(const struct rtl_choice *c)
+{
+	/* Under page tables only no access is an mprotect. */
+	if (rtl_prot_backend() == RTL_PROT_PAGE_TABLES)
+		return c->traps && c->prot == PROT_NONE;
+	return c->traps;
+}
+
+int rtl_alias_whole(const struct rtl_choice *c)
+{
+	return c->mechanism == RTL_MECH_AUTO && rtl_whole_on();
 }
 
 void *rtl_alias_map(struct rtl_rec *rec, int prot)
@@ -212,6 +245,14 @@ void *rtl_alias_map(struct rtl_rec *rec, int prot)
 			                          memory_order_relaxed);
 		return (void *)va;
 	}
+	/* auto, whole pages, page tables: the pool's offset in the copy of
+	 * such blocks. */
+	if (rec->mech == RTL_MECH_AUTO && rtl_whole_on() && !(rw & (PAGE - 1)) &&
+	    rec->size >= PAGE - RTL_GRANULE) {
+		if (!(va = rtl_whole_take(rw, (size_t)pages * PAGE, prot)))
+			return NULL;
+		goto mapped;
+	}
 	/* A copy of the pool of its own on these pages: no mmap. */
 	va = slots && (rec->mech == RTL_MECH_AUTO || pages <= SLOT_PAGES)
 	             ? rtl_slot_take((uintptr_t)rec->rw, rec->size ? rec->size : 1,
@@ -226,14 +267,14 @@ void *rtl_alias_map(struct rtl_rec *rec, int prot)
 	} else if (!(va = va_alloc(pages))) {
 		errno = ENOMEM;
 		return NULL;
-	} else if (mmap((void *)va, (size_t)pages * PAGE, prot,
-	                MAP_SHARED | MAP_FIXED, rtl_views.fd,
-	                (off_t)(first - rw_base)) == MAP_FAILED) {
+	} else if (rtl_prot_map(va, (size_t)pages * PAGE, rtl_views.fd,
+	                        (off_t)(first - rw_base), prot) < 0) {
 		int e = errno;
 		va_free(va, pages);
 		errno = e;
 		return NULL;
 	}
+mapped:
 	rec->alias = va;
 	rec->pages = pages;
 	atomic_store(&rec->prot, prot);
@@ -258,7 +299,15 @@ void rtl_alias_unmap(struct rtl_rec *rec)
 		                      memory_order_release);
 	rtl_rec_lock(rec);
 	rtl_rec_unlock(rec);
-	if (rec->mech == RTL_MECH_PAGE)
+	if (atomic_exchange(&rec->in_place, 0) == RTL_REC_PROGRAMS && rec->mech != RTL_MECH_PAGE) {
+		/* The program's mprotect left these pages as it wanted them:
+		 * read-write again for the next block, as the copy remembers
+		 * them. */
+		syscall(SYS_mprotect, (void *)va, (size_t)rec->pages * PAGE,
+		        PROT_READ | PROT_WRITE);
+		rtl_alias_protected(rec, PROT_READ | PROT_WRITE);
+	}
+	if (rec->mech == RTL_MECH_PAGE || rtl_whole_owns(va))
 		; /* its pages stay as they are, in the shared copy */
 	else if (in_slot(rec))
 		rtl_slot_give(va, (size_t)rec->pages * PAGE);
@@ -266,6 +315,38 @@ void rtl_alias_unmap(struct rtl_rec *rec)
 		va_free(va, rec->pages);
 	if (splits(rec))
 		atomic_fetch_sub_explicit(&rtl_alias_live, 1, memory_order_relaxed);
+}
+
+/* The program's own mprotect of [lo, hi), in the reservation: the blocks
+ * there are no longer rtl's to protect (as blocks protected in place in
+ * the views give theirs up, docs/mechanisms.md): read-write in rtl's
+ * terms, their pages' page-table protection lifted, and from now on a
+ * fault there is the program's. */
+void rtl_alias_take_over(uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t b = atomic_load_explicit(&base, memory_order_acquire);
+
+	if (!b || hi <= b || lo >= b + span)
+		return;
+	lo = lo < b ? b : lo & ~(uintptr_t)(PAGE - 1);
+	hi = hi > b + span ? b + span : hi;
+	for (uintptr_t a = lo; a < hi; a += PAGE) {
+		struct rtl_rec *rec;
+
+		if (rtl_pageprot_owns(a)) {
+			rtl_pageprot_take_over(a);
+			continue;
+		}
+		if (!(rec = rtl_alias_find((void *)a)) ||
+		    atomic_load(&rec->in_place) == RTL_REC_PROGRAMS)
+			continue;
+		rtl_rec_lock(rec);
+		if (atomic_load(&rec->live)) {
+			rtl_alias_protect(rec, PROT_READ | PROT_WRITE);
+			atomic_store(&rec->in_place, RTL_REC_PROGRAMS);
+		}
+		rtl_rec_unlock(rec);
+	}
 }
 
 /* ---- traps: a fault on an alias, or a system call's access to one ---- */
@@ -289,6 +370,7 @@ static int access_locked(struct rtl_rec *rec, uintptr_t a, int write)
 	    !atomic_load_explicit(&rec->written, memory_order_relaxed) && rec->twin)
 		memcpy(rec->twin, rec->rw, rec->size); /* before the write */
 	prot = rtl_act_trap(rec, offset, write);
+	rtl_reprotect_note(rec); /* its rule's next epoch protects it again */
 	if (prot >= 0 && allows(prot, write) && rtl_alias_protect(rec, prot) == 0) {
 		rtl_act_granted(rec, rec->size);
 		rtl_act_prot_changed(rec->rule);
@@ -316,8 +398,10 @@ static void ran_off(uintptr_t a)
 		return; /* nowhere to say it */
 }
 
-/* The core's foreign hook. Signal handler. */
-static int alias_fault(void *addr, int write, void *uc)
+/* The core's foreign hook: a SIGSEGV outside the views, or a SIGBUS on a
+ * page write-protected in the page tables (core/prot/prot.h). Signal
+ * handler. */
+static int alias_fault(void *addr, int write, int sig, void *uc)
 {
 	uintptr_t a = (uintptr_t)addr;
 	struct rtl_rec *rec;
@@ -333,18 +417,25 @@ static int alias_fault(void *addr, int write, void *uc)
 		return ok;
 	}
 	if (!(rec = rtl_alias_find(addr))) {
-		if (rtl_alias_owns(addr))
+		/* A SIGBUS here is an access past the end of the file: the
+		 * program's SIGBUS action says so (track/fatal.c). */
+		if (rtl_alias_owns(addr) && sig == SIGSEGV)
 			ran_off(a);
 		return 0; /* not an alias, or a freed one: the program's */
 	}
 	t0 = rtl_now_ns();
 	rtl_rec_lock(rec);
-	if (!atomic_load(&rec->live)) {
-		ok = 0;
+	if (!atomic_load(&rec->live) || atomic_load(&rec->in_place) == RTL_REC_PROGRAMS) {
+		ok = 0; /* freed, or the program's own protection refused it */
 	} else if (allows(atomic_load(&rec->prot), write)) {
+		/* Granted by another thread meanwhile; or the pages were set
+		 * from a stale record (an epoch's call over a block freed and
+		 * taken again since): the record is right, its pages get its
+		 * protection again. */
 		atomic_fetch_add_explicit(&rtl_totals.alias_stale, 1,
 		                          memory_order_relaxed);
-		ok = 1; /* another thread granted it meanwhile */
+		rtl_alias_protect(rec, atomic_load(&rec->prot));
+		ok = 1;
 	} else {
 		ok = access_locked(rec, a, write);
 	}
@@ -375,7 +466,9 @@ static void *alias_access(const void *p, size_t len, int write)
 	}
 	atomic_fetch_add_explicit(&rtl_totals.alias_syscalls, 1,
 	                          memory_order_relaxed);
-	if (allows(atomic_load_explicit(&rec->prot, memory_order_acquire), write))
+	/* The program's own protection: the kernel answers as it would. */
+	if (allows(atomic_load_explicit(&rec->prot, memory_order_acquire), write) ||
+	    atomic_load(&rec->in_place) == RTL_REC_PROGRAMS)
 		return (void *)p;
 	rtl_rec_lock(rec);
 	ok = atomic_load(&rec->live) &&
@@ -413,6 +506,7 @@ static void fork_child(void)
 		rtl_slots_forked();
 	if (pages_mapped)
 		rtl_pageprot_forked();
+	rtl_whole_forked();
 	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
 		struct rtl_rec *rec = rtl_rec_at(i);
 		uintptr_t first;
@@ -428,12 +522,17 @@ static void fork_child(void)
 				rtl_alias_protect(rec, prot);
 			continue;
 		}
+		if (rtl_whole_owns(rec->alias)) {
+			/* The copy is read-write again: its blocks that are not. */
+			if (atomic_load(&rec->prot) != (PROT_READ | PROT_WRITE))
+				rtl_alias_protect(rec, atomic_load(&rec->prot));
+			continue;
+		}
 		if (rec->mech != RTL_MECH_ALIAS)
 			continue;
 		first = (uintptr_t)rec->rw & ~(uintptr_t)(PAGE - 1);
-		if (mmap((void *)rec->alias, (size_t)rec->pages * PAGE,
-		         atomic_load(&rec->prot), MAP_SHARED | MAP_FIXED, fd,
-		         (off_t)(first - rw_base)) == MAP_FAILED) {
+		if (rtl_prot_map(rec->alias, (size_t)rec->pages * PAGE, fd,
+		                 (off_t)(first - rw_base), atomic_load(&rec->prot)) < 0) {
 			static const char msg[] = "rtl: fork: cannot remap an "
 			                          "alias in the child; aborting it\n";
 			rtl_say(msg, sizeof(msg) - 1);
@@ -443,15 +542,19 @@ static void fork_child(void)
 	rtl_lock_release(&va_lock);
 }
 
-int rtl_alias_init(int with_slots, int with_pages)
+int rtl_alias_init(int with_slots, int with_pages, int with_whole)
 {
-	uintptr_t hint;
+	uintptr_t hint, at;
 	void *res;
 
 	rw_base = rtl_view_base(RTL_VIEW_RW);
 	alias_span = rtl_views.size;
+	/* auto's blocks of whole pages leave rtl's views only where their
+	 * protection can live in the page tables (whole.c). */
+	with_whole = with_whole && rtl_prot_backend() == RTL_PROT_PAGE_TABLES;
 	span = alias_span + (with_slots ? rtl_slots_span() : 0) +
-	       (with_pages ? rtl_pageprot_span() : 0);
+	       (with_pages ? rtl_pageprot_span() : 0) +
+	       (with_whole ? rtl_whole_span() : 0);
 	/* Right after the views, at the next 1 TiB: the same place in every
 	 * process when the views are at rtl's home (views.h). */
 	hint = (rtl_views.base + RTL_NVIEWS * rtl_views.size + RTL_HOME_ALIGN - 1) &
@@ -470,15 +573,20 @@ int rtl_alias_init(int with_slots, int with_pages)
 	}
 	if (res == MAP_FAILED)
 		return -1;
-	if (with_slots && rtl_slots_init((uintptr_t)res + alias_span) < 0)
+	/* Every mapping in it is the backend's (rtl_prot_map). */
+	rtl_prot_span((uintptr_t)res, span);
+	at = (uintptr_t)res + alias_span;
+	if (with_slots && rtl_slots_init(at) < 0)
 		return -1;
 	if (with_slots) {
-		slots_lo = (uintptr_t)res + alias_span;
+		slots_lo = at;
 		slots_hi = slots_lo + rtl_slots_span();
+		at = slots_hi;
 	}
-	if (with_pages &&
-	    rtl_pageprot_init((uintptr_t)res + alias_span +
-	                      (with_slots ? rtl_slots_span() : 0)) < 0)
+	if (with_pages && rtl_pageprot_init(at) < 0)
+		return -1;
+	at += with_pages ? rtl_pageprot_span() : 0;
+	if (with_whole && rtl_whole_init(at) < 0)
 		return -1;
 	slots = with_slots;
 	pages_mapped = with_pages;

@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/prot/prot.h"
 #include "core/region/placement.h"
 #include "core/region/views.h"
 #include "core/util/page.h"
@@ -294,11 +295,9 @@ int rtl_arena_map_copy(uintptr_t at, int prot)
 {
 	off_t off = (off_t)rtl_view_offset(pool_lo, RTL_VIEW_RW);
 
-	return mmap((void *)at, pool_hi - pool_lo, prot,
-	            MAP_SHARED | MAP_FIXED | MAP_NORESERVE, rtl_views.fd,
-	            off) == MAP_FAILED
-	               ? -1
-	               : 0;
+	/* Through the protection backend: under page tables its
+	 * protection changes need no mapping of their own. */
+	return rtl_prot_map(at, pool_hi - pool_lo, rtl_views.fd, off, prot);
 }
 
 void *rtl_arena_table(size_t bytes)

@@ -13,19 +13,21 @@
  * mmap of a copy costs a few microseconds, at start and in every forked
  * child).
  *
- * Each copy is one mapping; a page whose protection differs from its
- * neighbours' splits it (maps.c counts each live block as two mappings
- * against vm.max_map_count). The kernel gets the calls directly, not
- * through the preload's mprotect.
+ * Each copy is one mapping. Protection changes go through rtl's protection
+ * backend (core/prot/prot.h), not the preload's mprotect: under page
+ * tables a copy is mapped read-write and its pages carry their protection,
+ * so the mapping is never split; under mprotect a page whose protection
+ * differs from its neighbours' splits it (maps.c counts each live block as
+ * two mappings against vm.max_map_count).
  * rtl_slot_protected runs in signal handlers: plain stores only. */
 #include "preload/place/auto.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/prot/prot.h"
 #include "core/region/views.h"
 #include "core/util/page.h"
 #include "core/util/lock.h"
@@ -82,6 +84,14 @@ int rtl_slots_init(uintptr_t base)
 	return 0;
 }
 
+/* The protection a new copy is mapped with: under page tables always
+ * read-write (write-protecting a whole copy would make page tables for all
+ * of it; a block's pages get theirs as it takes them). */
+static int mapping_prot(int prot)
+{
+	return rtl_prot_backend() == RTL_PROT_PAGE_TABLES ? RW : prot;
+}
+
 /* Map one more copy at prot, if no other thread did meanwhile (seen: how
  * many were mapped when the caller found none free). Whether there are
  * more now. */
@@ -89,6 +99,7 @@ static int map_more(int seen, int prot)
 {
 	int n;
 
+	prot = mapping_prot(prot);
 	rtl_lock_acquire(&map_lock);
 	n = atomic_load_explicit(&nmapped, memory_order_relaxed);
 	if (n == seen && n < RTL_SLOTS &&
@@ -287,15 +298,14 @@ uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot)
 			long rc;
 
 			take_run(first, last, k, &lo, &hi);
-			rc = syscall(SYS_mprotect, (void *)(at + lo * PAGE),
-			             (hi - lo) * PAGE, prot);
+			rc = rtl_prot_set(at + lo * PAGE, (hi - lo) * PAGE, prot);
 			if (rc < 0 && (lo < first || hi > last)) {
 				/* Out of mappings, say: the block's pages alone.
 				 * A failed call may have changed some pages. */
 				set_states(lo, hi, k, -1);
 				release_run(first, last, k, lo, hi);
-				rc = syscall(SYS_mprotect, (void *)(at + first * PAGE),
-				             (last - first) * PAGE, prot);
+				rc = rtl_prot_set(at + first * PAGE, (last - first) * PAGE,
+				                  prot);
 				if (rc == 0)
 					set_states(first, last, k, prot);
 			} else {
@@ -381,7 +391,7 @@ static void fork_copy(int k, size_t used)
 	for (size_t p = 0; p < used; p++)
 		if (is_taken(p, k))
 			*(prot_of(p, k) == RW ? &rw : &other) += 1;
-	mp = rw >= other ? RW : old;
+	mp = rw >= other ? RW : mapping_prot(old);
 	remap(k, mp);
 	for (size_t p = 0; p <= used; p++) {
 		int live = p < used && is_taken(p, k), pr = live ? prot_of(p, k) : mp;
@@ -393,8 +403,7 @@ static void fork_copy(int k, size_t used)
 			atomic_store_explicit(s, 0, memory_order_relaxed);
 		if (in && live && pr != mp && pr == prot_of(run, k))
 			continue;
-		if (in && syscall(SYS_mprotect, (void *)(copy + run * PAGE),
-		                  (p - run) * PAGE, prot_of(run, k)) < 0)
+		if (in && rtl_prot_set(copy + run * PAGE, (p - run) * PAGE, prot_of(run, k)) < 0)
 			set_states(run, p, k, -1); /* alias.c sets them */
 		in = live && pr != mp;
 		run = p;
@@ -425,8 +434,7 @@ int rtl_slot_open_copy(uintptr_t addr)
 
 	locate(addr, 1, &first, &last, &k);
 	/* The copy's own bounds: no mapping is split, only merged. */
-	if (syscall(SYS_mprotect, (void *)(slots_base + (uintptr_t)k * pool_len),
-	            pool_len, RW) < 0)
+	if (rtl_prot_set(slots_base + (uintptr_t)k * pool_len, pool_len, RW) < 0)
 		return -1;
 	set_states(0, (rtl_arena_used() + PAGE - 1) >> PAGE_SHIFT, k, RW);
 	atomic_store_explicit(&copy_prot[k], RW, memory_order_relaxed);

@@ -31,6 +31,7 @@
 #include "preload/engine/engine.h"
 #include "preload/engine/epoch.h"
 #include "preload/engine/record.h"
+#include "preload/engine/reprotect.h"
 #include "preload/engine/select.h"
 #include "preload/engine/site.h"
 #include "preload/engine/tally.h"
@@ -82,11 +83,13 @@ void rtl_heap_pin(const void *p, int delta)
 			;
 		return;
 	}
-	/* Under the record's lock: an epoch re-protecting it now finishes
-	 * first, and the caller's grant (after this) comes after it. */
+	/* Under the record's lock, which an epoch takes to lower it: an epoch
+	 * from now on leaves it alone, and one that lowered it before makes
+	 * its calls before the caller's grant (after this). */
 	rtl_rec_lock(rec);
 	atomic_fetch_add_explicit(&rec->pins, 1, memory_order_acq_rel);
 	rtl_rec_unlock(rec);
+	rtl_reprotect_wait();
 }
 
 static size_t span_of(size_t size)
@@ -144,7 +147,7 @@ static void *define(void *rw, size_t size, const struct rtl_choice *c,
 	    region_protect_in_place(in_view(rw, home), prot) == 0) {
 		atomic_fetch_add_explicit(&rtl_in_place_live, 1,
 		                          memory_order_relaxed);
-		atomic_store(&rec->in_place, 1);
+		atomic_store(&rec->in_place, RTL_REC_IN_PLACE);
 	} else if (exact && traps) {
 		region_free(rw);
 		errno = ENOMEM;
@@ -168,8 +171,9 @@ void rtl_heap_left_in_place(void *data)
 	struct rtl_rec *rec = data;
 
 	/* Most never were: a load, not a locked exchange, for them. */
-	if (rec && atomic_load_explicit(&rec->in_place, memory_order_relaxed) &&
-	    atomic_exchange(&rec->in_place, 0))
+	if (rec && atomic_load_explicit(&rec->in_place, memory_order_relaxed) ==
+	                   RTL_REC_IN_PLACE &&
+	    atomic_exchange(&rec->in_place, 0) == RTL_REC_IN_PLACE)
 		atomic_fetch_sub_explicit(&rtl_in_place_live, 1,
 		                          memory_order_relaxed);
 }
@@ -221,14 +225,15 @@ static void count_new(size_t size, const struct rtl_choice *c, uint32_t site)
 
 /* auto: a block under a page gets a slot, like an alias object (its
  * pages are shared with other blocks); one of whole pages is a region
- * protected in place. */
-static int small_auto(size_t size, size_t align, const struct rtl_choice *c)
+ * protected in place, or, where protection lives in the page tables, is
+ * reached through the copy of such blocks (whole.c). */
+static int auto_in_copy(size_t size, size_t align, const struct rtl_choice *c)
 {
 	size_t a;
 
 	/* On written bits every block is a region in rtl's views. */
 	return c->mechanism == RTL_MECH_AUTO && !c->wbits &&
-	       block_of(size, align, &a) < PAGE;
+	       (block_of(size, align, &a) < PAGE || rtl_alias_whole(c));
 }
 
 /* What an alias object, a slot or a page block takes from the arena: its
@@ -239,7 +244,8 @@ static size_t arena_bytes(size_t size, size_t *align, const struct rtl_choice *c
 {
 	size_t a;
 
-	if (c->mechanism == RTL_MECH_PAGE && block_of(size, *align, &a) >= PAGE)
+	if ((c->mechanism == RTL_MECH_PAGE || rtl_alias_whole(c)) &&
+	    block_of(size, *align, &a) >= PAGE)
 		return block_of(size, *align, align);
 	if (*align < 16)
 		*align = 16;
@@ -302,10 +308,10 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 	rec->mech = (uint8_t)c->mechanism;
 	atomic_store_explicit(&rec->in_place, 0, memory_order_relaxed);
 	if (c->mechanism == RTL_MECH_ALIAS || c->mechanism == RTL_MECH_PAGE ||
-	    small_auto(size, align, c)) {
+	    auto_in_copy(size, align, c)) {
 		why = RTL_FALLBACK_MAPS;
 		errno = 0;
-		if ((c->mechanism != RTL_MECH_ALIAS && c->traps && !rtl_alias_room()) ||
+		if ((c->mechanism != RTL_MECH_ALIAS && rtl_alias_splits(c) && !rtl_alias_room()) ||
 		    !(p = alloc_alias(rec, size, align, zero, c, &rw))) {
 			if (errno == EBUSY && c->mechanism == RTL_MECH_AUTO)
 				why = RTL_FALLBACK_SLOTS;

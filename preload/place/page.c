@@ -2,8 +2,9 @@
  * bits do, on the very blocks the region mechanisms get, so that rtlctl
  * compare measures granularity and nothing else. Every block of a page
  * rule is reached through one more copy of the arena's pool, shared by
- * all of them: a protection change is an mprotect of every page holding
- * the block there (neighbours included), and a fault grants the whole
+ * all of them: a protection change is one call of rtl's protection
+ * backend (page tables or mprotect, core/prot/prot.h) over every page
+ * holding the block there (neighbours included), and a fault grants the whole
  * page after the rule's actions for the block touched. A fault whose
  * block already allows the access on its own is still a trap; when the
  * page holds another block that does not allow it, it is a false-sharing
@@ -11,16 +12,17 @@
  *
  * The fault and access paths run in signal handlers: no malloc; the
  * record's lock, then the page's (striped spin locks, rtl's kind: held
- * around mprotect and the state, never across an access to the copy). */
+ * around the protection call and the state, never across an access to the
+ * copy). */
 #include "preload/place/page.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/prot/prot.h"
 #include "core/region/views.h"
 #include "core/util/lock.h"
 #include "core/util/page.h"
@@ -94,9 +96,12 @@ int rtl_pageprot_owns(uintptr_t a)
 
 /* ---- pages ---- */
 
+/* A page whose protection the program's own mprotect took over. */
+#define PROGRAMS UINT8_MAX
+
 static int prot_of(size_t p)
 {
-	return state[p] ? state[p] - 1 : RW;
+	return state[p] && state[p] != PROGRAMS ? state[p] - 1 : RW;
 }
 
 static int allows(int prot, int write)
@@ -109,19 +114,21 @@ static struct rtl_lock *lock_of(size_t p)
 	return &locks[p % NLOCKS];
 }
 
-/* Pages [first, last) get prot: one mprotect for the run (their locks
- * held by the caller, or the pages are a block's own). 1 if it changed
- * anything, 0 if not, -1 if the kernel refused. */
+/* Pages [first, last) get prot: one protection call for the run (their
+ * locks held by the caller, or the pages are a block's own). 1 if it
+ * changed anything, 0 if not, -1 if the kernel refused. */
 static int set_run(size_t first, size_t last, int prot)
 {
 	int differ = 0;
 
+	for (size_t p = first; p < last; p++)
+		if (state[p] == PROGRAMS)
+			return 0; /* the program's now */
 	for (size_t p = first; p < last && !differ; p++)
 		differ = prot_of(p) != prot;
 	if (!differ)
 		return 0;
-	if (syscall(SYS_mprotect, (void *)(copy_base + first * PAGE),
-	            (last - first) * PAGE, prot) < 0)
+	if (rtl_prot_set(copy_base + first * PAGE, (last - first) * PAGE, prot) < 0)
 		return -1;
 	for (size_t p = first; p < last; p++)
 		state[p] = (uint8_t)(prot + 1);
@@ -163,7 +170,7 @@ static int pinned(const struct rtl_rec *o, int write)
 /* Every page of [first, last) gets prot: a block's own pages in one call,
  * shared ones each under its lock, but for a page that holds a block a
  * system call is using (the kernel would find it protected: EFAULT). The
- * mprotect calls count as the rule's protection changes. */
+ * protection calls count as the rule's protection changes. */
 static int set_pages(const struct rtl_rec *rec, size_t first, size_t last,
                      int prot)
 {
@@ -261,6 +268,43 @@ int rtl_pageprot_protect(struct rtl_rec *rec, int prot)
 	return set_pages(rec, first, last, prot);
 }
 
+/* An epoch: the pages of rec that do not have prot get it, recorded first
+ * (each under its lock, taken only if free: a trap holding one keeps it
+ * for the next epoch), and are passed to add, for one call per run
+ * (reprotect.c); a page a system call is using keeps its protection. The
+ * pages passed. */
+size_t rtl_pageprot_lower(const struct rtl_rec *rec, int prot,
+                          void (*add)(uintptr_t at, size_t len, struct rtl_rec *rec))
+{
+	size_t first, last, n = 0;
+
+	page_span(rec, &first, &last);
+	for (size_t p = first; p < last; p++) {
+		if (prot_of(p) == prot || state[p] == PROGRAMS || rtl_lock_try(lock_of(p)) < 0)
+			continue;
+		if (prot_of(p) != prot && (prot == RW || !any_other(p, rec, 0, pinned))) {
+			state[p] = (uint8_t)(prot + 1);
+			add(copy_base + p * PAGE, PAGE, NULL);
+			n++;
+		}
+		rtl_lock_release(lock_of(p));
+	}
+	return n;
+}
+
+void rtl_pageprot_take_over(uintptr_t a)
+{
+	size_t p = (a - copy_base) >> PAGE_SHIFT;
+
+	rtl_lock_acquire(lock_of(p));
+	if (state[p] != PROGRAMS) {
+		if (prot_of(p) != RW)
+			rtl_prot_set(copy_base + p * PAGE, PAGE, RW);
+		state[p] = PROGRAMS;
+	}
+	rtl_lock_release(lock_of(p));
+}
+
 /* ---- traps ---- */
 
 /* Page p (twinned) goes on the list the next diff takes. */
@@ -323,7 +367,7 @@ static int trap(struct rtl_rec *rec, size_t p, uintptr_t a, int write)
  * state wins, so that the access cannot fault forever. */
 static void resync(size_t p)
 {
-	syscall(SYS_mprotect, (void *)(copy_base + p * PAGE), PAGE, prot_of(p));
+	rtl_prot_set(copy_base + p * PAGE, PAGE, prot_of(p));
 	atomic_fetch_add_explicit(&rtl_totals.alias_stale, 1,
 	                          memory_order_relaxed);
 }
@@ -342,7 +386,9 @@ int rtl_pageprot_fault(uintptr_t a, int write)
 		}
 	}
 	rtl_lock_acquire(lock_of(p));
-	if (allows(prot_of(p), write)) {
+	if (state[p] == PROGRAMS) {
+		ok = 0; /* the program's own protection refused it */
+	} else if (allows(prot_of(p), write)) {
 		resync(p);
 	} else if ((grant = trap(rec, p, a, write)) < 0) {
 		ok = 0;
@@ -458,8 +504,11 @@ void rtl_pageprot_forked(void)
 			continue;
 		page_span(rec, &first, &last);
 		for (size_t p = first; p < last; p++) {
-			int prot = old[p] ? old[p] - 1 : RW;
-			if (prot != RW && !now[p])
+			int prot = old[p] && old[p] != PROGRAMS ? old[p] - 1 : RW;
+
+			if (old[p] == PROGRAMS)
+				now[p] = PROGRAMS; /* the parent's program's; read-write here */
+			else if (prot != RW && !now[p])
 				set_run(p, p + 1, prot);
 		}
 	}

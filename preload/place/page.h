@@ -49,6 +49,17 @@ int rtl_pageprot_fault(uintptr_t a, int write);
  * if the kernel may go ahead. Signal handler. */
 int rtl_pageprot_access(uintptr_t p, size_t len, int write);
 
+/* An epoch: the pages of rec that do not have prot get it in the page
+ * states now (not those a system call is using, nor those whose lock a
+ * trap holds), each passed to add for the epoch's calls, in runs. How many
+ * pages. */
+size_t rtl_pageprot_lower(const struct rtl_rec *rec, int prot,
+                          void (*add)(uintptr_t at, size_t len, struct rtl_rec *rec));
+
+/* The program's own mprotect of the copy's page at a: from now on its
+ * protection is the program's, and no block's. */
+void rtl_pageprot_take_over(uintptr_t a);
+
 /* Dirty tracking, the page tracker's way: a page written since its twin
  * was taken is diffed against it (epoch.c accounts each page), and with
  * relower its pages are protected again first, so that the next write

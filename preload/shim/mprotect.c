@@ -23,6 +23,7 @@
 #include "core/util/lock.h"
 #include "core/util/page.h"
 #include "preload/engine/engine.h"
+#include "preload/place/alias.h"
 #include "preload/place/heap.h"
 #include "preload/shim/next.h"
 
@@ -197,6 +198,10 @@ API int mprotect(void *addr, size_t len, int prot)
 	view = rtl_views.size;
 	end = base + RTL_NVIEWS * view;
 	hi = lo + ((len + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
+	/* Blocks in the copies and aliases give their pages up to the
+	 * program, as blocks protected in place in the views do below. */
+	if (hi > lo)
+		rtl_alias_take_over(lo, hi);
 	if (hi < lo || hi <= base || lo >= end)
 		return real_mprotect(lo, lo + len, prot);
 	/* Outside the views as asked; each view clipped to its own. */

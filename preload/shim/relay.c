@@ -1,14 +1,16 @@
 /* The program's signal handlers, relayed (relay.h). The kernel's action for
  * a signal the program handles is `relay`, with the program's mask less
- * SIGSEGV (a handler whose sa_mask is full must still take region traps);
+ * SIGSEGV (and SIGBUS where rtl takes it: a handler whose sa_mask is full
+ * must still take region traps);
  * the program's own action is kept here and read back by sigaction. The
  * relay tells sigmask.c when the handler begins and ends, so the program
  * sees SIGSEGV blocked inside a handler whose mask blocks it, and the bit
  * comes back at its end with the mask the frame restores.
  *
- * The program's SIGSEGV handler is run by the trap path (core/trap/
- * foreign.c) through run_segv_handler, the same way: blocked while it
- * runs unless SA_NODEFER, as the kernel would block it.
+ * The program's SIGSEGV handler (and SIGBUS handler where rtl takes SIGBUS)
+ * is run by the trap path (core/trap/foreign.c) through run_segv_handler,
+ * the same way: blocked while it runs unless SA_NODEFER, as the kernel
+ * would block it.
  *
  * relay runs in signal handlers; sigaction here takes a spin lock only with
  * every signal blocked, so a handler never finds it held by its own thread. */
@@ -78,10 +80,7 @@ static void read_back(struct sigaction *old, const struct action *a)
 	else if ((old->sa_flags & ~ours) != (a->flags & ~ours))
 		return; /* set by someone else since (a raw system call) */
 	old->sa_flags = (old->sa_flags & ~SA_SIGINFO) | (a->flags & SA_SIGINFO);
-	if (a->hide & RTL_HIDE_SEGV)
-		sigaddset(&old->sa_mask, SIGSEGV);
-	if (a->hide & RTL_HIDE_SYS)
-		sigaddset(&old->sa_mask, SIGSYS);
+	rtl_sigmask_add(&old->sa_mask, a->hide);
 }
 
 static int set_action(int sig, const struct sigaction *act, struct sigaction *old)
@@ -92,17 +91,15 @@ static int set_action(int sig, const struct sigaction *act, struct sigaction *ol
 	sigset_t all, mask;
 	int r, e;
 
-	if (sig <= 0 || sig >= NSIGNALS || sig == SIGSEGV)
+	if (sig <= 0 || sig >= NSIGNALS || sig == SIGSEGV || rtl_traps_signal(sig))
 		return n->sigaction(sig, act, old);
 	memset(&a, 0, sizeof(a));
 	if (act) {
 		k = *act;
-		a.hide = (sigismember(&k.sa_mask, SIGSEGV) == 1 ? RTL_HIDE_SEGV : 0) |
-		         (sigismember(&k.sa_mask, SIGSYS) == 1 ? RTL_HIDE_SYS : 0);
+		a.hide = rtl_sigmask_bits(&k.sa_mask);
 		a.flags = k.sa_flags;
 		a.set = 1;
-		sigdelset(&k.sa_mask, SIGSEGV);
-		sigdelset(&k.sa_mask, SIGSYS);
+		rtl_sigmask_del(&k.sa_mask);
 		if (k.sa_handler != SIG_DFL && k.sa_handler != SIG_IGN) {
 			a.fn.info = k.sa_sigaction; /* the union: either member */
 			k.sa_sigaction = relay;
@@ -110,8 +107,7 @@ static int set_action(int sig, const struct sigaction *act, struct sigaction *ol
 		}
 	}
 	sigfillset(&all);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGSYS);
+	rtl_sigmask_del(&all);
 	n->pthread_sigmask(SIG_BLOCK, &all, &mask);
 	while (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
 		;
@@ -140,19 +136,19 @@ int rtl_relay_sigaction(int sig, const struct sigaction *act, struct sigaction *
 	return set_action(sig, act, old);
 }
 
-/* The trap path's way to run the program's SIGSEGV handler (hooks.h). */
+/* The trap path's way to run the program's SIGSEGV (or SIGBUS) handler
+ * (hooks.h). */
 static void run_segv_handler(const struct sigaction *act, int sig, siginfo_t *si,
                              void *uc)
 {
 	const struct rtl_next *n = rtl_next();
-	int segv = !(act->sa_flags & SA_NODEFER) || sigismember(&act->sa_mask, sig) == 1;
-	int hide = (segv ? RTL_HIDE_SEGV : 0) |
-	           (sigismember(&act->sa_mask, SIGSYS) == 1 ? RTL_HIDE_SYS : 0);
+	int self = !(act->sa_flags & SA_NODEFER) || sigismember(&act->sa_mask, sig) == 1;
+	int hide = (rtl_sigmask_bits(&act->sa_mask) & ~rtl_sigmask_bit(sig)) |
+	           (self ? rtl_sigmask_bit(sig) : 0);
 	sigset_t mask = act->sa_mask, old;
 	int token;
 
-	sigdelset(&mask, SIGSEGV);
-	sigdelset(&mask, SIGSYS);
+	rtl_sigmask_del(&mask);
 	n->pthread_sigmask(SIG_BLOCK, &mask, &old);
 	token = rtl_sigmask_enter(uc, (uintptr_t)__builtin_frame_address(0), hide);
 	if (act->sa_flags & SA_SIGINFO)
@@ -181,7 +177,7 @@ void rtl_relay_start(void)
 		struct sigaction sa;
 
 		if (sig == SIGSEGV || sig == SIGKILL || sig == SIGSTOP ||
-		    (sig == SIGSYS && rtl_sigsys_on()) || /* rtl's own */
+		    (sig == SIGSYS && rtl_sigsys_on()) || rtl_traps_signal(sig) || /* rtl's own */
 		    n->sigaction(sig, NULL, &sa) < 0)
 			continue;
 		if (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN ||

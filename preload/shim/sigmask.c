@@ -1,9 +1,10 @@
-/* The program's SIGSEGV mask, kept apart from the kernel's.
+/* The program's SIGSEGV mask, kept apart from the kernel's (and its SIGBUS
+ * mask where rtl takes SIGBUS: page-table protection, core/prot/prot.h).
  *
- * A region trap is a synchronous SIGSEGV; the kernel delivers one that is
- * blocked by resetting the action to the default: the process dies. So
- * once rtl runs, the kernel's mask never holds SIGSEGV, whatever the
- * program asks (sigprocmask, pthread_sigmask, sigsuspend, a handler's
+ * A region trap is a synchronous SIGSEGV (or SIGBUS); the kernel delivers
+ * one that is blocked by resetting the action to the default: the process
+ * dies. So once rtl runs, the kernel's mask never holds SIGSEGV, whatever
+ * the program asks (sigprocmask, pthread_sigmask, sigsuspend, a handler's
  * sa_mask, a new thread's attributes), and this file keeps, per thread,
  * the bit the program believes in (`blocked`) and everything that follows
  * from it:
@@ -18,6 +19,9 @@
  * calls rtl_sigmask_enter/leave). A handler left by siglongjmp never
  * returns: its record (a frame) is dropped when the stack shows it has
  * been left, and the bit becomes what it was when the handler began.
+ *
+ * SIGBUS, where rtl takes it, is kept out exactly as SIGSEGV is, a sent one
+ * held too; what follows says SIGSEGV for both.
  *
  * SIGSYS is kept out of the kernel's mask the same way (the seccomp
  * filter's traps are synchronous too, interpose/sigsys.c), with only the
@@ -69,26 +73,53 @@ int rtl_sigmask_on(void)
 	return atomic_load_explicit(&on, memory_order_relaxed);
 }
 
-/* The kept-out signals a set holds, as bits. */
-static int bits_of(const sigset_t *set)
+/* SIGBUS is kept out too: rtl takes it (set at start). */
+static int bus_hidden;
+
+/* The kept-out signals, their bits, and which are held while blocked. */
+static const struct {
+	int sig, bit;
+} kept[] = {
+	{ SIGSEGV, RTL_HIDE_SEGV },
+	{ SIGSYS, RTL_HIDE_SYS },
+	{ SIGBUS, RTL_HIDE_BUS },
+};
+#define NKEPT (bus_hidden ? 3 : 2)
+
+int rtl_sigmask_bit(int sig)
 {
-	return (sigismember(set, SIGSEGV) == 1 ? RTL_HIDE_SEGV : 0) |
-	       (sigismember(set, SIGSYS) == 1 ? RTL_HIDE_SYS : 0);
+	for (int i = 0; i < NKEPT; i++)
+		if (kept[i].sig == sig)
+			return kept[i].bit;
+	return 0;
 }
 
-static void add_bits(sigset_t *set, int bits)
+int rtl_sigmask_bits(const sigset_t *set)
 {
-	if (bits & RTL_HIDE_SEGV)
-		sigaddset(set, SIGSEGV);
-	if (bits & RTL_HIDE_SYS)
-		sigaddset(set, SIGSYS);
+	int bits = 0;
+
+	for (int i = 0; i < NKEPT; i++)
+		if (sigismember(set, kept[i].sig) == 1)
+			bits |= kept[i].bit;
+	return bits;
 }
 
-static void del_hidden(sigset_t *set)
+void rtl_sigmask_add(sigset_t *set, int bits)
 {
-	sigdelset(set, SIGSEGV);
-	sigdelset(set, SIGSYS);
+	for (int i = 0; i < NKEPT; i++)
+		if (bits & kept[i].bit)
+			sigaddset(set, kept[i].sig);
 }
+
+void rtl_sigmask_del(sigset_t *set)
+{
+	for (int i = 0; i < NKEPT; i++)
+		sigdelset(set, kept[i].sig);
+}
+
+#define bits_of rtl_sigmask_bits
+#define add_bits rtl_sigmask_add
+#define del_hidden rtl_sigmask_del
 
 static uintptr_t uc_sp(const ucontext_t *uc)
 {
@@ -136,79 +167,106 @@ static void drop_left(uintptr_t cur)
 	}
 }
 
-/* ---- SIGSEGVs held while the program blocks them ---- */
+/* ---- SIGSEGVs (and SIGBUSes) held while the program blocks them ---- */
+
+/* The held signals, by index: SIGSEGV, SIGBUS. */
+enum { H_SEGV, H_BUS, NHELD };
+static const int held_sig[NHELD] = { SIGSEGV, SIGBUS };
+static const int held_bit[NHELD] = { RTL_HIDE_SEGV, RTL_HIDE_BUS };
 
 /* A standard signal is pending at most once per thread (sent to the
  * thread: tgkill, raise) and once per process (kill, sigqueue). */
-static RTL_TLS siginfo_t held_thread;
-static RTL_TLS int thread_has;
-static siginfo_t held_process;
-static _Atomic int process_has; /* 0 none, 1 being written, 2 held */
+static RTL_TLS siginfo_t held_thread[NHELD];
+static RTL_TLS int thread_has[NHELD];
+static siginfo_t held_process[NHELD];
+static _Atomic int process_has[NHELD]; /* 0 none, 1 being written, 2 held */
+
+static int held_index(int sig)
+{
+	return sig == SIGBUS ? H_BUS : H_SEGV;
+}
 
 static void hold(const siginfo_t *si)
 {
-	int none = 0;
+	int i = held_index(si->si_signo), none = 0;
 
 	holds++;
 	if (si->si_code == SI_TKILL) {
-		if (!thread_has)
-			held_thread = *si;
-		thread_has = 1;
+		if (!thread_has[i])
+			held_thread[i] = *si;
+		thread_has[i] = 1;
 		return;
 	}
-	if (atomic_compare_exchange_strong(&process_has, &none, 1)) {
-		held_process = *si;
-		atomic_store(&process_has, 2);
+	if (atomic_compare_exchange_strong(&process_has[i], &none, 1)) {
+		held_process[i] = *si;
+		atomic_store(&process_has[i], 2);
 	}
 	/* else one is pending already: the kernel merges them too */
 }
 
+static int held(int i)
+{
+	return thread_has[i] || atomic_load(&process_has[i]) == 2;
+}
+
+/* The held signals, as bits. */
 static int any_held(void)
 {
-	return thread_has || atomic_load(&process_has) == 2;
+	int bits = 0;
+
+	for (int i = 0; i < NHELD; i++)
+		if (held(i))
+			bits |= held_bit[i];
+	return bits;
 }
 
 /* Send it again, to this thread, as it came (rt_tgsigqueueinfo keeps the
  * siginfo: its code, pid and uid). The kernel's mask lets it in at once. */
-static void resend(siginfo_t *si)
+static void resend(int sig, siginfo_t *si)
 {
-	syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), SIGSEGV, si);
+	syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), sig, si);
 }
 
-/* The program unblocked SIGSEGV: what waited for that comes now. */
+/* The program no longer blocks the held signals it does not block now:
+ * what waited for that comes now. */
 static void release(void)
 {
-	int full = 2, e = errno;
+	int e = errno;
 	siginfo_t si;
 
-	if (thread_has) {
-		si = held_thread;
-		thread_has = 0;
-		resend(&si);
-	}
-	if (atomic_load(&process_has) == 2) {
-		si = held_process;
-		if (atomic_compare_exchange_strong(&process_has, &full, 0))
-			resend(&si);
+	for (int i = 0; i < NHELD; i++) {
+		int full = 2;
+
+		if (blocked & held_bit[i])
+			continue;
+		if (thread_has[i]) {
+			si = held_thread[i];
+			thread_has[i] = 0;
+			resend(held_sig[i], &si);
+		}
+		if (atomic_load(&process_has[i]) == 2) {
+			si = held_process[i];
+			if (atomic_compare_exchange_strong(&process_has[i], &full, 0))
+				resend(held_sig[i], &si);
+		}
 	}
 	errno = e;
 }
 
 static void add_held(sigset_t *set)
 {
-	if (any_held())
-		sigaddset(set, SIGSEGV);
+	add_bits(set, any_held());
 }
 
-/* The trap path's question (hooks.h): does the program block SIGSEGV in
- * this thread? A sent one is held then. */
+/* The trap path's question (hooks.h): does the program block this
+ * SIGSEGV (or SIGBUS) in this thread? A sent one is held then. */
 static int blocked_hook(const siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 
 	note_altstack(uc);
 	drop_left(uc_sp(uc));
-	if (!(blocked & RTL_HIDE_SEGV))
+	if (!(blocked & rtl_sigmask_bit(si->si_signo)))
 		return 0;
 	if (si->si_code <= 0)
 		hold(si);
@@ -250,8 +308,7 @@ void rtl_sigmask_leave(void *ucv, int token)
 		nframes = token;
 	blocked = bits_of(&uc->uc_sigmask);
 	del_hidden(&uc->uc_sigmask);
-	if (!(blocked & RTL_HIDE_SEGV))
-		release();
+	release();
 }
 
 /* ---- the mask calls ---- */
@@ -287,7 +344,7 @@ static int change(int how, const sigset_t *set, sigset_t *old, mask_fn real)
 	if (old)
 		add_bits(old, was);
 	blocked = want;
-	if ((was & RTL_HIDE_SEGV) && !(want & RTL_HIDE_SEGV))
+	if (was & ~want)
 		release();
 	return 0;
 }
@@ -345,7 +402,7 @@ API int sigsuspend(const sigset_t *mask)
 	want = bits_of(&s);
 	del_hidden(&s);
 	was = blocked;
-	if (!(want & RTL_HIDE_SEGV) && any_held()) {
+	if (any_held() & ~want) {
 		sigset_t saved;
 
 		n->pthread_sigmask(SIG_SETMASK, &s, &saved);
@@ -365,8 +422,7 @@ API int sigsuspend(const sigset_t *mask)
 		if (handled != h || holds == k)
 			break;
 	}
-	if (!(was & RTL_HIDE_SEGV))
-		release();
+	release();
 	return r;
 }
 
@@ -387,7 +443,7 @@ static void *start_blocked(void *p)
 
 	rtl_next()->free(p);
 	sigemptyset(&hidden);
-	add_bits(&hidden, RTL_HIDE_SEGV | RTL_HIDE_SYS);
+	add_bits(&hidden, RTL_HIDE_ALL);
 	rtl_next()->pthread_sigmask(SIG_UNBLOCK, &hidden, NULL);
 	blocked = st.bits;
 	return st.fn(st.arg);
@@ -465,8 +521,10 @@ void rtl_sigmask_exec_end(int begun)
 
 static void forget_held(void)
 {
-	thread_has = 0; /* the kernel clears a child's pending signals */
-	atomic_store(&process_has, 0);
+	for (int i = 0; i < NHELD; i++) {
+		thread_has[i] = 0; /* the kernel clears a child's pending signals */
+		atomic_store(&process_has[i], 0);
+	}
 }
 
 void rtl_sigmask_start(void)
@@ -474,11 +532,13 @@ void rtl_sigmask_start(void)
 	const struct rtl_next *n = rtl_next();
 	sigset_t cur, hidden;
 
+	/* SIGBUS too where rtl takes it (rtl_prot_start ran before). */
+	bus_hidden = rtl_traps_signal(SIGBUS);
 	/* An exec'd program may start with SIGSEGV or SIGSYS blocked. */
 	n->pthread_sigmask(SIG_BLOCK, NULL, &cur);
 	blocked = bits_of(&cur);
 	sigemptyset(&hidden);
-	add_bits(&hidden, RTL_HIDE_SEGV | RTL_HIDE_SYS);
+	add_bits(&hidden, RTL_HIDE_ALL);
 	n->pthread_sigmask(SIG_UNBLOCK, &hidden, NULL);
 	pthread_atfork(NULL, NULL, forget_held);
 	rtl_hook_blocked(blocked_hook);

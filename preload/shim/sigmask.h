@@ -1,6 +1,8 @@
 /* The program's SIGSEGV mask, kept apart from the kernel's (sigmask.c):
  * the kernel never blocks SIGSEGV in a traced process, since a region trap
- * with SIGSEGV blocked ends it; the program sees the mask it set. */
+ * with SIGSEGV blocked ends it; the program sees the mask it set. The same
+ * for SIGBUS where rtl takes it (page-table protection), and for SIGSYS
+ * (the system-call mechanism). */
 #ifndef RTL_SIGMASK_H
 #define RTL_SIGMASK_H
 
@@ -15,9 +17,20 @@ void rtl_sigmask_start(void);
 /* Whether rtl_sigmask_start has run. */
 int rtl_sigmask_on(void);
 
-/* The signals kept out of the kernel's mask, as bits. */
+/* The signals kept out of the kernel's mask, as bits: SIGBUS only where
+ * rtl takes it (rtl_traps_signal). */
 #define RTL_HIDE_SEGV 1
 #define RTL_HIDE_SYS 2
+#define RTL_HIDE_BUS 4
+#define RTL_HIDE_ALL (RTL_HIDE_SEGV | RTL_HIDE_SYS | RTL_HIDE_BUS)
+
+/* The bit of a kept-out signal (0 for any other); the kept-out signals a
+ * set holds, as bits; add bits' signals to a set; take every kept-out
+ * signal out of one. Async-signal-safe. */
+int rtl_sigmask_bit(int sig);
+int rtl_sigmask_bits(const sigset_t *set);
+void rtl_sigmask_add(sigset_t *set, int bits);
+void rtl_sigmask_del(sigset_t *set);
 
 /* Around a program's signal handler (relay.c), in that handler's context:
  * uc is the frame the kernel made, sp an address in the caller's own

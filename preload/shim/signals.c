@@ -5,8 +5,9 @@
  * report on a fatal signal) read as SIG_DFL and give way to the program's.
  * Every other signal, and SIGSEGV before the constructor has handed rtl the
  * real sigaction, go straight to the kernel.
- * SIGBUS passes through too: rtl installs no SIGBUS handler (its views are
- * a memfd no shorter than its mappings), so the program's is the only one. */
+ * SIGBUS is chained as SIGSEGV is where rtl takes it (protection in the
+ * page tables: a write to a protected page is a SIGBUS, core/prot/prot.h);
+ * elsewhere it passes through, and the program's handler is the only one. */
 #include "preload/shim/signals.h"
 
 #include <dlfcn.h>
@@ -33,6 +34,14 @@ void rtl_signals_ready(void)
 	atomic_store(&chained, 1);
 }
 
+/* Whether the program's action for sig is kept behind rtl's handler:
+ * SIGSEGV once rtl has the real sigaction, SIGBUS where rtl takes it. */
+static int rtl_chained(int sig)
+{
+	return (sig == SIGSEGV && atomic_load(&chained)) ||
+	       (sig == SIGBUS && rtl_traps_signal(SIGBUS));
+}
+
 /* The preload's fatal-signal handler (fatal.c) is not the program's to
  * see: it reads as the default action. */
 static void hide(struct sigaction *old)
@@ -50,7 +59,7 @@ API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	struct sigaction prev;
 	int r;
 
-	if (sig == SIGSEGV && atomic_load(&chained)) {
+	if (rtl_chained(sig)) {
 		r = rtl_sigaction(sig, act, old ? &prev : NULL);
 	} else if (sig == SIGSYS && rtl_sigsys_on()) {
 		/* rtl's handler stays: the program's runs for SIGSYS that are
@@ -127,9 +136,8 @@ API sighandler_t signal(int sig, sighandler_t h)
 {
 	static _Atomic(void *) next_signal;
 
-	if ((sig == SIGSEGV && atomic_load(&chained)) ||
-	    (sig == SIGSYS && rtl_sigsys_on()) || rtl_fatal_owns(sig) ||
-	    rtl_sigmask_on())
+	if (rtl_chained(sig) || (sig == SIGSYS && rtl_sigsys_on()) ||
+	    rtl_fatal_owns(sig) || rtl_sigmask_on())
 		return set_handler(sig, h, SA_RESTART, 1);
 	return next_variant(&next_signal, "signal", sig, h);
 }
@@ -141,9 +149,8 @@ API sighandler_t sysv_signal(int sig, sighandler_t h)
 {
 	static _Atomic(void *) next_sysv;
 
-	if ((sig == SIGSEGV && atomic_load(&chained)) ||
-	    (sig == SIGSYS && rtl_sigsys_on()) || rtl_fatal_owns(sig) ||
-	    rtl_sigmask_on())
+	if (rtl_chained(sig) || (sig == SIGSYS && rtl_sigsys_on()) ||
+	    rtl_fatal_owns(sig) || rtl_sigmask_on())
 		return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, 0);
 	return next_variant(&next_sysv, "sysv_signal", sig, h);
 }

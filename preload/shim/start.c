@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <sys/auxv.h>
 
+#include "core/prot/prot.h"
 #include "core/start/init.h"
 #include "core/trap/hooks.h"
 #include <rtl/region.h>
@@ -81,8 +82,13 @@ static void start(void)
 		perror("rtl: preload: cannot start the decoder; nothing selected");
 		return;
 	}
-	/* From now on a region may trap: SIGSEGV stays out of the kernel's
-	 * mask, whatever the program blocks. */
+	/* Where protection can live in the page tables, rtl takes SIGBUS as
+	 * it takes SIGSEGV: before the masks and the program's handlers are
+	 * kept apart from the kernel's (core/prot/prot.h). */
+	if (rtl_engine.any_prot)
+		rtl_prot_start();
+	/* From now on a region may trap: SIGSEGV (and SIGBUS, if rtl takes
+	 * it) stays out of the kernel's mask, whatever the program blocks. */
 	rtl_sigmask_start();
 	/* A death over a trap rtl cannot resolve writes the report too. */
 	if (rtl_engine.report[0])

@@ -65,6 +65,10 @@ enum rtl_track_tag {
 	/* How dirty rules see writes: way (string: "written bits" or
 	 * "traps"), why (string). Only when a rule tracks writes. */
 	RTL_TRACK_DIRTY = 13,
+	/* How protection changed outside rtl's views: backend (string: "page
+	 * tables" or "mprotect"), why (string). Only when a rule of the auto,
+	 * alias or page mechanism can trap. */
+	RTL_TRACK_PROTECTION = 14,
 };
 
 #define RTL_TRACK_STATUS_UNKNOWN (-1000)

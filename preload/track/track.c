@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/prot/prot.h"
 #include "core/start/init.h"
 #include "core/util/clock.h"
 #include <rtl/region.h>
@@ -118,6 +119,8 @@ static void write_totals(void)
 	uint64_t rd = load(&rtl_totals.read_traps), wr = load(&rtl_totals.write_traps);
 	uint64_t stale, fb = 0;
 	struct rtl_sigsys_stats sys = { 0 };
+	struct rtl_epoch_counts ep;
+	uint64_t pt_calls, mp_calls;
 
 	memset(&st, 0, sizeof(st));
 	if (rtl_sigsys_on())
@@ -127,8 +130,10 @@ static void write_totals(void)
 	stale = st.stale_traps + load(&rtl_totals.alias_stale);
 	for (int i = 0; i < RTL_NFALLBACKS; i++)
 		fb += load(&rtl_totals.fallbacks[i]);
+	rtl_prot_calls(&pt_calls, &mp_calls);
+	rtl_epoch_counts(&ep);
 	rtl_raw_start(RTL_TRACK_TOTALS);
-	rtl_raw_u32(25);
+	rtl_raw_u32(32);
 	kv("allocations", rtl_allocations());
 	kv("selected", rtl_tally_selected());
 	kv("regions_peak", load(&rtl_totals.peak));
@@ -154,6 +159,13 @@ static void write_totals(void)
 	kv("touched_bytes", load(&rtl_totals.touched_bytes));
 	kv("prot_changes", load(&rtl_totals.prot_changes));
 	kv("epoch_ns", rtl_epoch_time_ns());
+	kv("epochs", ep.epochs);
+	kv("epoch_calls", ep.calls);
+	kv("epoch_blocks", ep.blocks);
+	kv("epochs_stretched", ep.stretched);
+	kv("epoch_stretch_ns", ep.stretch_ns);
+	kv("protect_calls", pt_calls + mp_calls);
+	kv("protect_mprotects", mp_calls);
 	rtl_raw_end();
 }
 
@@ -249,6 +261,13 @@ static void write_epochs(void)
 		for (int c = 0; c < RTL_CARDS; c++)
 			rtl_raw_u64(e[i].card_bytes[c]);
 		rtl_raw_u64(e[i].written_bytes);
+		rtl_raw_end();
+	}
+	if (rtl_engine.any_prot) {
+		rtl_raw_start(RTL_TRACK_PROTECTION);
+		rtl_raw_str(rtl_prot_backend() == RTL_PROT_PAGE_TABLES ? "page tables"
+		                                                       : "mprotect");
+		rtl_raw_str(rtl_prot_why());
 		rtl_raw_end();
 	}
 	if (rtl_engine.any_dirty && rtl_engine.dirty_why) {

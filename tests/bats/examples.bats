@@ -139,7 +139,8 @@ setup() {
   for p in "$BATS_TEST_DIRNAME"/../../examples/policies/*.ini; do
     name=$(basename "$p" .ini)
     run "$rtlctl" check "$p"
-    assert_output "$p: ok, 1 rule"
+    assert_line --index 0 "$p: ok, 1 rule"
+    assert_line --index 1 --regexp '^protection changes here by (page tables|mprotect): '
     run --separate-stderr "$rtlctl" run -c "$p" -o "$name.json" -- python3 -c "$prog"
     assert_success
     assert_output "$(cat plain.out)"

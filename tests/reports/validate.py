@@ -12,7 +12,9 @@ TOTALS = ["allocations", "selected", "regions_peak", "traps", "read_traps",
           "write_traps", "stale_traps", "trap_ns", "mprotect_calls",
           "syscall_buffers", "syscalls_trapped", "syscalls_refused", "in_place_protects", "live", "bytes", "fallbacks", "libc_skipped",
           "extents", "foreign", "false_sharing_traps", "grants", "granted_bytes",
-          "touched_bytes", "prot_changes", "epoch_ns"]
+          "touched_bytes", "prot_changes", "epoch_ns", "epochs", "epoch_calls",
+          "epoch_blocks", "epochs_stretched", "epoch_stretch_ns", "protect_calls",
+          "protect_mprotects"]
 LISTS = {
     "rules": {"name": str, "mechanism": str, "selected": INT, "bytes": INT,
               "read_traps": INT, "write_traps": INT, "false_sharing_traps": INT,
@@ -90,12 +92,19 @@ def check(path):
                 want(v >= 0, f"{where}.{k} is negative")
 
     # "dirty" (how dirty rules saw writes) after the epochs, when a rule
-    # tracks them.
-    top = TOP[:9] + ["dirty"] + TOP[9:] if "dirty" in r else TOP
+    # tracks them; then "protection" (how protection changed outside rtl's
+    # views), when a rule of auto, alias or page can trap.
+    top = (TOP[:9] + [k for k in ("dirty", "protection") if k in r] + TOP[9:])
     want(list(r) == top, f"top-level keys {list(r)}, want {top}")
     if "dirty" in r:
         fields(r["dirty"], {"way": str, "why": str}, "dirty")
         want(r["dirty"].get("way") in ("traps", "written bits"), "dirty.way")
+    if "protection" in r:
+        fields(r["protection"], {"backend": str, "why": str}, "protection")
+        want(r["protection"].get("backend") in ("page tables", "mprotect"),
+             "protection.backend")
+        want(r["protection"].get("why", "").startswith(r["protection"].get("backend", "?") + ": "),
+             "protection.why opens with its backend")
     want(r.get("rtl_report") == 1, "rtl_report is not 1")
     want(isinstance(r.get("rtl_version"), str) and r.get("rtl_version", "")[:1].isdigit(),
          "rtl_version is not a version string")

@@ -163,12 +163,13 @@ TEST(region_find_and_release)
 /* ---- the hooks the preload's alias mechanism uses ---- */
 
 static char *hook_page;
-static _Atomic int hook_calls, hook_writes;
+static _Atomic int hook_calls, hook_writes, hook_sig;
 
 /* Owns faults on hook_page only: opens it and says it handled them. */
-static int hook(void *addr, int write, void *uc)
+static int hook(void *addr, int write, int sig, void *uc)
 {
 	(void)uc;
+	hook_sig = sig;
 	if ((char *)addr < hook_page || (char *)addr >= hook_page + 4096)
 		return 0;
 	hook_calls++;
@@ -195,6 +196,7 @@ TEST(foreign_hook_before_program_action)
 	poke(hook_page + 10, 7);
 	CHECK_EQ(hook_calls, 1);
 	CHECK_EQ(hook_writes, 1);
+	CHECK_EQ(hook_sig, SIGSEGV);
 	CHECK_EQ(peek(hook_page + 10), 7);
 	poke(prog_page, 1); /* declined: the program's */
 	CHECK_EQ(prog_calls, 1);

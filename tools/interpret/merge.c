@@ -360,6 +360,8 @@ json_t *rtl_report_merge(json_t **reports, size_t n, long root_pid)
 		/* One way per policy: a child's says it when the root kept none. */
 		if (!json_object_get(r, "dirty") && json_object_get(x, "dirty"))
 			json_object_set(r, "dirty", json_object_get(x, "dirty"));
+		if (!json_object_get(r, "protection") && json_object_get(x, "protection"))
+			json_object_set(r, "protection", json_object_get(x, "protection"));
 	}
 	/* Not sums: the most any one process had live at once, and the live
 	 * regions of the program itself as it ended. */

@@ -138,6 +138,20 @@ static int read_dirty(struct run *r, struct cur *c)
 	return c->bad ? -1 : 0;
 }
 
+static int read_protection(struct run *r, struct cur *c)
+{
+	char *backend = str(c, NULL), *why = str(c, NULL);
+
+	if (!c->bad) {
+		json_decref(r->protection);
+		r->protection = json_pack("{s:o, s:o}", "backend", rtl_json_text(backend),
+		                          "why", rtl_json_text(why));
+	}
+	free(backend);
+	free(why);
+	return c->bad ? -1 : 0;
+}
+
 static int read_policy(struct run *r, struct cur *c)
 {
 	char *source = str(c, NULL), *text = str(c, NULL);
@@ -381,6 +395,7 @@ static int read_record(struct run *r, uint32_t tag, struct cur *c)
 	case RTL_TRACK_LIMITS: return read_pairs(r->limits, c);
 	case RTL_TRACK_TIMELINE: return read_timeline(r, c);
 	case RTL_TRACK_DIRTY: return read_dirty(r, c);
+	case RTL_TRACK_PROTECTION: return read_protection(r, c);
 	}
 	return 0; /* a record of a later version: skipped */
 }
@@ -396,6 +411,7 @@ static void run_free(struct run *r)
 	json_decref(r->limits);
 	json_decref(r->notes);
 	json_decref(r->dirty);
+	json_decref(r->protection);
 	for (size_t i = 0; i < r->nsites; i++)
 		free(r->sites[i].name);
 	free(r->sites);

@@ -40,6 +40,22 @@ void report_print_summary(json_t *r, FILE *out)
 	        report_num(t, "read_traps"), report_num(t, "write_traps"), report_num(t, "stale_traps"));
 }
 
+/* Which protection backend ran and why (the why opens with its name), and
+ * its calls. */
+static void print_protection(json_t *r, FILE *out)
+{
+	json_t *p = json_object_get(r, "protection"), *t = json_object_get(r, "totals");
+	char why[SHOWN];
+
+	if (!p)
+		return;
+	fprintf(out, "protect   %s", str(p, "why", "?", why));
+	if (json_object_get(t, "protect_calls"))
+		fprintf(out, "; %" JSON_INTEGER_FORMAT " calls, %" JSON_INTEGER_FORMAT " of them mprotect",
+		        report_num(t, "protect_calls"), report_num(t, "protect_mprotects"));
+	fprintf(out, "\n");
+}
+
 static void print_run(json_t *r, FILE *out)
 {
 	json_t *run = json_object_get(r, "run"), *t = json_object_get(r, "totals");
@@ -68,6 +84,17 @@ static void print_run(json_t *r, FILE *out)
 	if (report_num(t, "in_place_protects"))
 		fprintf(out, "in place  %" JSON_INTEGER_FORMAT " protection changes by mprotect (blocks of whole pages)\n",
 		        report_num(t, "in_place_protects"));
+	print_protection(r, out);
+	if (report_num(t, "epochs")) {
+		fprintf(out, "epochs    %" JSON_INTEGER_FORMAT " (%" JSON_INTEGER_FORMAT " blocks protected again, %" JSON_INTEGER_FORMAT " protection calls)",
+		        report_num(t, "epochs"), report_num(t, "epoch_blocks"),
+		        report_num(t, "epoch_calls"));
+		if (report_num(t, "epochs_stretched"))
+			fprintf(out, ", %" JSON_INTEGER_FORMAT " put off by %.1f ms in all: an epoch's work took over a tenth of its period",
+			        report_num(t, "epochs_stretched"),
+			        (double)report_num(t, "epoch_stretch_ns") / 1e6);
+		fprintf(out, "\n");
+	}
 }
 
 static void print_rules(json_t *r, FILE *out)

@@ -2,6 +2,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#include "core/prot/pagetable.h"
 
 #include "policy/policy.h"
 #include "tools/rtlctl/rtlctl.h"
@@ -79,6 +82,28 @@ static int policy_arg(int argc, char **argv, const char **file,
 	return load(argv[0], *file, p);
 }
 
+/* For a policy whose rules change protection outside rtl's views (auto,
+ * alias, page; swizzle moves pointers): which way the preload would change
+ * it here, asked of the kernel as the preload asks (core/prot/pagetable.c,
+ * in rtlctl's process: a program's own seccomp filter may say otherwise). */
+static void say_protection(const struct rtl_policy *p)
+{
+	char why[240];
+	int any = 0;
+
+	for (int i = 0; i < p->nrules; i++) {
+		const struct rtl_rule *r = &p->rules[i];
+
+		any |= r->mechanism != RTL_MECH_SWIZZLE &&
+		       (r->protect != (PROT_READ | PROT_WRITE) ||
+		        (r->on_write & RTL_ACT_DIRTY) || r->epoch_ns);
+	}
+	if (!any)
+		return;
+	rtl_pt_choose(why, sizeof(why), 0);
+	printf("protection changes here by %s\n", why);
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static struct rtl_policy p;
@@ -88,6 +113,7 @@ int cmd_check(int argc, char **argv)
 	if (policy_arg(argc, argv, &file, &p, &rc) < 0)
 		return rc;
 	printf("%s: ok, %d rule%s\n", file, p.nrules, p.nrules == 1 ? "" : "s");
+	say_protection(&p);
 	warn(file, &p);
 	return 0;
 }

@@ -1,13 +1,16 @@
-/* The kernel interface of the written-bits backend (wbits.c): userfaultfd's
- * asynchronous write-protection (Linux 6.7) and the PAGEMAP_SCAN ioctl of
- * /proc/self/pagemap, from include/uapi/linux/userfaultfd.h and fs.h.
+/* The kernel's userfaultfd and PAGEMAP_SCAN interface, as rtl uses it: the
+ * written-bits backend (core/dirty/wbits_kernel.c: asynchronous
+ * write-protection, Linux 6.7, and PAGEMAP_SCAN) and the page-table
+ * protection backend (core/prot/pagetable.c: write-protection of shared
+ * memory that raises SIGBUS, Linux 5.19), from
+ * include/uapi/linux/userfaultfd.h and fs.h.
  * Debian 12's headers (Linux 6.1) lack most of it, so the constants and
  * structures are defined here under names of rtl's own (rtl_uffd_*,
  * RTL_PM_*): a system header that has them cannot clash. The sizes and
  * ioctl numbers are checked against the kernel's at compile time; the
  * encoding is asm-generic's, the same on x86-64 and aarch64. */
-#ifndef RTL_DIRTY_UFFD_H
-#define RTL_DIRTY_UFFD_H
+#ifndef RTL_UTIL_UFFD_H
+#define RTL_UTIL_UFFD_H
 
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -25,6 +28,7 @@
 #define RTL_UFFD_USER_MODE_ONLY 1 /* Linux 5.11 */
 #define RTL_UFFD_API ((uint64_t)0xAA)
 
+#define RTL_UFFD_FEATURE_SIGBUS (1ull << 7)              /* Linux 4.14 */
 #define RTL_UFFD_FEATURE_WP_HUGETLBFS_SHMEM (1ull << 12) /* Linux 5.19 */
 #define RTL_UFFD_FEATURE_WP_UNPOPULATED (1ull << 13)     /* Linux 6.4 */
 #define RTL_UFFD_FEATURE_WP_ASYNC (1ull << 15)           /* Linux 6.7 */

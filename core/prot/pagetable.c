@@ -1,0 +1,209 @@
+/* The page-table side of the protection backend (pagetable.h): one
+ * userfaultfd, opened once per process, with write-protection of shared
+ * memory (Linux 5.19) and SIGBUS instead of a fault-handling thread.
+ *
+ * Protection lives in the page-table entries: UFFDIO_WRITEPROTECT sets or
+ * clears a range's write-protect bit (on a page not yet mapped there, a
+ * marker that the next fault honours; hole punching keeps it), the mapping
+ * itself stays read-write and whole. A write to a protected page, by the
+ * program, is a SIGBUS (BUS_ADRERR) in its thread; by the kernel on its
+ * behalf (a system call), EFAULT, as for a page mprotect made read-only.
+ *
+ * rtl_pt_protect runs in signal handlers: one ioctl. */
+#include "core/prot/pagetable.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/util/page.h"
+#include "core/util/uffd.h"
+
+#define PAGE rtl_page_size()
+#define FEATURES (RTL_UFFD_FEATURE_SIGBUS | RTL_UFFD_FEATURE_WP_HUGETLBFS_SHMEM)
+
+static int uffd = -1;
+
+static int open_fd(void)
+{
+	int fd = (int)syscall(SYS_userfaultfd,
+	                      O_CLOEXEC | O_NONBLOCK | RTL_UFFD_USER_MODE_ONLY);
+
+	/* Before Linux 5.11 the flag is unknown: without it, as privileged. */
+	if (fd < 0 && errno == EINVAL)
+		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	return fd;
+}
+
+static int api(int fd, uint64_t features, uint64_t *avail)
+{
+	struct rtl_uffdio_api a = { .api = RTL_UFFD_API, .features = features };
+
+	if (ioctl(fd, RTL_UFFDIO_API, &a) < 0)
+		return -1;
+	if (avail)
+		*avail = a.features;
+	return 0;
+}
+
+/* A descriptor with FEATURES enabled, or -1 with errno. */
+static int open_enabled(void)
+{
+	int fd = open_fd(), e;
+
+	if (fd >= 0 && api(fd, FEATURES, NULL) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int rtl_pt_register(uintptr_t at, size_t len)
+{
+	struct rtl_uffdio_register reg = {
+		.range = { at, len },
+		.mode = RTL_UFFDIO_REGISTER_MODE_WP,
+	};
+
+	if (ioctl(uffd, RTL_UFFDIO_REGISTER, &reg) < 0)
+		return -1;
+	if (!(reg.ioctls & (1ull << RTL_UFFDIO_WRITEPROTECT_BIT))) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return 0;
+}
+
+int rtl_pt_protect(uintptr_t at, size_t len, int on)
+{
+	struct rtl_uffdio_writeprotect wp = {
+		.range = { at, len },
+		.mode = on ? RTL_UFFDIO_WRITEPROTECT_MODE_WP : 0,
+	};
+
+	return ioctl(uffd, RTL_UFFDIO_WRITEPROTECT, &wp);
+}
+
+/* The kernel writes into a page protected this way and fails with EFAULT,
+ * and succeeds once the protection is off (read(2) from a pipe: no signal
+ * needed to see it), on a page of a memfd of its own. */
+static int self_test(char *why, size_t len)
+{
+	int mfd = memfd_create("rtl-prot-probe", MFD_CLOEXEC), p[2] = { -1, -1 };
+	char *m = MAP_FAILED;
+	int ok = 0;
+
+	if (mfd >= 0 && ftruncate(mfd, (off_t)PAGE) == 0)
+		m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	if (m == MAP_FAILED || pipe2(p, O_CLOEXEC) < 0) {
+		snprintf(why, len, "the probe's memfd or pipe failed: %s", strerror(errno));
+	} else if (rtl_pt_register((uintptr_t)m, PAGE) < 0 ||
+	           rtl_pt_protect((uintptr_t)m, PAGE, 1) < 0) {
+		snprintf(why, len, "userfaultfd write-protection of a memfd mapping failed: %s",
+		         strerror(errno));
+	} else if (write(p[1], "ab", 2) != 2) {
+		snprintf(why, len, "the probe's pipe failed: %s", strerror(errno));
+	} else {
+		ssize_t refused = read(p[0], m, 1), taken = -1;
+
+		ok = refused < 0 && errno == EFAULT;
+		if (ok && rtl_pt_protect((uintptr_t)m, PAGE, 0) == 0)
+			taken = read(p[0], m, 1);
+		ok = ok && taken == 1 && m[0] == 'a';
+		if (!ok)
+			snprintf(why, len, "userfaultfd write-protection failed rtl's "
+			                   "self-test (a protected page was written, or "
+			                   "stayed protected)");
+	}
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+	if (m != MAP_FAILED)
+		munmap(m, PAGE); /* unregisters it */
+	if (mfd >= 0)
+		close(mfd);
+	return ok ? 0 : -1;
+}
+
+static int rtl_pt_open(char *why, size_t len)
+{
+	uint64_t avail = 0;
+	int fd = open_fd(), e;
+
+	if (fd < 0) {
+		e = errno;
+		if (e == ENOSYS)
+			snprintf(why, len, "userfaultfd(2) is not implemented here (ENOSYS: a "
+			                   "kernel built without it, or an emulator such as "
+			                   "qemu-user)");
+		else if (e == EPERM)
+			snprintf(why, len, "userfaultfd(2) was refused (EPERM: "
+			                   "vm.unprivileged_userfaultfd, or a seccomp filter)");
+		else
+			snprintf(why, len, "userfaultfd(2) failed: %s", strerror(e));
+		return -1;
+	}
+	/* UFFDIO_API answers once per descriptor: ask with no feature to
+	 * learn what the kernel has, then enable on a new one. */
+	e = api(fd, 0, &avail);
+	close(fd);
+	if (e < 0) {
+		snprintf(why, len, "UFFDIO_API failed: %s", strerror(errno));
+		return -1;
+	}
+	if ((avail & FEATURES) != FEATURES) {
+		snprintf(why, len, "the kernel has no userfaultfd write-protection of "
+		                   "shared memory with SIGBUS (Linux 5.19)");
+		return -1;
+	}
+	if ((uffd = open_enabled()) < 0) {
+		snprintf(why, len, "UFFDIO_API with write-protection failed: %s",
+		         strerror(errno));
+		return -1;
+	}
+	if (self_test(why, len) < 0) {
+		close(uffd);
+		uffd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+int rtl_pt_choose(char *why, size_t len, int keep)
+{
+	const char *env = secure_getenv("RTL_PROTECT");
+	char reason[200];
+
+	if (env && strcmp(env, "mprotect") == 0) {
+		snprintf(why, len, "mprotect: chosen by RTL_PROTECT=mprotect");
+		return 0;
+	}
+	if (rtl_pt_open(reason, sizeof(reason)) < 0) {
+		snprintf(why, len, "mprotect: %s", reason);
+		return 0;
+	}
+	if (!keep) {
+		close(uffd);
+		uffd = -1;
+	}
+	snprintf(why, len, "page tables: userfaultfd write-protection, a write to a "
+	                   "protected page is a SIGBUS");
+	return 1;
+}
+
+int rtl_pt_reopen(void)
+{
+	if (uffd >= 0)
+		close(uffd);
+	uffd = open_enabled();
+	return uffd < 0 ? -1 : 0;
+}

@@ -1,0 +1,206 @@
+/* The protection backend (prot.h): the choice, and each change by the
+ * kernel call that makes it.
+ *
+ * Under page tables a mapping the backend made is read-write for the
+ * kernel's mapping and its pages carry the protection:
+ *   read-write  no write-protect bit (the VMA's own);
+ *   read        the write-protect bit (UFFDIO_WRITEPROTECT), one call;
+ *   none        mprotect(PROT_NONE): userfaultfd has no way to refuse a
+ *               read without registering minor faults, and a mapping so
+ *               registered faults on the first access to every page
+ *               through it (docs/mechanisms.md, "Protection in the page
+ *               tables"). A bit per page of the span says which pages
+ *               were left at none; leaving none is the write-protect call
+ *               for the new protection, then mprotect back to read-write:
+ *               the bit is set before the page can be written.
+ * rtl_prot_set runs in signal handlers: system calls and atomics only. */
+#include "core/prot/prot.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/prot/pagetable.h"
+#include "core/start/stats.h"
+#include "core/util/page.h"
+#include "core/trap/trap.h"
+
+#define RW (PROT_READ | PROT_WRITE)
+
+static int backend = RTL_PROT_MPROTECT;
+static int started;
+static char why[240] = "protection changes not asked for yet";
+static _Atomic uintptr_t span_lo;
+static size_t span_len;
+/* Under page tables, a bit per page of the span: left at PROT_NONE by
+ * mprotect. Mapped without reserve: only words that ever held a bit are
+ * memory, and none_ever spares every lookup in a process that never
+ * protects against reads. */
+static _Atomic uint64_t *none_bits;
+static _Atomic int none_ever;
+
+static int choose(void)
+{
+	const char *env = secure_getenv("RTL_PROTECT");
+
+	if (env && *env && strcmp(env, "mprotect") != 0 && strcmp(env, "page-tables") != 0)
+		fprintf(stderr, "rtl: RTL_PROTECT=%s is neither mprotect nor "
+		                "page-tables; ignored\n",
+		        env);
+	if (!rtl_pt_choose(why, sizeof(why), 1))
+		return RTL_PROT_MPROTECT;
+	if (rtl_trap_install_bus() < 0) {
+		snprintf(why, sizeof(why), "mprotect: rtl's SIGBUS handler could not be "
+		                           "installed: %s",
+		         strerror(errno));
+		return RTL_PROT_MPROTECT;
+	}
+	return RTL_PROT_PAGE_TABLES;
+}
+
+int rtl_prot_start(void)
+{
+	/* The preload calls it once, at start, before it has threads of its
+	 * own; a flag is enough. */
+	if (!started) {
+		backend = choose();
+		started = 1;
+	}
+	return backend;
+}
+
+int rtl_prot_backend(void)
+{
+	return backend;
+}
+
+const char *rtl_prot_why(void)
+{
+	return why;
+}
+
+void rtl_prot_span(uintptr_t base, size_t len)
+{
+	size_t bytes = (len / rtl_page_size() + 63) / 64 * 8;
+	void *bits;
+
+	if (backend == RTL_PROT_PAGE_TABLES) {
+		bits = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (bits == MAP_FAILED)
+			return; /* no span: every change is an mprotect */
+		none_bits = bits;
+	}
+	span_len = len;
+	atomic_store_explicit(&span_lo, base, memory_order_release);
+}
+
+static int in_span(uintptr_t at, size_t len)
+{
+	uintptr_t lo = atomic_load_explicit(&span_lo, memory_order_acquire);
+
+	return lo && at - lo < span_len && len <= span_len - (at - lo);
+}
+
+int rtl_prot_owns(uintptr_t addr)
+{
+	return backend == RTL_PROT_PAGE_TABLES && in_span(addr, 1);
+}
+
+/* The none bits of pages [at, at + len) of the span: set (on) or cleared;
+ * whether any was set before. */
+static int mark_none(uintptr_t at, size_t len, int on)
+{
+	size_t first = (at - atomic_load_explicit(&span_lo, memory_order_relaxed)) >>
+	               rtl_page_shift();
+	size_t last = first + ((len + rtl_page_size() - 1) >> rtl_page_shift());
+	int any = 0;
+
+	if (!on && !atomic_load_explicit(&none_ever, memory_order_relaxed))
+		return 0;
+	if (on)
+		atomic_store_explicit(&none_ever, 1, memory_order_relaxed);
+	for (size_t p = first; p < last;) {
+		size_t w = p / 64, lo = p % 64, n = last - p < 64 - lo ? last - p : 64 - lo;
+		uint64_t mask = (n == 64 ? ~0ull : ((1ull << n) - 1)) << lo;
+
+		if (on)
+			any |= (atomic_fetch_or(&none_bits[w], mask) & mask) != 0;
+		else if (atomic_load_explicit(&none_bits[w], memory_order_relaxed) & mask)
+			any |= (atomic_fetch_and(&none_bits[w], ~mask) & mask) != 0;
+		p += n;
+	}
+	return any;
+}
+
+static int raw_mprotect(uintptr_t at, size_t len, int prot)
+{
+	RTL_COUNT(prot_mprotect);
+	/* The system call itself: the preload interposes mprotect. */
+	return (int)syscall(SYS_mprotect, (void *)at, len, prot);
+}
+
+static int write_protect(uintptr_t at, size_t len, int on)
+{
+	RTL_COUNT(prot_page_table);
+	return rtl_pt_protect(at, len, on);
+}
+
+int rtl_prot_map(uintptr_t at, size_t len, int fd, off_t off, int prot)
+{
+	int pt = backend == RTL_PROT_PAGE_TABLES && in_span(at, len);
+
+	if (mmap((void *)at, len, pt ? RW : prot, MAP_SHARED | MAP_FIXED | MAP_NORESERVE,
+	         fd, off) == MAP_FAILED)
+		return -1;
+	if (!pt)
+		return 0;
+	mark_none(at, len, 0); /* a new mapping: read-write throughout */
+	if (rtl_pt_register(at, len) < 0)
+		return -1;
+	return prot == RW ? 0 : rtl_prot_set(at, len, prot);
+}
+
+int rtl_prot_set(uintptr_t at, size_t len, int prot)
+{
+	if (backend != RTL_PROT_PAGE_TABLES || !in_span(at, len))
+		return raw_mprotect(at, len, prot);
+	if (prot == PROT_NONE) {
+		if (raw_mprotect(at, len, PROT_NONE) < 0)
+			return -1;
+		mark_none(at, len, 1);
+		return 0;
+	}
+	if (write_protect(at, len, !(prot & PROT_WRITE)) < 0)
+		return -1;
+	/* Some page left at none: its mapping back to read-write, now that
+	 * its write-protect bit says what it should. */
+	if (mark_none(at, len, 0) && raw_mprotect(at, len, RW) < 0) {
+		mark_none(at, len, 1); /* still none, some of it */
+		return -1;
+	}
+	return 0;
+}
+
+void rtl_prot_calls(uint64_t *page_tables, uint64_t *mprotects)
+{
+	*page_tables = RTL_STATS_SUM(prot_page_table);
+	*mprotects = RTL_STATS_SUM(prot_mprotect);
+}
+
+void rtl_prot_forked(void)
+{
+	if (backend != RTL_PROT_PAGE_TABLES || rtl_pt_reopen() == 0)
+		return;
+	/* Before the child's mappings are made again (over its own file):
+	 * they are made and protected with mprotect instead. */
+	backend = RTL_PROT_MPROTECT;
+	snprintf(why, sizeof(why), "mprotect: a forked child could not open a "
+	                           "userfaultfd of its own: %s",
+	         strerror(errno));
+}

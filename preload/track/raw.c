@@ -73,6 +73,20 @@ void rtl_raw_start(uint32_t t)
 	n = 0;
 }
 
+size_t rtl_raw_u32_later(void)
+{
+	size_t at = n;
+
+	rtl_raw_u32(0);
+	return at;
+}
+
+void rtl_raw_patch_u32(size_t at, uint32_t v)
+{
+	if (at + sizeof(v) <= n)
+		memcpy(buf + at, &v, sizeof(v));
+}
+
 static void add(const void *p, size_t len)
 {
 	if (len > CAP - n)

@@ -18,6 +18,10 @@ void rtl_raw_u32(uint32_t v);
 void rtl_raw_u64(uint64_t v);
 void rtl_raw_str(const char *s);
 void rtl_raw_bytes(const void *p, size_t n); /* as a string */
+/* A u32 to fill in later (a count of what follows): where it is, for
+ * rtl_raw_patch_u32 before the record ends. */
+size_t rtl_raw_u32_later(void);
+void rtl_raw_patch_u32(size_t at, uint32_t v);
 void rtl_raw_end(void);
 /* Write what is gathered and close the file: 0 if everything reached it, else -1 with the errno of
  * the first failure. */

@@ -77,10 +77,30 @@ static int claim(void)
 	return atomic_compare_exchange_strong(&claimed, &zero, 1);
 }
 
+/* The pairs of a name/value record, counted as they are written: the
+ * count before them is filled in by pairs_end (a count written by hand
+ * once fell one short, and the reader dropped the last pair). */
+static size_t pairs_at;
+static uint32_t npairs;
+
+static void pairs_start(uint32_t tag)
+{
+	rtl_raw_start(tag);
+	pairs_at = rtl_raw_u32_later();
+	npairs = 0;
+}
+
+static void pairs_end(void)
+{
+	rtl_raw_patch_u32(pairs_at, npairs);
+	rtl_raw_end();
+}
+
 static void kv(const char *name, uint64_t v)
 {
 	rtl_raw_str(name);
 	rtl_raw_u64(v);
+	npairs++;
 }
 
 static void write_run(int status)
@@ -132,8 +152,7 @@ static void write_totals(void)
 		fb += load(&rtl_totals.fallbacks[i]);
 	rtl_prot_calls(&pt_calls, &mp_calls);
 	rtl_epoch_counts(&ep);
-	rtl_raw_start(RTL_TRACK_TOTALS);
-	rtl_raw_u32(32);
+	pairs_start(RTL_TRACK_TOTALS);
 	kv("allocations", rtl_allocations());
 	kv("selected", rtl_tally_selected());
 	kv("regions_peak", load(&rtl_totals.peak));
@@ -166,7 +185,7 @@ static void write_totals(void)
 	kv("epoch_stretch_ns", ep.stretch_ns);
 	kv("protect_calls", pt_calls + mp_calls);
 	kv("protect_mprotects", mp_calls);
-	rtl_raw_end();
+	pairs_end();
 }
 
 static void write_rules(void)
@@ -341,8 +360,7 @@ static void write_limits(int epoch_open)
 
 	rtl_epoch_list(&e, &epochs_dropped);
 	rtl_maps_state(&m);
-	rtl_raw_start(RTL_TRACK_LIMITS);
-	rtl_raw_u32(16);
+	pairs_start(RTL_TRACK_LIMITS);
 	kv(RTL_TRACK_LIMIT_MAX_REGIONS, rtl_engine.policy.max_regions);
 	kv(RTL_TRACK_LIMIT_FALLBACK_MAX,
 	   load(&rtl_totals.fallbacks[RTL_FALLBACK_MAX_REGIONS]));
@@ -361,7 +379,7 @@ static void write_limits(int epoch_open)
 	kv(RTL_TRACK_LIMIT_EPOCH_OPEN, (uint64_t)epoch_open);
 	kv(RTL_TRACK_LIMIT_SECCOMP_REFUSED, (uint64_t)rtl_engine.sigsys_failed);
 	kv(RTL_TRACK_LIMIT_COPIES_OPENED, load(&rtl_slots_opened));
-	rtl_raw_end();
+	pairs_end();
 }
 
 /* Write the record to a new file of its own (report_file.h: never

@@ -13,7 +13,7 @@
  *     writes did not reach it.
  *
  * Prints the mappings the process held when its blocks were written
- * ("maps M"), the children's verdict, and the median time of a fork, its
+ * ("maps M"), how many blocks it wrote ("written W"), the children's verdict, and the median time of a fork, its
  * child's work and the wait ("fork US us"); exits 1 on any mismatch. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +71,7 @@ static char expect(long i, const char *written)
 
 int main(int argc, char **argv)
 {
-	long n, forks, bad_child = 0, bad = 0;
+	long n, forks, bad_child = 0, bad = 0, nwritten = 0;
 	double *took;
 	size_t size;
 	const char *order;
@@ -107,7 +107,9 @@ int main(int argc, char **argv)
 			b[j][0] = (char)(1 + j % 100);
 			written[j] = 1;
 		}
-	printf("maps %ld\n", count_maps());
+	for (long i = 0; i < n; i++)
+		nwritten += written[i];
+	printf("maps %ld\nwritten %ld\n", count_maps(), nwritten);
 	fflush(stdout); /* a child ends with exit: nothing of the parent's twice */
 	took = calloc((size_t)(forks ? forks : 1), sizeof(*took));
 	for (long f = 0; f < forks; f++) {

@@ -10,6 +10,15 @@ one mprotect of one page of a small process) is measured in the same run:
   overhead over the floor = (time under rtl - time without)
                             / (traps x (signal round trip + mprotect))
 
+Each mechanism runs twice: with protection in the page tables where the
+kernel has it (userfaultfd write-protection) and with RTL_PROTECT=mprotect,
+the fallback ("MECH/mprotect"); each row also gives the protection calls
+per trap and the mprotects among them. An epoch workload (lua sorting
+200,000 strings, every block read-only again each millisecond) runs under
+both, against its time without rtl plus its traps times the floor, with
+the epochs' calls and time; 10^6 live protected blocks written at random
+run under both, against vm.max_map_count.
+
 Also: what a fork costs a process of 10^4 live blocks per mechanism, the
 per-process cost of the preload (a shell starting 50 programs:
 preloaded selecting nothing, under the built-in policy without a report,
@@ -122,25 +131,40 @@ def programs(cwd, quick):
     }
 
 
+# The fallback's runs: the same policy, RTL_PROTECT=mprotect.
+MPROTECT = {"RTL_PROTECT": "mprotect"}
+
+
 def policies(cwd):
+    """read + grant by mechanism, each with the default backend (page tables
+    where the kernel has them) and with the mprotect fallback: name ->
+    (policy file, environment)."""
     pol = {}
     for m in MECHANISMS:
         path = os.path.join(cwd, "read-grant-%s.ini" % m)
         with open(path, "w") as f:
             f.write("[rtl]\nmechanism = %s\n[rule all]\nprotect = read\n"
                     "on_write = count, grant-rw\n" % m)
-        pol[m] = path
+        pol[m] = (path, {})
+        pol[m + "/mprotect"] = (path, MPROTECT)
     return pol
 
 
-def traps_of(build, records):
-    """Every process's traps, from the raw records they left."""
+def report_of(build, records):
+    """One report of every process's raw records (None if none left one)."""
     raws = [os.path.join(records, f) for f in os.listdir(records) if ".raw" in f]
     if not raws:
-        return 0, 0
+        return None
     r = subprocess.run([os.path.join(build, "tools", "rtlctl"), "report", "--json"] + raws,
                        capture_output=True, text=True, check=True)
-    rep = json.loads(r.stdout)
+    return json.loads(r.stdout)
+
+
+def traps_of(build, records):
+    """Every process's traps, and how many processes, from their raw records."""
+    rep = report_of(build, records)
+    if not rep:
+        return 0, 0
     return rep["totals"]["traps"], len(rep.get("processes", []))
 
 
@@ -156,27 +180,125 @@ def measure(build, lib, prog, name, extra_cfg, cwd, floor_ns):
         plain.append(t)
     row = {"seconds_without": statistics.median(plain)}
     for pol, cfg in extra_cfg.items():
-        times, traps, procs = [], 0, 0
+        cfg, cfg_env = cfg if isinstance(cfg, tuple) else (cfg, {})
+        times, totals, procs, backend = [], {}, 0, None
         for rep in range(REPS):
             records = tempfile.mkdtemp(prefix="rec.", dir=cwd)
             env = {"LD_PRELOAD": lib, "RTL_CONFIG": cfg, "RTL_RUN_DIR": records,
                    "RTL_REPORT": os.path.join(records, "r.json")}
+            env.update(cfg_env)
             t, so = run(cmd, env, where, stdin)
             if so != ref:
                 raise RuntimeError("%s under %s: output differs from the run "
                                    "without rtl" % (name, pol))
             times.append(t)
             if rep == 0:
-                traps, procs = traps_of(build, records)
+                r = report_of(build, records) or {}
+                totals = r.get("totals", {})
+                procs = len(r.get("processes", []))
+                backend = (r.get("protection") or {}).get("backend")
             shutil.rmtree(records)
         sec = statistics.median(times)
         over = sec - row["seconds_without"]
+        traps = totals.get("traps", 0)
         row[pol] = {"seconds": sec, "traps": traps, "processes": procs,
+                    "backend": backend,
                     "over_plain": sec / row["seconds_without"],
                     "trap_floor_seconds": traps * floor_ns * 1e-9,
                     "overhead_over_trap_floor": over / (traps * floor_ns * 1e-9)
+                    if traps else None,
+                    # the protection calls behind each trap (at allocation,
+                    # at the grant), and how many of them were mprotect
+                    "calls_per_trap": totals.get("protect_calls", 0) / traps
+                    if traps else None,
+                    "mprotects_per_trap": totals.get("protect_mprotects", 0) / traps
                     if traps else None}
     return row
+
+
+SORT_LUA = """local t = {}
+for i = 1, 200000 do t[i] = "s" .. ((i * 7919) % 200000) .. "-" .. i end
+table.sort(t)
+print(#t, t[1], t[#t])
+"""
+
+
+def epoch_costs(build, lib, cwd, floor_ns, quick):
+    """lua sorting 200,000 strings (100,000 with --quick), every block
+    read-only again each millisecond, under auto and alias and both
+    backends: its time against its time without rtl plus its traps times
+    the floor (target 1.5), and what each epoch cost."""
+    n = 100000 if quick else 200000
+    script = os.path.join(cwd, "sort.lua")
+    with open(script, "w") as f:
+        f.write(SORT_LUA.replace("200000", str(n)))
+    cmd = ["lua", script]
+    plain = statistics.median(run(cmd, {}, cwd)[0] for _ in range(3))
+    ref = run(cmd, {}, cwd)[1]
+    out = {"seconds_without": plain, "strings": n}
+    for m in ("auto", "alias"):
+        cfg = os.path.join(cwd, "epoch-%s.ini" % m)
+        with open(cfg, "w") as f:
+            f.write("[rtl]\nmechanism = %s\n[rule all]\nprotect = read\n"
+                    "on_write = count, grant-rw\nepoch = 1ms\n" % m)
+        for name, extra in ((m, {}), (m + "/mprotect", MPROTECT)):
+            records = tempfile.mkdtemp(prefix="rec.", dir=cwd)
+            env = {"LD_PRELOAD": lib, "RTL_CONFIG": cfg, "RTL_RUN_DIR": records,
+                   "RTL_REPORT": os.path.join(records, "r.json")}
+            env.update(extra)
+            t, so = run(cmd, env, cwd)
+            if so != ref:
+                raise RuntimeError("lua under an epoch (%s): output differs" % name)
+            r = report_of(build, records)
+            shutil.rmtree(records)
+            tt = r["totals"]
+            epochs = tt.get("epochs") or 0
+            out[name] = {
+                "seconds": t, "traps": tt["traps"],
+                "backend": (r.get("protection") or {}).get("backend"),
+                "over_bound": t / (plain + tt["traps"] * floor_ns * 1e-9),
+                "epochs": epochs, "epoch_calls": tt.get("epoch_calls"),
+                "epoch_blocks": tt.get("epoch_blocks"),
+                "calls_per_epoch": tt.get("epoch_calls", 0) / epochs if epochs else None,
+                "blocks_per_epoch": tt.get("epoch_blocks", 0) / epochs if epochs else None,
+                "ms_per_epoch": tt.get("epoch_ns", 0) / epochs / 1e6 if epochs else None,
+                "epochs_stretched": tt.get("epochs_stretched"),
+                "epoch_stretch_ms": tt.get("epoch_stretch_ns", 0) / 1e6,
+            }
+    return out
+
+
+def many_blocks(build, lib, cwd):
+    """10^6 live read-only blocks of 64 bytes, half written at random, under
+    both backends: the mappings they held, whether every block written
+    trapped (its protection kept), and what was left to glibc, against
+    vm.max_map_count."""
+    prog = [os.path.join(build, "tests", "progs", "live_blocks"), "1000000", "64",
+            "random", "0"]
+    cfg = os.path.join(cwd, "many.ini")
+    with open(cfg, "w") as f:
+        f.write("[rule all]\nsize = 64\nprotect = read\non_write = count, grant-rw\n")
+    out = {"max_map_count": int(open("/proc/sys/vm/max_map_count").read())}
+    for name, extra in (("default", {}), ("mprotect", MPROTECT)):
+        records = tempfile.mkdtemp(prefix="rec.", dir=cwd)
+        env = {"LD_PRELOAD": lib, "RTL_CONFIG": cfg, "RTL_RUN_DIR": records,
+               "RTL_REPORT": os.path.join(records, "r.json")}
+        env.update(extra)
+        t, so = run(prog, env, cwd)
+        words = so.decode().split()
+        r = report_of(build, records)
+        shutil.rmtree(records)
+        written = int(words[words.index("written") + 1])
+        out[name] = {
+            "seconds": t,
+            "backend": (r.get("protection") or {}).get("backend"),
+            "mappings": int(words[words.index("maps") + 1]),
+            "written": written, "write_traps": r["totals"]["write_traps"],
+            "kept": r["totals"]["write_traps"] / written,
+            "fallbacks": r["totals"]["fallbacks"],
+            "notes": r.get("notes", []),
+        }
+    return out
 
 
 def process_costs(build, lib, cwd):
@@ -291,7 +413,7 @@ def main():
         floor_ns = fl["signal_ns"] + fl["mprotect_ns"]
         print("real programs: a trap's floor %.0f ns (signal round trip %.0f + "
               "one-page mprotect %.0f)" % (floor_ns, fl["signal_ns"], fl["mprotect_ns"]))
-        cfgs = {"builtin": "@builtin"}
+        cfgs = {"builtin": ("@builtin", {})}
         cfgs.update(policies(cwd))
         res = {"floor": fl, "programs": {}}
         for name, prog in programs(cwd, quick).items():
@@ -305,6 +427,24 @@ def main():
                     "%.2f x floor" % row[p]["overhead_over_trap_floor"]
                     if row[p]["overhead_over_trap_floor"] is not None else "-")
                 for p in cfgs))
+        if shutil.which("lua"):
+            res["epochs"] = epoch_costs(build, lib, cwd, floor_ns, quick)
+            ep = res["epochs"]
+            print("  epochs: lua sorting %d strings, %.3f s without;" % (
+                ep["strings"], ep["seconds_without"]) + "".join(
+                " %s %.2f s (%.2f of the bound, %d traps, %d epochs: %.1f calls, "
+                "%.2f ms each)" % (k, v["seconds"], v["over_bound"], v["traps"],
+                                   v["epochs"], v["calls_per_epoch"] or 0,
+                                   v["ms_per_epoch"] or 0)
+                for k, v in ep.items() if isinstance(v, dict)))
+        if not quick:
+            res["many_blocks"] = many_blocks(build, lib, cwd)
+            mb = res["many_blocks"]
+            print("  10^6 live protected blocks (vm.max_map_count %d):" % mb["max_map_count"] +
+                  "".join(" %s (%s) %d mappings, %.3f of the written blocks trapped, "
+                          "%d fallbacks;" % (k, v["backend"], v["mappings"], v["kept"],
+                                             v["fallbacks"])
+                          for k, v in mb.items() if isinstance(v, dict)))
         res["process_overhead_ms"] = process_costs(build, lib, cwd)
         res["fork"] = fork_costs(build, lib, cwd)
         print("  fork with 10^4 live blocks: " + ", ".join(

@@ -60,12 +60,15 @@ echo "glibc string variants: $(cut -f1 <<<"$variants" | tr '\n' ' ')"
 # (its written bits where it has them: core/dirty/wbits.c), and with
 # RTL_DIRTY=traps (write traps only). Same results both ways.
 per_backend=" dirty diff wbits "
+# The protection backend's own tests run once as the kernel allows and with
+# RTL_PROTECT=mprotect (the fallback).
+per_protect_unit=" prot "
 
-run_unit() { # name program [tunables [dirty]]
+run_unit() { # name program [tunables [dirty [protect]]]
   local name=$1 t=$2
   skipped "$name" && { echo "$(printf '%-28s' "$name") skipped"; return; }
   RTL_DIRTY=${4:-${RTL_DIRTY:-}} GLIBC_TUNABLES=${3:-${GLIBC_TUNABLES:-}} \
-    timeout 900 "${run_with[@]}" "$t" >"$log/out" 2>&1
+    RTL_PROTECT=${5:-${RTL_PROTECT:-}} timeout 900 "${run_with[@]}" "$t" >"$log/out" 2>&1
   count "$name" "$log/out"
 }
 
@@ -80,6 +83,9 @@ for t in "$build"/tests/unit/unit-*; do
   elif [[ $per_backend == *" $base "* ]]; then
     run_unit "unit/$base" "$t"
     run_unit "unit/$base[traps]" "$t" "" traps
+  elif [[ $per_protect_unit == *" $base "* ]]; then
+    run_unit "unit/$base" "$t"
+    run_unit "unit/$base[mprotect]" "$t" "" "" mprotect
   else
     run_unit "unit/$base" "$t"
   fi

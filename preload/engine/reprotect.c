@@ -41,6 +41,11 @@ static _Atomic uint32_t noted[RTL_POLICY_MAX_RULES];
  * its pin, and its call not made yet (rtl_reprotect_wait). */
 static _Atomic int lowering;
 
+void rtl_reprotect_lowering(int on)
+{
+	atomic_store_explicit(&lowering, on, on ? memory_order_seq_cst : memory_order_release);
+}
+
 void rtl_reprotect_wait(void)
 {
 	while (atomic_load_explicit(&lowering, memory_order_acquire))
@@ -158,7 +163,7 @@ void rtl_reprotect_rule(int rule, int prot, void (*done)(struct rtl_rec *),
 
 	/* Before any record is looked at under its lock: a pin taken after
 	 * that look waits for the calls below. */
-	atomic_store_explicit(&lowering, 1, memory_order_seq_cst);
+	rtl_reprotect_lowering(1);
 	while (h && h != RTL_REC_LAST) {
 		struct rtl_rec *rec = rtl_rec_at(h - 1);
 
@@ -210,7 +215,7 @@ void rtl_reprotect_rule(int rule, int prot, void (*done)(struct rtl_rec *),
 		seen[nseen++] = rec;
 	}
 	set_runs(prot, st);
-	atomic_store_explicit(&lowering, 0, memory_order_release);
+	rtl_reprotect_lowering(0);
 	/* The accounts after the calls: a write from here on traps. */
 	for (size_t i = 0; i < nseen; i++)
 		done(seen[i]);
@@ -219,7 +224,7 @@ void rtl_reprotect_rule(int rule, int prot, void (*done)(struct rtl_rec *),
 
 void rtl_reprotect_pages(int rule, int prot, struct rtl_reprotect_stats *st)
 {
-	atomic_store_explicit(&lowering, 1, memory_order_seq_cst);
+	rtl_reprotect_lowering(1);
 	for (uint32_t i = 0; i < rtl_rec_count(); i++) {
 		struct rtl_rec *rec = rtl_rec_at(i);
 		size_t pages;
@@ -235,5 +240,5 @@ void rtl_reprotect_pages(int rule, int prot, struct rtl_reprotect_stats *st)
 		}
 	}
 	set_runs(prot, st);
-	atomic_store_explicit(&lowering, 0, memory_order_release);
+	rtl_reprotect_lowering(0);
 }

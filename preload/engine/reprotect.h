@@ -33,6 +33,10 @@ void rtl_reprotect_rule(int rule, int prot, void (*done)(struct rtl_rec *),
  * (the epoch thread never waits for another thread). */
 void rtl_reprotect_wait(void);
 
+/* Around an epoch's lowering of records and its calls (here, and the page
+ * mechanism's dirty pages, page.c): what rtl_reprotect_wait waits for. */
+void rtl_reprotect_lowering(int on);
+
 /* The page mechanism's blocks of rule, each page of them at prot again
  * (page.c decides which), in runs. */
 void rtl_reprotect_pages(int rule, int prot, struct rtl_reprotect_stats *st);

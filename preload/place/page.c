@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@
 #include "preload/engine/actions.h"
 #include "preload/engine/engine.h"
 #include "preload/engine/epoch.h"
+#include "preload/engine/reprotect.h"
 #include "preload/place/arena.h"
 
 #define PAGE rtl_page_size()
@@ -440,9 +442,34 @@ int rtl_pageprot_access(uintptr_t p, size_t len, int write)
 
 /* ---- dirty ---- */
 
+/* Page p (its lock held): diffed against its twin, and either done with
+ * or, granted again since it was lowered (its next writes will not trap),
+ * twinned anew now for the next diff. */
+static void diff_page(size_t p)
+{
+	unsigned char *t = twins + p * PAGE;
+	const unsigned char *now = (const unsigned char *)(pool_lo + p * PAGE);
+
+	rtl_epoch_page_written(now, t, PAGE);
+	if (prot_of(p) & PROT_WRITE) {
+		memcpy(t, now, PAGE);
+		requeue(p);
+		return;
+	}
+	atomic_store(&twinned[p], 0);
+	madvise(t, PAGE, MADV_DONTNEED);
+}
+
+static int by_page(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 void rtl_pageprot_diff(int relower)
 {
-	uint32_t *list, n;
+	uint32_t *list, n, nlow = 0;
 
 	if (!copy_base)
 		return;
@@ -452,27 +479,54 @@ void rtl_pageprot_diff(int relower)
 	twin_active ^= 1;
 	ntwin[twin_active] = 0;
 	rtl_lock_release(&twin_lock);
+	if (!relower) { /* at exit: the diffs alone */
+		for (uint32_t i = 0; i < n; i++) {
+			rtl_lock_acquire(lock_of(list[i]));
+			rtl_epoch_page_written((const unsigned char *)(pool_lo + list[i] * PAGE),
+			                       twins + list[i] * PAGE, PAGE);
+			rtl_lock_release(lock_of(list[i]));
+		}
+		return;
+	}
+	/* Lower first, recorded under each page's lock (taken only if free: a
+	 * trap holding it, or a system call using the page, keeps the page
+	 * for the next epoch); then one call per run of pages, no lock held;
+	 * then the diffs. A write after the call traps and finds the page
+	 * still twinned: no new twin until its diff below. */
+	rtl_reprotect_lowering(1);
 	for (uint32_t i = 0; i < n; i++) {
 		size_t p = list[i];
-		unsigned char *t = twins + p * PAGE;
 
-		rtl_lock_acquire(lock_of(p));
-		if (relower && any_other(p, NULL, 0, pinned)) {
-			/* A system call is writing it: the next epoch diffs it. */
+		if (rtl_lock_try(lock_of(p)) < 0) {
 			requeue(p);
-			rtl_lock_release(lock_of(p));
 			continue;
 		}
-		/* Protect first: a write from here on traps, waits for this
-		 * lock and takes a new twin after the diff. */
-		if (relower && (prot_of(p) & PROT_WRITE) &&
-		    set_run(p, p + 1, PROT_READ) > 0)
-			rtl_act_prot_changed(-1);
-		rtl_epoch_page_written((const unsigned char *)(pool_lo + p * PAGE),
-		                       t, PAGE);
-		atomic_store(&twinned[p], 0);
+		if (any_other(p, NULL, 0, pinned)) {
+			requeue(p);
+		} else {
+			if (prot_of(p) & PROT_WRITE) {
+				state[p] = (uint8_t)(PROT_READ + 1);
+				rtl_act_prot_changed(-1);
+			}
+			list[nlow++] = (uint32_t)p; /* in place: i >= nlow */
+		}
 		rtl_lock_release(lock_of(p));
-		madvise(t, PAGE, MADV_DONTNEED);
+	}
+	qsort(list, nlow, sizeof(*list), by_page);
+	for (uint32_t i = 0, j; i < nlow; i = j) {
+		for (j = i + 1; j < nlow && list[j] == list[j - 1] + 1; j++)
+			;
+		rtl_prot_set(copy_base + (uintptr_t)list[i] * PAGE,
+		             (size_t)(list[j - 1] - list[i] + 1) * PAGE, PROT_READ);
+	}
+	rtl_reprotect_lowering(0);
+	for (uint32_t i = 0; i < nlow; i++) {
+		if (rtl_lock_try(lock_of(list[i])) < 0) {
+			requeue(list[i]); /* diffed next epoch, against this twin */
+			continue;
+		}
+		diff_page(list[i]);
+		rtl_lock_release(lock_of(list[i]));
 	}
 }
 

@@ -12,7 +12,11 @@
  * signal round trip (a read of a PROT_NONE page whose SIGSEGV handler
  * points the register elsewhere, arch.h) and one mprotect of one page of
  * this small process; prints "signal_ns X mprotect_ns Y", medians of 9
- * batches of N. */
+ * batches of N. Then, where the kernel has userfaultfd write-protection of
+ * shared memory (else -1): "uffd_wp_ns" one write-protect call on one page
+ * of a memfd mapping, and "uffd_trap_ns" a whole trap as the page-table
+ * backend takes it: the page write-protected, written (a SIGBUS whose
+ * handler clears the bit) and written again. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -22,6 +26,11 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 
 #include "bench/arch.h"
 
@@ -110,6 +119,74 @@ static int page_trap(long n, int threads)
 	return 0;
 }
 
+/* ---- the page-table backend's calls (core/prot/pagetable.c) ---- */
+
+static int uffd = -1;
+
+static int write_protect(void *p, int on)
+{
+	struct uffdio_writeprotect wp = {
+		.range = { (uintptr_t)p, (uint64_t)page_size },
+		.mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0,
+	};
+
+	return ioctl(uffd, UFFDIO_WRITEPROTECT, &wp);
+}
+
+static void unprotect(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)uc;
+	write_protect((void *)((uintptr_t)si->si_addr & ~(uintptr_t)(page_size - 1)), 0);
+}
+
+static int by_value(const void *a, const void *b);
+
+/* Appends " uffd_wp_ns X uffd_trap_ns Y" (-1 each where the kernel has no
+ * write-protection of shared memory with SIGBUS). */
+static void uffd_costs(long n)
+{
+	struct sigaction sa = { .sa_sigaction = unprotect, .sa_flags = SA_SIGINFO };
+	struct uffdio_api api = {
+		.api = UFFD_API,
+		.features = UFFD_FEATURE_SIGBUS | UFFD_FEATURE_WP_HUGETLBFS_SHMEM,
+	};
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_WP };
+	double wp[9], trap[9];
+	int fd = memfd_create("rtl-bench-uffd", MFD_CLOEXEC);
+	volatile char *p = MAP_FAILED;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | 1 /* user mode only */);
+	if (uffd < 0)
+		uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0 && ftruncate(fd, page_size) == 0)
+		p = mmap(NULL, (size_t)page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	reg.range.start = (uintptr_t)p;
+	reg.range.len = (uint64_t)page_size;
+	if (uffd < 0 || p == MAP_FAILED || ioctl(uffd, UFFDIO_API, &api) < 0 ||
+	    ioctl(uffd, UFFDIO_REGISTER, &reg) < 0 || sigaction(SIGBUS, &sa, NULL) < 0) {
+		printf(" uffd_wp_ns -1 uffd_trap_ns -1");
+		return;
+	}
+	p[0] = 1;
+	for (int b = 0; b < 9; b++) {
+		double t0 = seconds();
+
+		for (long i = 0; i < n; i++)
+			write_protect((void *)p, i & 1);
+		wp[b] = (seconds() - t0) * 1e9 / (double)n;
+		t0 = seconds();
+		for (long i = 0; i < n; i++) {
+			write_protect((void *)p, 1);
+			p[0] = (char)i; /* SIGBUS: the handler clears the bit */
+			p[1] = (char)i;
+		}
+		trap[b] = (seconds() - t0) * 1e9 / (double)n;
+	}
+	qsort(wp, 9, sizeof(*wp), by_value);
+	qsort(trap, 9, sizeof(*trap), by_value);
+	printf(" uffd_wp_ns %.1f uffd_trap_ns %.1f", wp[4], trap[4]);
+}
+
 /* ---- floor ---- */
 
 static char *readable;
@@ -156,7 +233,9 @@ static int floor_costs(long n)
 	}
 	qsort(sig, 9, sizeof(*sig), by_value);
 	qsort(mp, 9, sizeof(*mp), by_value);
-	printf("signal_ns %.1f mprotect_ns %.1f\n", sig[4], mp[4]);
+	printf("signal_ns %.1f mprotect_ns %.1f", sig[4], mp[4]);
+	uffd_costs(n);
+	printf("\n");
 	return 0;
 }
 

@@ -61,10 +61,17 @@ def run(cmd, extra, cwd, stdin=None, timeout=900):
 
 
 def floor(build):
+    """The floor's parts (signal_ns, mprotect_ns) and, beside them, what the
+    page-table backend's calls cost here (uffd_wp_ns, uffd_trap_ns; None
+    without userfaultfd write-protection)."""
     out = subprocess.run([os.path.join(build, "bench", "rtl-malloc-bench"),
                           "floor", "20000"], capture_output=True, text=True,
                          check=True).stdout.split()
-    return {"signal_ns": float(out[1]), "mprotect_ns": float(out[3])}
+    fl = {out[i]: float(out[i + 1]) for i in range(0, len(out) - 1, 2)}
+    for k in ("uffd_wp_ns", "uffd_trap_ns"):
+        if fl.get(k, -1) < 0:
+            fl[k] = None
+    return fl
 
 
 # ---- the programs: a command and how to prepare its folder ----
@@ -412,7 +419,11 @@ def main():
         fl = floor(build)
         floor_ns = fl["signal_ns"] + fl["mprotect_ns"]
         print("real programs: a trap's floor %.0f ns (signal round trip %.0f + "
-              "one-page mprotect %.0f)" % (floor_ns, fl["signal_ns"], fl["mprotect_ns"]))
+              "one-page mprotect %.0f); in the page tables a write-protect call "
+              "%s ns, a whole trap %s ns" % (
+                  floor_ns, fl["signal_ns"], fl["mprotect_ns"],
+                  "%.0f" % fl["uffd_wp_ns"] if fl["uffd_wp_ns"] else "-",
+                  "%.0f" % fl["uffd_trap_ns"] if fl["uffd_trap_ns"] else "-"))
         cfgs = {"builtin": ("@builtin", {})}
         cfgs.update(policies(cwd))
         res = {"floor": fl, "programs": {}}

@@ -18,7 +18,9 @@
 
 /* Per signal, two slots: a writer fills the one not current and flips, so
  * the handler always copies a whole action. Writers hold busy. */
-enum { SEGV, BUS, NSIGS };
+enum { SEGV,
+       BUS,
+       NSIGS };
 static struct sigaction actions[NSIGS][2];
 static _Atomic int cur[NSIGS];
 static struct rtl_lock busy = RTL_LOCK_INIT;

@@ -27,9 +27,9 @@ struct rtl_rec {
 	uint32_t site;  /* stats slot (site.c) */
 	uint32_t pages; /* alias: pages of its mapping */
 	_Atomic uint32_t read_traps, write_traps;
-	_Atomic uint32_t pins; /* system calls using it now: no epoch
+	_Atomic uint32_t pins;   /* system calls using it now: no epoch
 	                          re-protects it meanwhile */
-	_Atomic int prot;      /* alias: current protection of the mapping;
+	_Atomic int prot;        /* alias: current protection of the mapping;
 	                          page: the block's own, whatever its pages' */
 	_Atomic uint32_t queued; /* on its rule's list of blocks trapped since
 	                            the last epoch (epoch.c): the next one's
@@ -54,8 +54,8 @@ struct rtl_rec *rtl_rec_new(void); /* NULL when the pool is exhausted */
 void rtl_rec_free(struct rtl_rec *rec);
 struct rtl_rec *rtl_rec_at(uint32_t index); /* signal handler */
 uint32_t rtl_rec_index(const struct rtl_rec *rec);
-uint32_t rtl_rec_count(void);           /* records ever used: iterate [0, count) */
-void rtl_rec_lock(struct rtl_rec *rec); /* spin; signal handler */
+uint32_t rtl_rec_count(void);             /* records ever used: iterate [0, count) */
+void rtl_rec_lock(struct rtl_rec *rec);   /* spin; signal handler */
 int rtl_rec_trylock(struct rtl_rec *rec); /* 0, or -1 if held */
 void rtl_rec_unlock(struct rtl_rec *rec);
 

@@ -105,15 +105,29 @@ static int by_address(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Each run of adjacent spans in one call; a run the kernel refuses (out of
- * mappings, under mprotect) block by block, as a grant would be. */
-static void set_runs(int prot, struct rtl_reprotect_stats *st)
+/* Whether the pages between two spans of one epoch's run may join it: for
+ * rule's blocks (rule >= 0), free pages of one copy or blocks of the rule
+ * at prot already (alias.c); for the page mechanism's pages (rule < 0),
+ * pages at prot already (page.c). */
+static int bridge(uintptr_t lo, uintptr_t hi, int rule, int prot)
+{
+	return rule >= 0 ? rtl_alias_bridge(lo, hi, rule, prot)
+	                 : rtl_pageprot_bridge(lo, hi, prot);
+}
+
+/* Each run of spans in one call: adjacent ones, and those whose gap may
+ * join them (a call's cost is mostly the other CPUs' TLBs it flushes, not
+ * its pages); a run the kernel refuses (out of mappings, under mprotect)
+ * block by block, as a grant would be. */
+static void set_runs(int rule, int prot, struct rtl_reprotect_stats *st)
 {
 	qsort(spans, nspans, sizeof(*spans), by_address);
 	for (size_t i = 0, j; i < nspans; i = j) {
 		uintptr_t end = spans[i].at + spans[i].len;
 
-		for (j = i + 1; j < nspans && spans[j].at <= end; j++)
+		for (j = i + 1; j < nspans && (spans[j].at <= end ||
+		                               bridge(end, spans[j].at, rule, prot));
+		     j++)
 			if (spans[j].at + spans[j].len > end)
 				end = spans[j].at + spans[j].len;
 		st->calls++;
@@ -214,7 +228,7 @@ void rtl_reprotect_rule(int rule, int prot, void (*done)(struct rtl_rec *),
 		}
 		seen[nseen++] = rec;
 	}
-	set_runs(prot, st);
+	set_runs(rule, prot, st);
 	rtl_reprotect_lowering(0);
 	/* The accounts after the calls: a write from here on traps. */
 	for (size_t i = 0; i < nseen; i++)
@@ -239,6 +253,6 @@ void rtl_reprotect_pages(int rule, int prot, struct rtl_reprotect_stats *st)
 			st->blocks++;
 		}
 	}
-	set_runs(prot, st);
+	set_runs(-1, prot, st);
 	rtl_reprotect_lowering(0);
 }

@@ -204,6 +204,40 @@ void rtl_alias_protected(struct rtl_rec *rec, int prot)
 		rtl_slot_protected(rec->alias, len, prot);
 }
 
+/* Gaps an epoch's run bridges at most (a page each to look at). */
+#define BRIDGE_PAGES 4096
+
+int rtl_alias_bridge(uintptr_t lo, uintptr_t hi, int rule, int prot)
+{
+	uintptr_t b = atomic_load_explicit(&base, memory_order_acquire);
+	int k = rtl_slot_copy_of(lo);
+
+	if (!b || hi <= lo || (hi - lo) / PAGE > BRIDGE_PAGES)
+		return 0;
+	if (k < 0 ? !(rtl_whole_owns(lo) && rtl_whole_owns(hi - 1))
+	          : rtl_slot_copy_of(hi - 1) != k)
+		return 0; /* not one copy: one mapping */
+	for (uintptr_t a = lo; a < hi; a += PAGE) {
+		uint32_t idx = atomic_load_explicit(&pagemap[(a - b) >> PAGE_SHIFT],
+		                                    memory_order_acquire);
+		const struct rtl_rec *rec = idx ? rtl_rec_at(idx - 1) : NULL;
+
+		if (rec && (!atomic_load(&rec->live) || rec->rule != rule ||
+		            atomic_load(&rec->prot) != prot ||
+		            atomic_load(&rec->in_place) == RTL_REC_PROGRAMS))
+			return 0;
+	}
+	/* The free pages get prot with the run: so the copy remembers. */
+	for (uintptr_t a = lo; a < hi; a += PAGE)
+		if (!atomic_load_explicit(&pagemap[(a - b) >> PAGE_SHIFT], memory_order_acquire)) {
+			if (k < 0)
+				rtl_whole_protected(a, PAGE, prot);
+			else
+				rtl_slot_protected(a, PAGE, prot);
+		}
+	return 1;
+}
+
 /* Whether rec's mapping may add to the process's mappings: an mmap of its
  * own always; a slot or a page block only if its pages may change
  * protection in a way that splits a mapping (rtl_alias_splits). */

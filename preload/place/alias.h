@@ -29,6 +29,13 @@ void rtl_alias_protected(struct rtl_rec *rec, int prot);
  * rtl's alias reservation there give their protection up to it. */
 void rtl_alias_take_over(uintptr_t lo, uintptr_t hi);
 
+/* An epoch's run over [lo, hi), the pages between two of rule's blocks in
+ * one copy (a slot copy or the copy of blocks of whole pages; a few
+ * thousand pages at most): whether the run may take them too at prot,
+ * each free there or holding a live block of rule at prot already. If so,
+ * the free ones are remembered at prot. */
+int rtl_alias_bridge(uintptr_t lo, uintptr_t hi, int rule, int prot);
+
 struct rtl_choice;
 /* Whether a block of rule choice c may split mappings as its protection
  * changes (maps.c counts it then): under mprotect any that can trap;

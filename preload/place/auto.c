@@ -338,6 +338,13 @@ static void locate(uintptr_t addr, size_t len, size_t *first, size_t *last,
 	*last = ((d % pool_len + (len ? len : 1) - 1) >> PAGE_SHIFT) + 1;
 }
 
+int rtl_slot_copy_of(uintptr_t addr)
+{
+	uintptr_t d = addr - slots_base;
+
+	return slots_base && d < (uintptr_t)RTL_SLOTS * pool_len ? (int)(d / pool_len) : -1;
+}
+
 void rtl_slot_give(uintptr_t addr, size_t len)
 {
 	size_t first, last;

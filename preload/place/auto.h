@@ -26,6 +26,9 @@ int rtl_slots_init(uintptr_t base);
  * (one mprotect, only if they had another). */
 uintptr_t rtl_slot_take(uintptr_t rw, size_t len, int prot);
 
+/* The copy addr lies in, or -1 outside the slots. */
+int rtl_slot_copy_of(uintptr_t addr);
+
 /* Give the copy at addr back (the block is freed). */
 void rtl_slot_give(uintptr_t addr, size_t len);
 

@@ -171,8 +171,7 @@ void rtl_heap_left_in_place(void *data)
 	struct rtl_rec *rec = data;
 
 	/* Most never were: a load, not a locked exchange, for them. */
-	if (rec && atomic_load_explicit(&rec->in_place, memory_order_relaxed) ==
-	                   RTL_REC_IN_PLACE &&
+	if (rec && atomic_load_explicit(&rec->in_place, memory_order_relaxed) == RTL_REC_IN_PLACE &&
 	    atomic_exchange(&rec->in_place, 0) == RTL_REC_IN_PLACE)
 		atomic_fetch_sub_explicit(&rtl_in_place_live, 1,
 		                          memory_order_relaxed);

@@ -294,6 +294,19 @@ size_t rtl_pageprot_lower(const struct rtl_rec *rec, int prot,
 	return n;
 }
 
+int rtl_pageprot_bridge(uintptr_t lo, uintptr_t hi, int prot)
+{
+	if (!rtl_pageprot_owns(lo) || !rtl_pageprot_owns(hi - 1) || (hi - lo) / PAGE > 4096)
+		return 0;
+	for (uintptr_t a = lo; a < hi; a += PAGE) {
+		size_t p = (a - copy_base) >> PAGE_SHIFT;
+
+		if (state[p] == PROGRAMS || prot_of(p) != prot)
+			return 0;
+	}
+	return 1;
+}
+
 void rtl_pageprot_take_over(uintptr_t a)
 {
 	size_t p = (a - copy_base) >> PAGE_SHIFT;

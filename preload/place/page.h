@@ -56,6 +56,10 @@ int rtl_pageprot_access(uintptr_t p, size_t len, int write);
 size_t rtl_pageprot_lower(const struct rtl_rec *rec, int prot,
                           void (*add)(uintptr_t at, size_t len, struct rtl_rec *rec));
 
+/* Whether an epoch's run may take the pages [lo, hi) of the copy too at
+ * prot: each has it already. */
+int rtl_pageprot_bridge(uintptr_t lo, uintptr_t hi, int prot);
+
 /* The program's own mprotect of the copy's page at a: from now on its
  * protection is the program's, and no block's. */
 void rtl_pageprot_take_over(uintptr_t a);

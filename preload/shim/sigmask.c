@@ -170,7 +170,9 @@ static void drop_left(uintptr_t cur)
 /* ---- SIGSEGVs (and SIGBUSes) held while the program blocks them ---- */
 
 /* The held signals, by index: SIGSEGV, SIGBUS. */
-enum { H_SEGV, H_BUS, NHELD };
+enum { H_SEGV,
+       H_BUS,
+       NHELD };
 static const int held_sig[NHELD] = { SIGSEGV, SIGBUS };
 static const int held_bit[NHELD] = { RTL_HIDE_SEGV, RTL_HIDE_BUS };
 

@@ -14,8 +14,8 @@
 	"  RTL_MAX_MAP_COUNT  lower vm.max_map_count as the alias budget counts it\n"    \
 	"  RTL_RAW            keep the run's raw records in this file (FILE.1, ...)\n"   \
 	"  RTL_DIRTY          traps: dirty tracking by traps only, not written bits\n"   \
-	"  RTL_PROTECT        mprotect: protection changes by mprotect, not in the\n"   \
-	"                     page tables (userfaultfd)\n"                              \
+	"  RTL_PROTECT        mprotect: protection changes by mprotect, not in the\n"    \
+	"                     page tables (userfaultfd)\n"                               \
 	"  TMPDIR             where the run's records wait for its report (default\n"    \
 	"                     /dev/shm, else /tmp; with RTL_RAW: beside its file)\n"     \
 	"  DEBUGINFOD_URLS    debuginfod servers for source lines (elfutils')\n"         \

@@ -556,12 +556,8 @@ static void fork_child(void)
 				rtl_alias_protect(rec, prot);
 			continue;
 		}
-		if (rtl_whole_owns(rec->alias)) {
-			/* The copy is read-write again: its blocks that are not. */
-			if (atomic_load(&rec->prot) != (PROT_READ | PROT_WRITE))
-				rtl_alias_protect(rec, atomic_load(&rec->prot));
-			continue;
-		}
+		if (rtl_whole_owns(rec->alias))
+			continue; /* its pages' protections came back with the copy */
 		if (rec->mech != RTL_MECH_ALIAS)
 			continue;
 		first = (uintptr_t)rec->rw & ~(uintptr_t)(PAGE - 1);

@@ -110,13 +110,22 @@ void rtl_whole_forked(void)
 
 	if (!copy_base)
 		return;
+	size_t used = (rtl_arena_used() + PAGE - 1) >> PAGE_SHIFT, run = 0;
+
 	if (rtl_arena_map_copy(copy_base, RW) < 0) {
 		rtl_say(msg, sizeof(msg) - 1);
 		_exit(127);
 	}
-	/* Read-write throughout now: every page's state says so until its
-	 * block (alias.c) sets its own again. */
-	for (size_t p = 0; p < (rtl_arena_used() + PAGE - 1) >> PAGE_SHIFT; p++)
-		if (atomic_load_explicit(&state[p], memory_order_relaxed))
-			atomic_store_explicit(&state[p], 0, memory_order_relaxed);
+	/* Read-write throughout now: each run of pages of one other
+	 * protection gets it back in one call (a freed block's pages keep
+	 * theirs too, as in the parent, for the next block there). */
+	for (size_t p = 1; p <= used; p++) {
+		if (p < used && prot_of(p) == prot_of(run))
+			continue;
+		if (prot_of(run) != RW && rtl_prot_set(copy_base + run * PAGE, (p - run) * PAGE,
+		                                       prot_of(run)) < 0)
+			for (size_t q = run; q < p; q++) /* the next taker sets them */
+				atomic_store_explicit(&state[q], 0, memory_order_relaxed);
+		run = p;
+	}
 }

@@ -31,8 +31,8 @@ int rtl_whole_protect(uintptr_t addr, size_t len, int prot);
 void rtl_whole_protected(uintptr_t addr, size_t len, int prot);
 
 /* In a forked child, after rtl's views moved to a new memfd: the copy
- * mapped again over it, read-write (its live blocks' protections are set
- * again by their records, alias.c). */
+ * mapped again over it, and its pages given their protections again, one
+ * call per run of pages of one protection. */
 void rtl_whole_forked(void);
 
 #endif

@@ -121,6 +121,13 @@ backend() {
   for m in auto alias; do
     assert_equal "$(rep "fork-$m" '(len(r["processes"]), r["totals"]["write_traps"])')" "(2, 20000)"
   done
+  # Blocks of whole pages (auto: in place under mprotect, the copy of such
+  # blocks under page tables): the same.
+  policy fork-big '[rule all]' 'size = 8K' 'protect = read' 'on_write = count, grant-rw'
+  run_mode fork-big "$PROGS/live_blocks" 2000 8192 random 1
+  run cat "$BATS_TEST_TMPDIR/runs/fork-big.out"
+  assert_line "children ok, parent's blocks ok"
+  assert_equal "$(rep fork-big '(len(r["processes"]), r["totals"]["write_traps"])')" "(2, 2000)"
 }
 
 @test "protect: a seccomp filter that refuses userfaultfd: mprotect, and the report says why" {
@@ -138,17 +145,18 @@ backend() {
 }
 
 @test "protect: an epoch protects again in runs of pages, and one that takes long puts the next off" {
-  # 20000 blocks of 64 bytes, written 30 times with 2 ms between: each
-  # epoch (1 ms) protects again the blocks written since, in runs of
-  # adjacent pages (one call per run, not one per block).
+  # 20000 blocks of 64 bytes, written 10 times with 30 ms between: each
+  # epoch (20 ms) protects again the blocks written since, in runs of
+  # adjacent pages (one call per run, not one per block: 64 blocks of 64
+  # bytes to a page, each through its own copy, so a run per copy).
   local m
   for m in auto alias; do
     policy "ep-$m" "mechanism = $m" '[rule all]' 'size = 64' 'protect = read' \
-      'on_write = count, grant-rw' 'epoch = 1ms'
+      'on_write = count, grant-rw' 'epoch = 20ms'
   done
-  run_mode none "$PROGS/epoch_blocks" 20000 30 2000
+  run_mode none "$PROGS/epoch_blocks" 20000 10 30000
   for m in auto alias; do
-    run_mode "ep-$m" "$PROGS/epoch_blocks" 20000 30 2000
+    run_mode "ep-$m" "$PROGS/epoch_blocks" 20000 10 30000
   done
   same_as_without ep-auto ep-alias
   for m in auto alias; do

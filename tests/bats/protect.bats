@@ -52,6 +52,15 @@ backend() {
   run "$rtlctl" report "$REP/rg"/*.raw
   assert_success
   assert_line --regexp "^protect   $b: .*; $calls calls, $mp of them mprotect$"
+  # rtlctl check asks the kernel as the preload does, in its own process.
+  run "$rtlctl" check "$POL/rg.ini"
+  assert_success
+  assert_line --index 1 "protection changes here by $why"
+  # A policy whose rules change no protection outside the views: no word.
+  policy sw '[rule all]' 'mechanism = swizzle' 'size = 64' 'protect = rw'
+  run "$rtlctl" check "$POL/sw.ini"
+  assert_success
+  assert_output "$POL/sw.ini: ok, 1 rule"
 }
 
 @test "protect: 10^6 live protected blocks, written at random, under the default vm.max_map_count" {

@@ -137,45 +137,37 @@ static int self_test(char *why, size_t len)
 static int rtl_pt_open(char *why, size_t len)
 {
 	uint64_t avail = 0;
-	int fd = open_fd(), e;
+	int fd = -1, e;
 
-	if (fd < 0) {
-		e = errno;
-		if (e == ENOSYS)
-			snprintf(why, len, "userfaultfd(2) is not implemented here (ENOSYS: a "
-			                   "kernel built without it, or an emulator such as "
-			                   "qemu-user)");
-		else if (e == EPERM)
-			snprintf(why, len, "userfaultfd(2) was refused (EPERM: "
-			                   "vm.unprivileged_userfaultfd, or a seccomp filter)");
-		else
-			snprintf(why, len, "userfaultfd(2) failed: %s", strerror(e));
-		return -1;
-	}
-	/* UFFDIO_API answers once per descriptor: ask with no feature to
-	 * learn what the kernel has, then enable on a new one. */
-	e = api(fd, 0, &avail);
-	close(fd);
-	if (e < 0) {
-		snprintf(why, len, "UFFDIO_API failed: %s", strerror(errno));
-		return -1;
-	}
-	if ((avail & FEATURES) != FEATURES) {
-		snprintf(why, len, "the kernel has no userfaultfd write-protection of "
-		                   "shared memory with SIGBUS (Linux 5.19)");
-		return -1;
-	}
-	if ((uffd = open_enabled()) < 0) {
-		snprintf(why, len, "UFFDIO_API with write-protection failed: %s",
-		         strerror(errno));
-		return -1;
-	}
-	if (self_test(why, len) < 0) {
+	/* UFFDIO_API answers once per descriptor: the features asked for at
+	 * once (a process's start pays for this probe); only if the kernel
+	 * refuses them, a second descriptor to learn what it has. */
+	if ((uffd = open_enabled()) >= 0) {
+		if (self_test(why, len) == 0)
+			return 0;
 		close(uffd);
 		uffd = -1;
 		return -1;
 	}
-	return 0;
+	e = errno;
+	if (e == ENOSYS)
+		snprintf(why, len, "userfaultfd(2) is not implemented here (ENOSYS: a "
+		                   "kernel built without it, or an emulator such as "
+		                   "qemu-user)");
+	else if (e == EPERM)
+		snprintf(why, len, "userfaultfd(2) was refused (EPERM: "
+		                   "vm.unprivileged_userfaultfd, or a seccomp filter)");
+	else if ((fd = open_fd()) < 0 || api(fd, 0, &avail) < 0)
+		snprintf(why, len, "userfaultfd(2) or UFFDIO_API failed: %s", strerror(e));
+	else if ((avail & FEATURES) != FEATURES)
+		snprintf(why, len, "the kernel has no userfaultfd write-protection of "
+		                   "shared memory with SIGBUS (Linux 5.19)");
+	else
+		snprintf(why, len, "UFFDIO_API with write-protection failed: %s",
+		         strerror(e));
+	if (fd >= 0)
+		close(fd);
+	return -1;
 }
 
 int rtl_pt_choose(char *why, size_t len, int keep)

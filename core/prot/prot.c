@@ -9,10 +9,8 @@
  *               read without registering minor faults, and a mapping so
  *               registered faults on the first access to every page
  *               through it (docs/mechanisms.md, "Protection in the page
- *               tables"). A bit per page of the span says which pages
- *               were left at none; leaving none is the write-protect call
- *               for the new protection, then mprotect back to read-write:
- *               the bit is set before the page can be written.
+ *               tables"). A bit per page of the span says which pages are
+ *               held by mprotect that way (rtl_prot_set).
  * rtl_prot_set runs in signal handlers: system calls and atomics only. */
 #include "core/prot/prot.h"
 
@@ -37,10 +35,11 @@ static int started;
 static char why[240] = "protection changes not asked for yet";
 static _Atomic uintptr_t span_lo;
 static size_t span_len;
-/* Under page tables, a bit per page of the span: left at PROT_NONE by
- * mprotect. Mapped without reserve: only words that ever held a bit are
- * memory, and none_ever spares every lookup in a process that never
- * protects against reads. */
+/* Under page tables, a bit per page of the span: held by mprotect (left at
+ * no access, and read-only from there), its write-protect bit clear.
+ * Mapped without reserve: only words that ever held a bit are memory, and
+ * none_ever spares every lookup in a process that never protects against
+ * reads. */
 static _Atomic uint64_t *none_bits;
 static _Atomic int none_ever;
 
@@ -112,30 +111,64 @@ int rtl_prot_owns(uintptr_t addr)
 	return backend == RTL_PROT_PAGE_TABLES && in_span(addr, 1);
 }
 
-/* The none bits of pages [at, at + len) of the span: set (on) or cleared;
- * whether any was set before. */
-static int mark_none(uintptr_t at, size_t len, int on)
+/* The bits of pages [at, at + len) of the span. */
+static void page_range(uintptr_t at, size_t len, size_t *first, size_t *last)
 {
-	size_t first = (at - atomic_load_explicit(&span_lo, memory_order_relaxed)) >>
-	               rtl_page_shift();
-	size_t last = first + ((len + rtl_page_size() - 1) >> rtl_page_shift());
-	int any = 0;
+	*first = (at - atomic_load_explicit(&span_lo, memory_order_relaxed)) >> rtl_page_shift();
+	*last = *first + ((len + rtl_page_size() - 1) >> rtl_page_shift());
+}
 
-	if (!on && !atomic_load_explicit(&none_ever, memory_order_relaxed))
+/* The word of bit *p, and the mask of the bits of [*p, last) in it; *p
+ * moves past them. */
+static size_t next_word(size_t *p, size_t last, uint64_t *mask)
+{
+	size_t lo = *p % 64, n = last - *p < 64 - lo ? last - *p : 64 - lo, w = *p / 64;
+
+	*mask = (n == 64 ? ~0ull : (1ull << n) - 1) << lo;
+	*p += n;
+	return w;
+}
+
+/* Whether the pages of [at, at + len) are held by mprotect: none of them
+ * (0), all (1) or some (2). */
+static int marked(uintptr_t at, size_t len)
+{
+	size_t first, last;
+	int some = 0, all = 1;
+
+	if (!atomic_load_explicit(&none_ever, memory_order_relaxed))
 		return 0;
+	page_range(at, len, &first, &last);
+	for (size_t p = first; p < last;) {
+		uint64_t mask, b;
+		size_t w = next_word(&p, last, &mask);
+
+		b = atomic_load_explicit(&none_bits[w], memory_order_relaxed) & mask;
+		some |= b != 0;
+		all &= b == mask;
+	}
+	return all ? 1 : some ? 2
+	                      : 0;
+}
+
+static void mark(uintptr_t at, size_t len, int on)
+{
+	size_t first, last;
+
 	if (on)
 		atomic_store_explicit(&none_ever, 1, memory_order_relaxed);
+	else if (!atomic_load_explicit(&none_ever, memory_order_relaxed))
+		return;
+	page_range(at, len, &first, &last);
 	for (size_t p = first; p < last;) {
-		size_t w = p / 64, lo = p % 64, n = last - p < 64 - lo ? last - p : 64 - lo;
-		uint64_t mask = (n == 64 ? ~0ull : ((1ull << n) - 1)) << lo;
+		uint64_t mask;
+		size_t w = next_word(&p, last, &mask);
 
 		if (on)
-			any |= (atomic_fetch_or(&none_bits[w], mask) & mask) != 0;
-		else if (atomic_load_explicit(&none_bits[w], memory_order_relaxed) & mask)
-			any |= (atomic_fetch_and(&none_bits[w], ~mask) & mask) != 0;
-		p += n;
+			atomic_fetch_or(&none_bits[w], mask);
+		else
+			atomic_fetch_and(&none_bits[w], ~mask);
 	}
-	return any;
 }
 
 static int raw_mprotect(uintptr_t at, size_t len, int prot)
@@ -160,31 +193,47 @@ int rtl_prot_map(uintptr_t at, size_t len, int fd, off_t off, int prot)
 		return -1;
 	if (!pt)
 		return 0;
-	mark_none(at, len, 0); /* a new mapping: read-write throughout */
+	mark(at, len, 0); /* a new mapping: read-write throughout */
 	if (rtl_pt_register(at, len) < 0)
 		return -1;
 	return prot == RW ? 0 : rtl_prot_set(at, len, prot);
 }
 
+/* Under page tables a page is in one of two regimes. Write-protect bits:
+ * the mapping read-write, the page read-only or read-write by its bit.
+ * mprotect: the mapping at the page's protection, its bit clear (the page
+ * was at no access; a bit per page says so). Each change takes the calls
+ * of the regime it leaves or stays in: read-only and read-write with bits,
+ * one write-protect call; no access, and read-only or read-write from it,
+ * one mprotect (no access and back costs what it costs the fallback); a
+ * range of both regimes two calls. */
 int rtl_prot_set(uintptr_t at, size_t len, int prot)
 {
+	int held;
+
 	if (backend != RTL_PROT_PAGE_TABLES || !in_span(at, len))
 		return raw_mprotect(at, len, prot);
-	if (prot == PROT_NONE) {
-		if (raw_mprotect(at, len, PROT_NONE) < 0)
+	held = marked(at, len);
+	if (prot == PROT_NONE || (prot == PROT_READ && held)) {
+		/* Into (or within) mprotect's regime: bits cleared first. */
+		if (held != 1 && write_protect(at, len, 0) < 0)
 			return -1;
-		mark_none(at, len, 1);
+		if (raw_mprotect(at, len, prot) < 0)
+			return -1;
+		mark(at, len, 1);
 		return 0;
 	}
-	if (write_protect(at, len, !(prot & PROT_WRITE)) < 0)
-		return -1;
-	/* Some page left at none: its mapping back to read-write, now that
-	 * its write-protect bit says what it should. */
-	if (mark_none(at, len, 0) && raw_mprotect(at, len, RW) < 0) {
-		mark_none(at, len, 1); /* still none, some of it */
-		return -1;
+	if (prot == (PROT_READ | PROT_WRITE) && held) {
+		/* Back to the bits' regime: the bits clear (the marked pages'
+		 * are already), the mapping read-write. */
+		if (held == 2 && write_protect(at, len, 0) < 0)
+			return -1;
+		if (raw_mprotect(at, len, RW) < 0)
+			return -1;
+		mark(at, len, 0);
+		return 0;
 	}
-	return 0;
+	return write_protect(at, len, !(prot & PROT_WRITE));
 }
 
 void rtl_prot_calls(uint64_t *page_tables, uint64_t *mprotects)

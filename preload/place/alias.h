@@ -36,6 +36,10 @@ void rtl_alias_take_over(uintptr_t lo, uintptr_t hi);
  * the free ones are remembered at prot. */
 int rtl_alias_bridge(uintptr_t lo, uintptr_t hi, int rule, int prot);
 
+/* The fault and system-call hooks for the reservation [res, res + span)
+ * (alias_trap.c). */
+void rtl_alias_traps_init(void *res, size_t span);
+
 struct rtl_choice;
 /* Whether a block of rule choice c may split mappings as its protection
  * changes (maps.c counts it then): under mprotect any that can trap;

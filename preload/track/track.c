@@ -65,9 +65,30 @@ int rtl_track_init(void)
 	return 0;
 }
 
+/* The core's counters when this process was forked: a child inherits its
+ * parent's, and its record counts its own (the run's report sums them
+ * over its processes). */
+static struct region_stats forked_at;
+static uint64_t forked_pt, forked_mp;
+
 void rtl_track_forked(void)
 {
 	atomic_store(&claimed, 0);
+	if (rtl_started())
+		region_stats(&forked_at);
+	rtl_prot_calls(&forked_pt, &forked_mp);
+}
+
+/* region_stats since this process began (or was forked). */
+static void stats_since_start(struct region_stats *st)
+{
+	uint64_t *now = (uint64_t *)st;
+	const uint64_t *then = (const uint64_t *)&forked_at;
+
+	region_stats(st);
+	for (size_t i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+		if (&now[i] != &st->regions) /* a level, not a count */
+			now[i] -= then[i];
 }
 
 static int claim(void)
@@ -146,11 +167,13 @@ static void write_totals(void)
 	if (rtl_sigsys_on())
 		rtl_sigsys_stats(&sys);
 	if (rtl_started())
-		region_stats(&st);
+		stats_since_start(&st);
 	stale = st.stale_traps + load(&rtl_totals.alias_stale);
 	for (int i = 0; i < RTL_NFALLBACKS; i++)
 		fb += load(&rtl_totals.fallbacks[i]);
 	rtl_prot_calls(&pt_calls, &mp_calls);
+	pt_calls -= forked_pt;
+	mp_calls -= forked_mp;
 	rtl_epoch_counts(&ep);
 	pairs_start(RTL_TRACK_TOTALS);
 	kv("allocations", rtl_allocations());

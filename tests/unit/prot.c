@@ -163,8 +163,10 @@ TEST(read_only_and_back)
 	CHECK_EQ(mappings(p, PAGES * PAGE), 1);
 }
 
-/* No access is an mprotect under either backend; leaving it for read-only
- * leaves the page readable and not writable, for read-write both. */
+/* No access is an mprotect under either backend, and so is read-only from
+ * there (a write then traps as SIGSEGV under both), and read-write after:
+ * one call each, as the fallback makes them; read-write takes the page back
+ * to the write-protect bits under page tables. */
 TEST(no_access_and_back)
 {
 	int b = start();
@@ -181,10 +183,20 @@ TEST(no_access_and_back)
 	CHECK_EQ(rtl_prot_set((uintptr_t)p + 2 * PAGE, PAGE, PROT_READ), 0);
 	CHECK_EQ(touch(p + 2 * PAGE, 0), 0);
 	CHECK_EQ(p[2 * PAGE], 7);
+	CHECK_EQ(touch(p + 2 * PAGE, 1), SIGSEGV);
+	CHECK_EQ(rtl_prot_set((uintptr_t)p + 2 * PAGE, PAGE, RW), 0);
+	rtl_prot_calls(&pt1, &mp1);
+	CHECK_EQ(mp1 - mp0, 3);
+	CHECK_EQ(pt1 - pt0, b == RTL_PROT_PAGE_TABLES ? 1 : 0); /* the bits cleared at none */
+	CHECK_EQ(touch(p + 2 * PAGE, 1), 0);
+	/* Back with the bits: read-only is a write-protect call again. */
+	CHECK_EQ(rtl_prot_set((uintptr_t)p + 2 * PAGE, PAGE, PROT_READ), 0);
 	CHECK_EQ(touch(p + 2 * PAGE, 1), b == RTL_PROT_PAGE_TABLES ? SIGBUS : SIGSEGV);
-	CHECK_EQ(rtl_prot_set((uintptr_t)p + 2 * PAGE, PAGE, PROT_NONE), 0);
+	/* A range half at no access, half read-only by its bit, to read-write. */
+	CHECK_EQ(rtl_prot_set((uintptr_t)p + 3 * PAGE, PAGE, PROT_NONE), 0);
 	CHECK_EQ(rtl_prot_set((uintptr_t)p, PAGES * PAGE, RW), 0);
 	CHECK_EQ(touch(p + 2 * PAGE, 1), 0);
+	CHECK_EQ(touch(p + 3 * PAGE, 1), 0);
 	CHECK_EQ(mappings(p, PAGES * PAGE), 1);
 }
 

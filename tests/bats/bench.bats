@@ -83,8 +83,10 @@ keys = ["rt_basic_trap_over_floor", "rt_basic_prot1_over_vm",
         "preload_malloc_over_glibc", "preload_malloc_read_over_budget",
         "heaptrack_over_glibc", "threads_scaling_2", "threads_scaling_4",
         "real_programs_over_plain", "real_programs_traps_per_second",
-        "real_programs_overhead_over_trap_floor", "process_overhead_ms",
-        "routed_block_bytes", "peak_pss_over_bound",
+        "real_programs_overhead_over_trap_floor", "real_programs_calls_per_trap",
+        "real_programs_mprotects_per_trap", "epoch_over_bound", "epoch_calls_per_epoch",
+        "epoch_ms_per_epoch", "many_blocks_kept", "many_blocks_mappings",
+        "process_overhead_ms", "routed_block_bytes", "peak_pss_over_bound",
         "dirty_first_write_ns", "dirty_first_write_over_page_trap",
         "dirty_region_dirty_1e5_ns_per_page", "dirty_threads_scaling_2"]
 assert sorted(s) == sorted(keys), sorted(s)
@@ -95,6 +97,8 @@ for k in ("preload_none_over_plain", "preload_all_over_plain",
           "preload_malloc_over_glibc", "preload_malloc_read_over_budget",
           "heaptrack_over_glibc", "real_programs_over_plain",
           "real_programs_traps_per_second", "real_programs_overhead_over_trap_floor",
+          "real_programs_calls_per_trap", "real_programs_mprotects_per_trap",
+          "epoch_over_bound", "many_blocks_kept",
           "process_overhead_ms", "routed_block_bytes", "peak_pss_over_bound"):
     assert s[k] is None, (k, s[k])
 for w in ("trap", "protect", "signal"):

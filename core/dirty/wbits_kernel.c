@@ -41,44 +41,6 @@ const char *rtl_wbits_why(void)
 
 /* ---- the kernel's calls ---- */
 
-static int uffd_open(void)
-{
-	int fd = (int)syscall(SYS_userfaultfd,
-	                      O_CLOEXEC | O_NONBLOCK | RTL_UFFD_USER_MODE_ONLY);
-
-	/* Before Linux 5.11 the flag is unknown: without it, as privileged. */
-	if (fd < 0 && errno == EINVAL)
-		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	return fd;
-}
-
-static int uffd_api(int fd, uint64_t features, uint64_t *avail)
-{
-	struct rtl_uffdio_api a = { .api = RTL_UFFD_API, .features = features };
-
-	if (ioctl(fd, RTL_UFFDIO_API, &a) < 0)
-		return -1;
-	if (avail)
-		*avail = a.features;
-	return 0;
-}
-
-static int uffd_register(int fd, uintptr_t start, uint64_t len)
-{
-	struct rtl_uffdio_register reg = {
-		.range = { start, len },
-		.mode = RTL_UFFDIO_REGISTER_MODE_WP,
-	};
-
-	if (ioctl(fd, RTL_UFFDIO_REGISTER, &reg) < 0)
-		return -1;
-	if (!(reg.ioctls & (1ull << RTL_UFFDIO_WRITEPROTECT_BIT))) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	return 0;
-}
-
 int rtl_wbits_kernel_protect(uintptr_t start, uint64_t len, int on)
 {
 	struct rtl_uffdio_writeprotect wp = {
@@ -117,7 +79,7 @@ long rtl_wbits_kernel_scan(uintptr_t start, uintptr_t end,
 static int open_uffd(void)
 {
 	uint64_t avail = 0, want = RTL_UFFD_FEATURE_WP_ASYNC;
-	int fd = uffd_open(), e;
+	int fd = rtl_uffd_open(), e;
 
 	if (fd < 0) {
 		e = errno;
@@ -133,7 +95,7 @@ static int open_uffd(void)
 	}
 	/* UFFDIO_API answers once per descriptor: ask with no feature to
 	 * learn what the kernel has, then enable on a new one. */
-	if (uffd_api(fd, 0, &avail) < 0) {
+	if (rtl_uffd_api(fd, 0, &avail) < 0) {
 		rtl_wbits_say_why("UFFDIO_API failed: %s", strerror(errno));
 		close(fd);
 		return -1;
@@ -145,7 +107,7 @@ static int open_uffd(void)
 		return -1;
 	}
 	want |= avail & RTL_UFFD_FEATURE_WP_HUGETLBFS_SHMEM;
-	if ((fd = uffd_open()) < 0 || uffd_api(fd, want, NULL) < 0) {
+	if ((fd = rtl_uffd_open()) < 0 || rtl_uffd_api(fd, want, NULL) < 0) {
 		rtl_wbits_say_why("UFFDIO_API with asynchronous write-protection failed: %s",
 		                  strerror(errno));
 		if (fd >= 0)
@@ -166,7 +128,7 @@ static int self_test(void)
 
 	if (mfd >= 0 && ftruncate(mfd, (off_t)(2 * PAGE)) == 0)
 		p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-	if (p != MAP_FAILED && uffd_register(uffd, (uintptr_t)p, 2 * PAGE) == 0 &&
+	if (p != MAP_FAILED && rtl_uffd_register_wp(uffd, (uintptr_t)p, 2 * PAGE) == 0 &&
 	    rtl_wbits_kernel_protect((uintptr_t)p, 2 * PAGE, 1) == 0) {
 		long n, again;
 
@@ -226,7 +188,7 @@ int rtl_wbits_kernel_open(void)
 	if (self_test() < 0)
 		return -1;
 	/* RO and RW side by side: one range, however many mappings. */
-	if (uffd_register(uffd, rtl_view_base(RTL_VIEW_RO), 2 * rtl_views.size) < 0) {
+	if (rtl_uffd_register_wp(uffd, rtl_view_base(RTL_VIEW_RO), 2 * rtl_views.size) < 0) {
 		rtl_wbits_say_why("UFFDIO_REGISTER of rtl's views failed: %s", strerror(errno));
 		return -1;
 	}

@@ -30,34 +30,12 @@
 
 static int uffd = -1;
 
-static int open_fd(void)
-{
-	int fd = (int)syscall(SYS_userfaultfd,
-	                      O_CLOEXEC | O_NONBLOCK | RTL_UFFD_USER_MODE_ONLY);
-
-	/* Before Linux 5.11 the flag is unknown: without it, as privileged. */
-	if (fd < 0 && errno == EINVAL)
-		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	return fd;
-}
-
-static int api(int fd, uint64_t features, uint64_t *avail)
-{
-	struct rtl_uffdio_api a = { .api = RTL_UFFD_API, .features = features };
-
-	if (ioctl(fd, RTL_UFFDIO_API, &a) < 0)
-		return -1;
-	if (avail)
-		*avail = a.features;
-	return 0;
-}
-
 /* A descriptor with FEATURES enabled, or -1 with errno. */
 static int open_enabled(void)
 {
-	int fd = open_fd(), e;
+	int fd = rtl_uffd_open(), e;
 
-	if (fd >= 0 && api(fd, FEATURES, NULL) < 0) {
+	if (fd >= 0 && rtl_uffd_api(fd, FEATURES, NULL) < 0) {
 		e = errno;
 		close(fd);
 		errno = e;
@@ -68,18 +46,7 @@ static int open_enabled(void)
 
 int rtl_pt_register(uintptr_t at, size_t len)
 {
-	struct rtl_uffdio_register reg = {
-		.range = { at, len },
-		.mode = RTL_UFFDIO_REGISTER_MODE_WP,
-	};
-
-	if (ioctl(uffd, RTL_UFFDIO_REGISTER, &reg) < 0)
-		return -1;
-	if (!(reg.ioctls & (1ull << RTL_UFFDIO_WRITEPROTECT_BIT))) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	return 0;
+	return rtl_uffd_register_wp(uffd, at, len);
 }
 
 int rtl_pt_protect(uintptr_t at, size_t len, int on)
@@ -157,7 +124,7 @@ static int rtl_pt_open(char *why, size_t len)
 	else if (e == EPERM)
 		snprintf(why, len, "userfaultfd(2) was refused (EPERM: "
 		                   "vm.unprivileged_userfaultfd, or a seccomp filter)");
-	else if ((fd = open_fd()) < 0 || api(fd, 0, &avail) < 0)
+	else if ((fd = rtl_uffd_open()) < 0 || rtl_uffd_api(fd, 0, &avail) < 0)
 		snprintf(why, len, "userfaultfd(2) or UFFDIO_API failed: %s", strerror(e));
 	else if ((avail & FEATURES) != FEATURES)
 		snprintf(why, len, "the kernel has no userfaultfd write-protection of "

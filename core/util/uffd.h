@@ -12,9 +12,12 @@
 #ifndef RTL_UTIL_UFFD_H
 #define RTL_UTIL_UFFD_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #ifndef SYS_userfaultfd
 #if defined(__x86_64__)
@@ -103,5 +106,51 @@ _Static_assert(RTL_UFFDIO_REGISTER == 0xc020aa00, "UFFDIO_REGISTER");
 _Static_assert(RTL_UFFDIO_UNREGISTER == 0x8010aa01, "UFFDIO_UNREGISTER");
 _Static_assert(RTL_UFFDIO_WRITEPROTECT == 0xc018aa06, "UFFDIO_WRITEPROTECT");
 _Static_assert(RTL_PAGEMAP_SCAN == 0xc0606610, "PAGEMAP_SCAN");
+
+/* ---- the calls both backends make ---- */
+
+/* A userfaultfd for this process's own faults (close-on-exec, never
+ * blocking), or -1 with errno. */
+static inline int rtl_uffd_open(void)
+{
+	int fd = (int)syscall(SYS_userfaultfd,
+	                      O_CLOEXEC | O_NONBLOCK | RTL_UFFD_USER_MODE_ONLY);
+
+	/* Before Linux 5.11 the flag is unknown: without it, as privileged. */
+	if (fd < 0 && errno == EINVAL)
+		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	return fd;
+}
+
+/* UFFDIO_API with features (once per descriptor); what the kernel has
+ * into *avail if not NULL. 0, or -1 with errno. */
+static inline int rtl_uffd_api(int fd, uint64_t features, uint64_t *avail)
+{
+	struct rtl_uffdio_api a = { .api = RTL_UFFD_API, .features = features };
+
+	if (ioctl(fd, RTL_UFFDIO_API, &a) < 0)
+		return -1;
+	if (avail)
+		*avail = a.features;
+	return 0;
+}
+
+/* [start, start + len) registered for write-protection, which the kernel
+ * must then offer. 0, or -1 with errno. */
+static inline int rtl_uffd_register_wp(int fd, uintptr_t start, uint64_t len)
+{
+	struct rtl_uffdio_register reg = {
+		.range = { start, len },
+		.mode = RTL_UFFDIO_REGISTER_MODE_WP,
+	};
+
+	if (ioctl(fd, RTL_UFFDIO_REGISTER, &reg) < 0)
+		return -1;
+	if (!(reg.ioctls & (1ull << RTL_UFFDIO_WRITEPROTECT_BIT))) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return 0;
+}
 
 #endif

@@ -34,7 +34,7 @@ int main(void)
 	struct sigaction sa, old;
 	sigset_t set, now;
 	char *b[BLOCKS], path[] = "/tmp/own_sigbus.XXXXXX";
-	long sum = 0;
+	volatile long sum = 0; /* across the siglongjmp */
 	int fd;
 
 	memset(&sa, 0, sizeof(sa));

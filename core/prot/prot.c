@@ -166,8 +166,8 @@ static void mark(uintptr_t at, size_t len, int on)
 
 		if (on)
 			atomic_fetch_or(&none_bits[w], mask);
-		else
-			atomic_fetch_and(&none_bits[w], ~mask);
+		else if (atomic_load_explicit(&none_bits[w], memory_order_relaxed) & mask)
+			atomic_fetch_and(&none_bits[w], ~mask); /* a word never set stays unwritten: no memory */
 	}
 }
 

@@ -26,6 +26,21 @@ void rtl_access_pin(const void *p, int delta)
 		fn(p, delta);
 }
 
+void rtl_access_set_repair(rtl_access_repair_fn fn)
+{
+	atomic_store(&rtl_access_extra.repair, fn);
+}
+
+int rtl_access_repair(const void *p, size_t len, int write)
+{
+	uintptr_t a = (uintptr_t)p;
+	rtl_access_repair_fn fn = atomic_load(&rtl_access_extra.repair);
+
+	if (!fn || !rtl_access_extra.lo || a - rtl_access_extra.lo >= rtl_access_extra.len)
+		return 0;
+	return fn(p, len, write);
+}
+
 void rtl_access_set_range(void *lo, size_t len, rtl_access_fn fn)
 {
 	rtl_access_extra.fn = fn;

@@ -5,6 +5,7 @@
 #ifndef RTL_ACCESS_H
 #define RTL_ACCESS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,11 +28,24 @@ typedef void (*rtl_access_pin_fn)(const void *p, int delta);
 RTL_PRIVATE_API void rtl_access_set_pin(rtl_access_pin_fn fn);
 RTL_PRIVATE_API void rtl_access_pin(const void *p, int delta);
 
+/* After the kernel answered EFAULT on a buffer in the extra range that was
+ * resolved (and pinned): set its pages to the protection its block's
+ * record holds again if that allows the access, and say so (1) for the
+ * caller to make the call once more. A block freed and taken again while
+ * an epoch's call for the old one was on its way (or a free page an epoch
+ * bridged, taken meanwhile) has a record that allows what its pages
+ * refuse; a fault finds that out itself, a system call only by its
+ * EFAULT. May run in a signal handler. */
+typedef int (*rtl_access_repair_fn)(const void *p, size_t len, int write);
+RTL_PRIVATE_API void rtl_access_set_repair(rtl_access_repair_fn fn);
+RTL_PRIVATE_API int rtl_access_repair(const void *p, size_t len, int write);
+
 /* That range; lo is 0 until it is set. */
 struct rtl_access_extra {
 	uintptr_t lo;
 	size_t len;
 	rtl_access_fn fn;
+	_Atomic(rtl_access_repair_fn) repair;
 };
 extern struct rtl_access_extra rtl_access_extra;
 

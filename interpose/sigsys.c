@@ -110,23 +110,39 @@ static _Atomic uint64_t n_calls, n_buffers, n_refused;
 struct call {
 	long nr;
 	long a[6];
-	const void *pins[MAX_PINS];
+	struct pinned {
+		const void *p;
+		size_t len;
+		int write;
+	} pins[MAX_PINS];
 	int npins;
 };
 
-static void pin(struct call *c, const void *p)
+static void pin(struct call *c, const void *p, size_t len, int write)
 {
 	if (c->npins == MAX_PINS)
 		return; /* past 32 buffers: the rest unpinned (an epoch may win) */
 	rtl_access_pin(p, 1);
-	c->pins[c->npins++] = p;
+	c->pins[c->npins++] = (struct pinned){ p, len, write };
 }
 
 static void unpin_all(struct call *c)
 {
 	for (int i = 0; i < c->npins; i++)
-		rtl_access_pin(c->pins[i], -1);
+		rtl_access_pin(c->pins[i].p, -1);
 	c->npins = 0;
+}
+
+/* The kernel said EFAULT: whether a buffer's pages were behind its
+ * record and have been set again (rtl_access_repair), so the call may be
+ * made once more. A call that fails with EFAULT has had no effect. */
+static int repaired(struct call *c)
+{
+	int any = 0;
+
+	for (int i = 0; i < c->npins; i++)
+		any |= rtl_access_repair(c->pins[i].p, c->pins[i].len, c->pins[i].write);
+	return any;
 }
 
 /* Resolve [p, p + len) for a write or a read: the address to give the
@@ -141,7 +157,7 @@ static void *buffer(struct call *c, const void *p, size_t len, int write)
 		len = 1; /* a length the call will refuse anyway */
 	/* Pinned first: no epoch can re-protect it between the grant and
 	 * the call. */
-	pin(c, p);
+	pin(c, p, len ? len : 1, write);
 	k = rtl_access_resolve(p, len ? len : 1, write);
 	if (!k)
 		return NULL;
@@ -331,6 +347,11 @@ static void on_sigsys(int sig, siginfo_t *si, void *ucv)
 	} else {
 		ret = rtl_sigsys_call(c.nr, c.a[0], c.a[1], c.a[2], c.a[3], c.a[4],
 		                      c.a[5]);
+		/* Twice at most: a repair each time, or the EFAULT is the
+		 * program's. */
+		for (int again = 0; ret == -EFAULT && again < 2 && repaired(&c); again++)
+			ret = rtl_sigsys_call(c.nr, c.a[0], c.a[1], c.a[2], c.a[3],
+			                      c.a[4], c.a[5]);
 	}
 	unpin_all(&c);
 	g[REG_RAX] = ret;

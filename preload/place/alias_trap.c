@@ -159,8 +159,30 @@ static void *alias_access(const void *p, size_t len, int write)
 	return (void *)p;
 }
 
+/* The kernel refused a buffer alias_access let through (rtl_access_repair):
+ * its pages set to what its record allows again, if that is the access. */
+static int alias_repair(const void *p, size_t len, int write)
+{
+	struct rtl_rec *rec;
+	int ok;
+
+	if (rtl_pageprot_owns((uintptr_t)p))
+		return rtl_pageprot_repair((uintptr_t)p, len, write);
+	if (!(rec = rtl_alias_find(p)))
+		return 0;
+	rtl_rec_lock(rec);
+	ok = atomic_load(&rec->live) && atomic_load(&rec->in_place) != RTL_REC_PROGRAMS &&
+	     allows(atomic_load(&rec->prot), write) &&
+	     rtl_alias_protect(rec, atomic_load(&rec->prot)) == 0;
+	rtl_rec_unlock(rec);
+	if (ok)
+		atomic_fetch_add_explicit(&rtl_totals.alias_stale, 1, memory_order_relaxed);
+	return ok;
+}
+
 void rtl_alias_traps_init(void *res, size_t span)
 {
 	rtl_hook_foreign(alias_fault);
 	rtl_access_set_range(res, span, alias_access);
+	rtl_access_set_repair(alias_repair);
 }

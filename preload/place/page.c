@@ -453,6 +453,25 @@ int rtl_pageprot_access(uintptr_t p, size_t len, int write)
 	return 1;
 }
 
+int rtl_pageprot_repair(uintptr_t p, size_t len, int write)
+{
+	uintptr_t end = p + (len ? len : 1);
+	int any = 0;
+
+	for (uintptr_t at = p; at < end && rtl_pageprot_owns(at);
+	     at = (at & ~(uintptr_t)(PAGE - 1)) + PAGE) {
+		size_t page = (at - copy_base) >> PAGE_SHIFT;
+
+		rtl_lock_acquire(lock_of(page));
+		if (state[page] != PROGRAMS && allows(prot_of(page), write)) {
+			resync(page);
+			any = 1;
+		}
+		rtl_lock_release(lock_of(page));
+	}
+	return any;
+}
+
 /* ---- dirty ---- */
 
 /* Page p (its lock held): diffed against its twin, and either done with

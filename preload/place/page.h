@@ -49,6 +49,11 @@ int rtl_pageprot_fault(uintptr_t a, int write);
  * if the kernel may go ahead. Signal handler. */
 int rtl_pageprot_access(uintptr_t p, size_t len, int write);
 
+/* The kernel refused [p, p + len) after rtl_pageprot_access let it
+ * through: each page whose state allows the access set to that state
+ * again (a late epoch's call); whether any was. Signal-handler safe. */
+int rtl_pageprot_repair(uintptr_t p, size_t len, int write);
+
 /* An epoch: the pages of rec that do not have prot get it in the page
  * states now (not those a system call is using, nor those whose lock a
  * trap holds), each passed to add for the epoch's calls, in runs. How many

@@ -189,3 +189,23 @@ backend() {
   run "$rtlctl" report "$REP/ep-long"/*.raw
   assert_line --regexp '^epochs    [0-9]+ \(.* protection calls\), [0-9]+ put off by [0-9.]+ ms in all: an epoch.s work took over a tenth of its period$'
 }
+
+@test "protect: a system call into a block an epoch's late call lowered is made again, not refused" {
+  # A thread frees, allocates and writes blocks while the main thread
+  # writes a fresh block and reads a pipe into it. An epoch's call for a
+  # freed block (or a free page it bridged) may land on a block granted
+  # since: the record allows the write, the pages refuse it, and the
+  # kernel said EFAULT (CPython's json.tool: "OSError: [Errno 14] Bad
+  # address" under alias and an epoch). The call is made again after the
+  # pages get their record's protection.
+  local m
+  for m in auto alias page; do
+    policy "ri-$m" "mechanism = $m" '[rule all]' 'protect = read' \
+      'on_write = count, grant-rw' 'epoch = 1ms'
+  done
+  run_mode none "$PROGS/epoch_read_into" 20000
+  for m in auto alias page; do
+    run_mode "ri-$m" "$PROGS/epoch_read_into" 20000
+  done
+  same_as_without ri-auto ri-alias ri-page
+}

@@ -31,6 +31,8 @@ ok() {
     if ! ok "$m"; then
       bad+=("$m")
       echo "# under $m:" >&3
+      # What failed and why, then the runner's summary.
+      grep -E -A 25 '^(FAIL|ERROR):' "$T/runs/$m.out" | head -n 80 | sed 's/^/#   /' >&3
       tail -n 15 "$T/runs/$m.out" | sed 's/^/#   /' >&3
     fi
   done

@@ -17,6 +17,7 @@ struct app {
 	int private; /* the sequential reference runs: no annotations */
 	int rank, nprocs;
 	double t0, elapsed;
+	double t_stop; /* when the timed section's counters were gathered */
 	struct dsm_stats
 	        *all; /* rank 0: every rank's counters for the timed part */
 };
@@ -75,9 +76,12 @@ static inline void touch_write(void *p)
 	__atomic_fetch_or((char *)p, 0, __ATOMIC_RELAXED);
 }
 
-/* Rank 0: print the human line and the RESULT JSON line; every rank: end
- * the DSM and exit 0 if ok, 1 if the result differed from the sequential
- * run. params is a JSON object body like "\"n\":640". */
+/* Rank 0: print the human line and the RESULT JSON line; every rank: wait
+ * for rank 0 at a DSM barrier (serving its reads), end the DSM and exit 0
+ * if ok, 1 if the result differed from the sequential run; rank 0 then
+ * prints the FINISH JSON line: seconds from the timed section's end to its
+ * check's end ("check") and to the DSM's end ("after"). params is a JSON
+ * object body like "\"n\":640". */
 void app_finish(const char *name, int ok, double seq_time, const char *params);
 
 #endif

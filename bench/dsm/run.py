@@ -3,11 +3,13 @@
 DSM's own figures (miss latency, barriers, garbage collection).
 
 Runs each DSM application (build/dsm/dsm-*) on 1 and 4 ranks (oversubscribed
-where there are fewer cores) with pages (VM) and regions (RT), and on 4 with
+where there are fewer cores) with pages (VM) and regions (RT), once on 2 and 8
+for the counts per rank as ranks are added, and on 4 with
 annotated regions (AN) and with regions on the kernel's written bits (WB: no
 write trap where a region is a page or more), DSM_BENCH_REPS times each, all
 in one run; prints
-medians with the paper's figures beside them, the spreads, Table 8's RT
+medians with the paper's figures beside them, the spreads, each run's whole
+time and the time outside its timed section, Table 8's RT
 overhead (trap counts times the cost of each kind of trap, measured here by
 dsm-trapcost in the same run, as the paper did with its Table 4), the miss
 latency distribution with and without doorbells, messages and bytes per
@@ -24,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "build"))
@@ -46,6 +49,10 @@ APPS = [
     ("IS-2KB", "is", ["-k", str(1 << 22), "-b", str(1 << 9), "-i", "10"],
      "2^22 keys, 2^9 buckets, 10 it", None),
 ]
+
+# DSM_BENCH_APPS: a comma-separated subset of the names above (a quick look).
+if os.environ.get("DSM_BENCH_APPS"):
+    APPS = [a for a in APPS if a[0] in os.environ["DSM_BENCH_APPS"].split(",")]
 
 # The paper's Table 7 (seconds: 1 processor; VM, RT and AN on 4) and Table 8
 # (traps on a typical processor; RT overhead % of the run; messages;
@@ -77,8 +84,10 @@ def log(msg):
 def mpirun(np, prog, args, env=None, timeout=1800):
     cmd = ["mpirun", "--oversubscribe", "-np", str(np),
            os.path.join(BUILD, "dsm", prog)] + args
+    t0 = time.monotonic()
     p = subprocess.run(cmd, env=dict(ENV, **(env or {})), capture_output=True,
                        text=True, timeout=timeout)
+    p.whole = time.monotonic() - t0
     shown = " ".join(cmd[:4] + [os.path.relpath(cmd[4], TOP)] + cmd[5:])
     if env:
         shown = " ".join("%s=%s" % kv for kv in env.items()) + " " + shown
@@ -86,10 +95,19 @@ def mpirun(np, prog, args, env=None, timeout=1800):
 
 
 def result(p, shown):
+    finish = {}
+    for line in p.stdout.splitlines():
+        if line.startswith("FINISH "):
+            finish = json.loads(line[7:])
     for line in p.stdout.splitlines():
         if line.startswith("RESULT "):
             r = json.loads(line[7:])
             r["command"] = shown
+            # The whole mpirun, and rank 0's time after the timed section:
+            # its sequential run and check, then up to the DSM's end.
+            r["whole"] = p.whole
+            r["after"] = finish.get("after")
+            r["check"] = finish.get("check")
             if p.returncode != 0 or ("ok" in r and not r["ok"]):
                 sys.exit("bench-dsm: %s gave a wrong result:\n%s" % (shown, p.stdout))
             return r
@@ -109,6 +127,11 @@ def repeated(prog, mode, np, args):
     m = dict(runs[len(runs) // 2])
     m["times"] = [r["time"] for r in runs]
     m["spread"] = {"min": runs[0]["time"], "median": m["time"], "max": runs[-1]["time"]}
+    # Outside the timed section (start-up and finish), the median over runs.
+    m["outside"] = statistics.median(r["whole"] - r["time"] for r in runs)
+    m["outside_max"] = max(r["whole"] - r["time"] for r in runs)
+    fin = [r["after"] - r["check"] for r in runs if r.get("after") is not None]
+    m["finish"] = statistics.median(fin) if fin else float("nan")
     return m
 
 
@@ -203,6 +226,19 @@ def tables(results, cost):
             for m in ("vm", "rt", "an"))))
 
     print()
+    print("Whole runs on %d ranks (median of %d; s): the timed section, the whole mpirun, "
+          "the time outside the timed section (worst run), and of that the time from "
+          "the end of rank 0's check to exit (the last barrier and dsm_finish)" % (NP, REPS))
+    print("  %-7s %s" % ("", "   ".join("%-34s" % ("%s: timed  whole  outside (max)  finish" % m.upper())
+                                        for m in ("vm", "rt"))))
+    for r in results:
+        print("  %-7s %s" % (r["app"], "   ".join(
+            "%-34s" % ("    %5.2f  %5.2f  %5.2f (%5.2f)  %6.3f" %
+                       (x["time"], x["time"] + x["outside"], x["outside"], x["outside_max"],
+                        x["finish"]))
+            for x in (r["vm%d" % NP], r["rt%d" % NP]))))
+
+    print()
     print("Table 8, this machine: per processor on %d ranks (mean over ranks, median run),"
           " the paper's figures beside (its traps: a typical processor)" % NP)
     print("%-7s|%s|%s|%s|%s" % ("", "traps".center(34), "RT overhead".center(17),
@@ -230,6 +266,29 @@ def tables(results, cost):
           (cost["read"]["4096"] / 1e3, cost["write"]["64"] / 1e3,
            (cost["write"]["1048576"] - cost["write"]["65536"]) / (1048576 - 65536) * (1 << 20) / 1e3,
            ", ".join("%s %.0f" % (r["app"], per_proc(r["rt%d" % NP], "stale_traps")) for r in results)))
+
+
+SCALE = (1, 2, 4, 8)
+
+
+def scaling(results):
+    """Per rank, as the rank count grows: traps, messages and kilobytes (one
+    run at 2 and 8 ranks; the median run at 1 and NP). Every run's result
+    equals the sequential run's (result() stops the benchmark otherwise)."""
+    print()
+    print("Per rank as ranks are added (mean over ranks; oversubscribed on %d cores): "
+          "traps / messages / KB" % os.cpu_count())
+    print("  %-7s %-4s %s" % ("app", "", "".join("%-24s" % ("%d ranks" % n) for n in SCALE)))
+    for r in results:
+        for mode in ("vm", "rt"):
+            cells = []
+            for n in SCALE:
+                x = r.get("%s%d" % (mode, n))
+                cells.append("%-24s" % ("%.0f / %.0f / %.0f" % (
+                    per_proc(x, "traps"), per_proc(x, "messages"),
+                    per_proc(x, "bytes") / 1024) if x else "-"))
+            print("  %-7s %-4s %s" % (r["app"] if mode == "vm" else "", mode.upper(),
+                                      "".join(cells)))
 
 
 def written_bits(results):
@@ -353,9 +412,14 @@ def main():
                          ("wb", NP)):
             log("%-7s %s on %d rank(s) x%d ..." % (name, mode, np, REPS))
             row["%s%d" % (mode, np)] = repeated(prog, mode, np, args)
+        for np in (n for n in SCALE if n not in (1, NP)):
+            for mode in ("vm", "rt"):
+                log("%-7s %s on %d ranks (counts) ..." % (name, mode, np))
+                row["%s%d" % (mode, np)] = app_run(prog, mode, np, args)
         row["regions"] = regions(prog, args, NP)
         results.append(row)
     tables(results, cost)
+    scaling(results)
     written_bits(results)
     log("miss latency ...")
     lat = latency()

@@ -360,6 +360,31 @@ static void crash(void)
 	dsm_barrier();
 }
 
+/* Every rank writes 32 units of its own; after a barrier every rank but 0
+ * goes straight to dsm_finish, while rank 0 reads all of them: its diff
+ * requests reach ranks already finishing, which must serve them. */
+static void finishread(void)
+{
+	static long *volatile u[8][32];
+
+	for (int r = 0; r < nprocs; r++)
+		for (int i = 0; i < 32; i++)
+			shared(4096, (void *)&u[r][i]);
+	dsm_barrier();
+	for (int i = 0; i < 32; i++)
+		for (int k = 0; k < 512; k++)
+			u[rank][i][k] = rank * 100000 + i * 1000 + k;
+	dsm_barrier();
+	if (rank != 0)
+		return;
+	for (int r = 1; r < nprocs; r++)
+		for (int i = 0; i < 32; i++)
+			for (int k = 0; k < 512; k++)
+				if (u[r][i][k] != r * 100000 + i * 1000 + k)
+					FAIL("unit %d of rank %d holds %ld at %d", i, r,
+					     u[r][i][k], k);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -375,7 +400,8 @@ int main(int argc, char **argv)
 		      { "discard", discard },
 		      { "contract", contract },
 		      { "badalloc", badalloc },
-		      { "crash", crash } };
+		      { "crash", crash },
+		      { "finishread", finishread } };
 	const char *which = argc > 1 ? argv[1] : "";
 
 	if (argc < 3 || argc > 4 ||

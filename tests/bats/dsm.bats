@@ -327,3 +327,65 @@ longrun_field() {
   assert_output --partial '"messages":0,'
   refute_output --regexp '"messages":[1-9]'
 }
+
+# outside NP MODE PROGRAM ARGS...: one run's seconds outside its timed
+# section (the whole mpirun's, less the time it reports) in $outside; the
+# whole run's in $whole. Fails the test if the run does.
+outside() {
+  local np=$1 m=$2 t0 t1 timed
+  shift 2
+  t0=$(date +%s.%N)
+  mpi "$np" "$@" -m "$m"
+  t1=$(date +%s.%N)
+  assert_success
+  timed=$(sed -n 's/^RESULT .*"time":\([0-9.]*\),.*/\1/p' <<<"$output")
+  [[ -n $timed ]] || fail "no RESULT line: $output"
+  whole=$(printf '%.3f' "$(bc <<<"$t1 - $t0")")
+  outside=$(printf '%.3f' "$(bc <<<"$t1 - $t0 - $timed")")
+}
+
+@test "a run ends when its work ends: outside its timed section, RT within VM + 0.3 s and never 2 s" {
+  # Each application on 2 and 4 ranks, quiet, then with a busy process on
+  # each core: the whole mpirun's time less the timed section's, under
+  # regions (RT) within pages' (VM) + 0.3 s, and under 2 s for both. Rank 0 checks the result against a sequential run after the
+  # timed section while the other ranks wait for it: waiting in an MPI
+  # collective, their application threads spun and starved the service
+  # threads rank 0's reads need (LU: 0.7 s more than VM on 2 ranks).
+  local apps=("sor -r 256 -c 512 -i 10" "mm -n 200" "lu -n 1024 -b 64" "floyd -n 200"
+    "is -k 262144 -b 4096 -i 3" "tsp -n 12 -s 4")
+  local busy=() load np a vm rt bad=()
+  for load in quiet busy; do
+    if [[ $load == busy ]]; then
+      for ((i = 0; i < $(nproc); i++)); do
+        sh -c 'while :; do :; done' &
+        busy+=($!)
+      done
+    fi
+    for np in 2 4; do
+      for a in "${apps[@]}"; do
+        # shellcheck disable=SC2086
+        outside "$np" vm "$b/dsm-${a%% *}" ${a#* }
+        vm=$outside
+        # shellcheck disable=SC2086
+        outside "$np" rt "$b/dsm-${a%% *}" ${a#* }
+        rt=$outside
+        (($(bc <<<"$rt <= $vm + 0.3 && $rt < 2 && $vm < 2"))) ||
+          bad+=("$a on $np ($load): $rt s outside the timed section under RT, $vm under VM")
+        echo "# $load, $np ranks, ${a%% *}: outside the timed section VM $vm s, RT $rt s (whole RT run $whole s)" >&3
+      done
+    done
+  done
+  ((${#busy[@]} == 0)) || kill "${busy[@]}"
+  ((${#bad[@]} == 0)) || fail "$(printf '%s\n' "${bad[@]}")"
+}
+
+@test "a rank that finishes while another still reads from it serves it to the end" {
+  # Ranks 1.. call dsm_finish right after a barrier; rank 0 then reads
+  # every unit they wrote (diff requests to ranks already finishing), with
+  # rank 1's replies made 20 ms late.
+  for m in vm rt; do
+    mpi 3 -x DSM_INJECT=slow-reply:1:20 "$b/tests/dsm-proto" finishread $m
+    assert_success
+    assert_output --partial "PASS finishread $m"
+  done
+}

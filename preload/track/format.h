@@ -19,7 +19,9 @@
 enum rtl_track_tag {
 	/* status (i64: exit status, -signal, or RTL_TRACK_STATUS_UNKNOWN),
 	 * pid, duration_ns; program name (string); argv (string: the
-	 * NUL-separated bytes of /proc/self/cmdline). */
+	 * NUL-separated bytes of /proc/self/cmdline); since 0.2.0 ppid,
+	 * root_pid; since 0.4.0 start_ns (the preload's start, on
+	 * CLOCK_MONOTONIC). */
 	RTL_TRACK_RUN = 1,
 	/* source (string), effective text (string). */
 	RTL_TRACK_POLICY = 2,

@@ -142,6 +142,9 @@ static void write_run(int status)
 	 * descendants by the program's pid they inherited (root). */
 	rtl_raw_u64((uint64_t)getppid());
 	rtl_raw_u64(root > 0 ? (uint64_t)root : 0);
+	/* Since 0.4.0: when the preload started (CLOCK_MONOTONIC), which
+	 * sets the processes of a run side by side in a trace. */
+	rtl_raw_u64(rtl_engine.start_ns);
 	rtl_raw_end();
 	rtl_raw_start(RTL_TRACK_POLICY);
 	rtl_raw_str(rtl_engine.policy.source);

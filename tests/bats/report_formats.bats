@@ -134,7 +134,7 @@ PY
   assert_equal "${stderr_lines[0]}" "rtlctl report: --csv takes sites or rules, not 'nope'"
   run --separate-stderr "$rtlctl" report --csv sites --folded "$top/tests/reports/sample.json"
   assert_equal "$status" 2
-  assert_equal "${stderr_lines[0]}" "rtlctl report: one of --json, --csv, --folded, --plot and --html at a time"
+  assert_equal "${stderr_lines[0]}" "rtlctl report: one of --json, --csv, --folded, --plot, --html and --trace at a time"
 }
 
 @test "report: the top regions are told apart by address, size, site and rule" {
@@ -241,4 +241,29 @@ PY
   run --separate-stderr "$rtlctl" report --plot "$tmp/n.jpg" "$tmp/r.json"
   assert_equal "$status" 2
   assert_equal "${stderr_lines[0]}" "rtlctl report: --plot writes FILE.png or FILE.svg, not '$tmp/n.jpg'"
+}
+
+@test "report --trace: Chrome trace-event JSON, a track per process, every trap of the report on it" {
+  needs_preload
+  # A parent that writes a random half of its blocks and two forked
+  # children that write all of them: each process traps on its own.
+  printf '%s\n' '[rtl]' 'events = traps' '[rule all]' 'size = 64' 'protect = read' \
+    'on_write = count, grant-rw' >"$tmp/p.ini"
+  "$rtlctl" run -c "$tmp/p.ini" -o "$tmp/r.json" -- "$build/tests/progs/live_blocks" 300 64 random 2 \
+    >/dev/null 2>&1
+  "$rtlctl" report --trace "$tmp/t.json" "$tmp/r.json"
+  run python3 "$top/tests/reports/validate_trace.py" "$tmp/t.json" "$tmp/r.json"
+  assert_success
+  assert_output ""
+  run python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))["traceEvents"]
+print(len(r["processes"]), len({e["pid"] for e in t if e.get("cat") == "trap"}),
+      len(r["events"]) == r["totals"]["traps"] > 300)' "$tmp/r.json" "$tmp/t.json"
+  # Three processes, traps in each, every trap of the run an event.
+  assert_output "3 3 True"
+  # To stdout, the same; with another output, a usage error.
+  "$rtlctl" report --trace - "$tmp/r.json" | cmp - "$tmp/t.json"
+  run "$rtlctl" report --trace "$tmp/x.json" --html "$tmp/x.html" "$tmp/r.json"
+  assert_failure 2
+  assert_output --partial "one of --json, --csv, --folded, --plot, --html and --trace at a time"
 }

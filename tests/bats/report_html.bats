@@ -144,7 +144,7 @@ PY
   refute_output --partial ".tmp"
   run --separate-stderr "$rtlctl" report --html "$tmp/p.html" --json "$sample"
   assert_equal "$status" 2
-  assert_equal "${stderr_lines[0]}" "rtlctl report: one of --json, --csv, --folded, --plot and --html at a time"
+  assert_equal "${stderr_lines[0]}" "rtlctl report: one of --json, --csv, --folded, --plot, --html and --trace at a time"
   run --separate-stderr "$rtlctl" report --html "$tmp/no/such/dir/p.html" "$sample"
   assert_equal "$status" 3
   assert_equal "$stderr" "rtlctl report: no HTML page written to $tmp/no/such/dir/p.html: No such file or directory"

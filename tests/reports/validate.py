@@ -110,8 +110,9 @@ def check(path):
          "rtl_version is not a version string")
     run = r.get("run", {})
     ends = [k for k in ("exit_status", "signal") if k in run]
-    # ppid: 0 (none) is left out; root_pid only under rtlctl run.
-    optional = [k for k in ("ppid", "root_pid") if k in run]
+    # ppid: 0 (none) is left out; root_pid only under rtlctl run;
+    # start_ns since 0.4.0.
+    optional = [k for k in ("ppid", "root_pid", "start_ns") if k in run]
     fields(run, {"program": str, "argv": list, "pid": INT, "duration_ns": INT,
                  **{k: INT for k in ends + optional}}, "run")
     want(len(ends) == 1 or any("exit status unknown" in n for n in r.get("notes", [])),
@@ -134,6 +135,8 @@ def check(path):
         want(isinstance(items, list), f"{name} is not an array")
         for i, e in enumerate(items or []):
             extra = SITE_DIRTY if name == "sites" and isinstance(e, dict) and "dirty_regions" in e else {}
+            if name == "events" and isinstance(e, dict) and "pid" in e:
+                extra = {"pid": INT}  # since 0.4.0
             fields(e, {**spec, **extra}, f"{name}[{i}]")
             if isinstance(e, dict) and "kind" in e:
                 want(e["kind"] in ("read", "write"), f"{name}[{i}].kind is {e['kind']}")
@@ -154,7 +157,7 @@ def check(path):
     want(isinstance(procs, list) and len(procs) >= 1, "processes is not a non-empty array")
     for i, p in enumerate(procs if isinstance(procs, list) else []):
         ends = [k for k in ("exit_status", "signal") if isinstance(p, dict) and k in p]
-        optional = [k for k in ("ppid",) if isinstance(p, dict) and k in p]
+        optional = [k for k in ("ppid", "start_ns") if isinstance(p, dict) and k in p]
         fields(p, {"pid": INT, "program": str, "duration_ns": INT, "allocations": INT,
                    "selected": INT, "traps": INT, "trap_ns": INT,
                    **{k: INT for k in ends + optional}}, f"processes[{i}]")

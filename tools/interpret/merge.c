@@ -271,7 +271,7 @@ static json_t *process_row(json_t *r)
 	json_t *run = json_object_get(r, "run"), *t = json_object_get(r, "totals");
 	json_t *row = json_object();
 	static const char *const from_run[] = { "pid", "ppid", "exit_status",
-		                                "signal", "duration_ns" };
+		                                "signal", "duration_ns", "start_ns" };
 	static const char *const from_totals[] = { "allocations", "selected",
 		                                   "traps", "trap_ns" };
 

@@ -89,7 +89,7 @@ static int read_run(struct run *r, struct cur *c)
 	char *prog, *argv;
 	size_t n = 0;
 
-	uint64_t pid, ns, ppid = 0, root = 0;
+	uint64_t pid, ns, ppid = 0, root = 0, start = 0;
 
 	r->status = (int64_t)u64(c);
 	pid = u64(c);
@@ -100,6 +100,8 @@ static int read_run(struct run *r, struct cur *c)
 		ppid = u64(c);
 		root = u64(c);
 	}
+	if (c->p < c->end) /* 0.4.0 or later */
+		start = u64(c);
 	if (!c->bad) {
 		json_t *a = json_array();
 
@@ -117,6 +119,8 @@ static int read_run(struct run *r, struct cur *c)
 			set_int(r->run, "ppid", ppid);
 		if (root)
 			set_int(r->run, "root_pid", root);
+		if (start)
+			set_int(r->run, "start_ns", start);
 		r->have_run = 1;
 	}
 	free(prog);
@@ -315,6 +319,9 @@ static int read_event(struct run *r, struct cur *c)
 		return -1;
 	}
 	set_int(o, "t_ns", t);
+	/* The process: events of a run's processes are one list. */
+	if (json_is_integer(json_object_get(r->run, "pid")))
+		json_object_set(o, "pid", json_object_get(r->run, "pid"));
 	json_object_set_new(o, "kind", json_string(write ? "write" : "read"));
 	set_int(o, "site", slot); /* named later */
 	set_int(o, "offset", off);

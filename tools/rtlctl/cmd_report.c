@@ -1,7 +1,8 @@
 /* rtlctl report: read a run's report (docs/policy.md, "Report"), or make it
  * from the run's raw records (the preload's, "Raw record": one per
  * process, made into one report), and print it as tables, or as checked,
- * indented JSON (-o: into a file), or draw it as one HTML page (--html);
+ * indented JSON (-o: into a file), or draw it as one HTML page (--html),
+ * or write its traps and timeline as a Chrome trace (--trace);
  * --diff sets two side by side (docs/report.md). A malformed report or
  * record is an error with the reason, never a crash. */
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "tools/report/report_print.h"
 #include "tools/report/report_read.h"
 #include "tools/report/report_save.h"
+#include "tools/report/report_trace.h"
 #include "tools/rtlctl/rtlctl.h"
 
 /* One report out of the files given: the one, or all of them merged (the
@@ -122,12 +124,13 @@ int cmd_report(int argc, char **argv)
 		{ "folded", no_argument, NULL, 'F' },
 		{ "plot", required_argument, NULL, 'P' },
 		{ "html", required_argument, NULL, 'H' },
+		{ "trace", required_argument, NULL, 'T' },
 		{ "diff", no_argument, NULL, 'D' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL, *csv = NULL, *plot = NULL, *html = NULL;
+	const char *out = NULL, *csv = NULL, *plot = NULL, *html = NULL, *trace = NULL;
 	int folded = 0, two = 0;
 	int as_json = 0, rc = 0, is_raw, c;
 	json_t *r;
@@ -140,6 +143,7 @@ int cmd_report(int argc, char **argv)
 		case 'F': folded = 1; break;
 		case 'P': plot = optarg; break;
 		case 'H': html = optarg; break;
+		case 'T': trace = optarg; break;
 		case 'D': two = 1; break;
 		case 'o': out = optarg; break;
 		case 'h': help_of("report", stdout); return 0;
@@ -150,7 +154,7 @@ int cmd_report(int argc, char **argv)
 		if (argc - optind != 2)
 			return usage_error("report", "--diff takes two reports, A and B (%d given)",
 			                   argc - optind);
-		if (csv || folded || plot || out || (as_json && html))
+		if (csv || folded || plot || out || trace || (as_json && html))
 			return usage_error("report", "--diff prints tables, --json or --html OUT");
 		return diff(argv[optind], argv[optind + 1], as_json, html);
 	}
@@ -160,8 +164,9 @@ int cmd_report(int argc, char **argv)
 		return usage_error("report", "--csv takes sites or rules, not '%s'", csv);
 	if (plot && !report_plot_kind_known(plot))
 		return usage_error("report", "--plot writes FILE.png or FILE.svg, not '%s'", plot);
-	if (!!csv + folded + !!plot + !!html + (as_json || out) > 1)
-		return usage_error("report", "one of --json, --csv, --folded, --plot and --html at a time");
+	if (!!csv + folded + !!plot + !!html + !!trace + (as_json || out) > 1)
+		return usage_error("report",
+		                   "one of --json, --csv, --folded, --plot, --html and --trace at a time");
 	r = load(argv + optind, argc - optind, &is_raw);
 	if (!r)
 		return EXIT_INVALID;
@@ -180,6 +185,8 @@ int cmd_report(int argc, char **argv)
 		rc = report_plot(r, plot) < 0 ? EXIT_INVALID : 0;
 	} else if (html) {
 		rc = write_html(r, html);
+	} else if (trace) {
+		rc = report_trace(r, trace) < 0 ? EXIT_INVALID : 0;
 	} else if (folded) {
 		if (!report_print_folded(r, stdout))
 			fprintf(stderr, "rtlctl report: %s: no trap backtraces (the backtrace "

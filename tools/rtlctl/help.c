@@ -65,7 +65,8 @@ static const struct rtlctl_command commands[] = {
 	{ "show", cmd_show, "FILE", "print the effective policy, defaults filled in",
 	  "  -h, --help  this help\n", NULL },
 	{ "report", cmd_report,
-	  "[--json [-o OUT] | --csv TABLE | --folded | --plot OUT | --html OUT] FILE...\n"
+	  "[--json [-o OUT] | --csv TABLE | --folded | --plot OUT | --html OUT | --trace OUT]\n"
+	  "FILE...\n"
 	  "--diff [--json | --html OUT] A B",
 	  "tables from a run's report or raw records (several: one report); -o writes the JSON",
 	  "  --json               the report as indented JSON\n"
@@ -76,6 +77,8 @@ static const struct rtlctl_command commands[] = {
 	  "                       time by rule (with events = traps), by site\n"
 	  "  --html OUT           one page, into OUT: summary, timeline, flame graph,\n"
 	  "                       sortable rule and site tables (d3 inlined)\n"
+	  "  --trace OUT          traps, epochs and timeline as Chrome trace-event\n"
+	  "                       JSON into OUT (\"-\": stdout): Perfetto, chrome://tracing\n"
 	  "  --diff A B           per rule and site: traps, regions, bytes and time in\n"
 	  "                       traps in A, in B and the change, largest first\n"
 	  "  -o, --output OUT     write the JSON report to OUT (\"-\": stdout)\n"

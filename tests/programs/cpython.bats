@@ -3,12 +3,19 @@
 # faulthandler on (its alternate signal stack is a malloc'd block), under
 # every kind of policy: they must pass as they pass without rtl. The
 # interpreter is Debian's, /usr/bin/python3, whatever else is on PATH.
+# Left out: test_threading's test_4_daemon_threads, which crashes at random
+# in CPython 3.11 itself (python/cpython#110052: a daemon thread that wakes
+# during finalization exits through pthread_exit, gh-87135, fixed by
+# hanging such threads in 3.14); the slower a thread runs, the likelier it
+# is there then, and under alias-epoch it crashed about 1 run in 10.
+# Verbose, so that a failure names its test and shows its traceback.
 
 bats_require_minimum_version 1.5.0
 load matrix
 
 TESTS=(test_json test_re test_dict test_list test_sort test_unicode
-  test_struct test_bytes test_set test_collections test_threading)
+  test_struct test_bytes test_set test_collections test_threading
+  -i test_4_daemon_threads -v)
 
 setup() {
   matrix_setup

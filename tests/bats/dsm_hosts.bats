@@ -46,6 +46,7 @@ exec ip netns exec "\$ns" unshare --uts sh -c "hostname \$ns; \$*"
 EOF
   chmod +x "$AGENT"
   printf '%s slots=2\n%s slots=2\n' "$ADDR_A" "$ADDR_B" >"$BATS_FILE_TMPDIR/hostfile"
+  printf '%s slots=4\n%s slots=4\n' "$ADDR_A" "$ADDR_B" >"$BATS_FILE_TMPDIR/hostfile8"
 }
 
 teardown_file() {
@@ -62,10 +63,13 @@ setup() {
 }
 
 # hosts PROGRAM ARGS...: 4 ranks, 2 on each host; mpirun runs on host A.
+# HOSTS_NP=8: 8 ranks, 4 on each.
 hosts() {
+  local np=${HOSTS_NP:-4} file=$BATS_FILE_TMPDIR/hostfile
+  ((np == 8)) && file+=8
   run timeout 120 ip netns exec "$NS_A" unshare --uts sh -c \
     'hostname "$0"; shift; exec "$@"' "$NS_A" sh \
-    mpirun --hostfile "$BATS_FILE_TMPDIR/hostfile" -np 4 \
+    mpirun --hostfile "$file" -np "$np" \
     --mca plm_rsh_agent "$AGENT" \
     --mca btl_tcp_if_include "$NET" --mca oob_tcp_if_include "$NET" \
     -x DSM_TIMEOUT=30 -x DSM_HOSTS_PROBE=forwarded "$@"
@@ -111,5 +115,30 @@ tx_bytes() {
     hosts -x DSM_GC_BYTES=0 "$b/tests/dsm-proto" longrun $m 200
     assert_success
     assert_line "PASS longrun $m"
+  done
+}
+
+@test "hosts: every application on 2 x 4 ranks equals the sequential run" {
+  local m
+  export HOSTS_NP=8
+  for m in vm rt; do
+    hosts "$b/dsm-sor" -m $m -r 64 -c 512 -i 4
+    assert_success
+    assert_line --regexp "^sor $m on 8: .* result OK"
+    hosts "$b/dsm-mm" -m $m -n 64
+    assert_success
+    assert_line --regexp "^mm $m on 8: .* result OK"
+    hosts "$b/dsm-lu" -m $m -n 128 -b 16
+    assert_success
+    assert_line --regexp "^lu $m on 8: .* result OK"
+    hosts "$b/dsm-floyd" -m $m -n 64
+    assert_success
+    assert_line --regexp "^floyd $m on 8: .* result OK"
+    hosts "$b/dsm-is" -m $m -k 8192 -b 256 -i 3
+    assert_success
+    assert_line --regexp "^is $m on 8: .* result OK"
+    hosts "$b/dsm-tsp" -m $m -n 11
+    assert_success
+    assert_line --regexp "^tsp $m on 8: .* result OK"
   done
 }

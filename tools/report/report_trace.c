@@ -173,7 +173,9 @@ int report_trace(json_t *r, const char *out)
 	at = start_of(&t, procs, root);
 	fputs("{\"traceEvents\":[", t.f);
 	json_array_foreach(procs, i, p)
+	{
 		process_name(&t, p);
+	}
 	traps(&t, r, root);
 	epochs(&t, r, root, at);
 	timeline(&t, r, root, at);

@@ -6,19 +6,23 @@
 
 #include "policy/policy.h"
 
+int rtl_policy_glob_matches(const char *glob, const char *site)
+{
+	const char *fn = strchr(site, '!');
+
+	/* A glob with '!' names module!function; otherwise the function. */
+	if (!strchr(glob, '!') && fn)
+		site = fn + 1;
+	return fnmatch(glob, site, 0) == 0;
+}
+
 int rtl_policy_site_matches(const struct rtl_rule *r, const char *site)
 {
-	const char *fn;
-
 	if (!r->site[0])
 		return 1;
 	if (!site)
 		return 0;
-	/* A glob with '!' names module!function; otherwise the function. */
-	fn = strchr(site, '!');
-	if (!strchr(r->site, '!') && fn)
-		site = fn + 1;
-	return fnmatch(r->site, site, 0) == 0;
+	return rtl_policy_glob_matches(r->site, site);
 }
 
 const struct rtl_rule *rtl_policy_match(const struct rtl_policy *p, size_t size,

@@ -43,6 +43,7 @@ enum {
 	R_MPROTECT,
 	R_MAX_REGIONS,
 	R_SYSCALLS,
+	R_SITE_SKIP,
 	NRTL,
 };
 static const char *const rtl_keys[NRTL] = {
@@ -52,6 +53,7 @@ static const char *const rtl_keys[NRTL] = {
 	"mprotect",
 	"max_regions",
 	"syscalls",
+	"site_skip",
 };
 
 enum section {
@@ -252,6 +254,40 @@ static void strip_quotes(const char *v, char *out, size_t len)
 	out[n] = '\0';
 }
 
+/* site_skip = GLOB, GLOB...: globs as a rule's site takes them
+ * ("module!function", or a function alone), spaces around each dropped. */
+static void site_skip(struct parser *ps, const char *v)
+{
+	struct rtl_policy *p = ps->p;
+
+	while (*v) {
+		const char *end = strchr(v, ',');
+		size_t n = end ? (size_t)(end - v) : strlen(v);
+
+		while (n && isspace((unsigned char)*v))
+			v++, n--;
+		while (n && isspace((unsigned char)v[n - 1]))
+			n--;
+		if (!n || n >= RTL_POLICY_GLOB_MAX) {
+			error_at(ps, ps->line,
+			         "site_skip: give globs of 1 to %d characters, separated by commas",
+			         RTL_POLICY_GLOB_MAX - 1);
+			return;
+		}
+		if (p->nsite_skip == RTL_POLICY_SKIP_MAX) {
+			error_at(ps, ps->line, "site_skip: at most %d globs", RTL_POLICY_SKIP_MAX);
+			return;
+		}
+		memcpy(p->site_skip[p->nsite_skip], v, n);
+		p->site_skip[p->nsite_skip++][n] = '\0';
+		v += n;
+		while (*v && *v != ',')
+			v++;
+		if (*v == ',')
+			v++;
+	}
+}
+
 static void rtl_key(struct parser *ps, const char *name, const char *v)
 {
 	struct rtl_policy *p = ps->p;
@@ -298,6 +334,9 @@ static void rtl_key(struct parser *ps, const char *name, const char *v)
 		else
 			p->syscalls = strcmp(v, "wrappers") == 0 ? RTL_SYSCALLS_WRAPPERS
 			                                         : RTL_SYSCALLS_SECCOMP;
+		break;
+	case R_SITE_SKIP:
+		site_skip(ps, v);
 		break;
 	case R_MAX_REGIONS: {
 		char *end;

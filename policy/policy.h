@@ -11,6 +11,7 @@
 #define RTL_POLICY_MAX_RULES 64
 #define RTL_POLICY_NAME_MAX 64
 #define RTL_POLICY_GLOB_MAX 128
+#define RTL_POLICY_SKIP_MAX 16 /* site_skip globs */
 #define RTL_POLICY_PATH_MAX 512
 
 enum rtl_mechanism {
@@ -62,6 +63,10 @@ struct rtl_policy {
 	int mprotect_log;                 /* 1: log the program's mprotect calls */
 	int syscalls;                     /* enum rtl_syscalls */
 	uint64_t max_regions;
+	/* Allocator wrappers besides the built-in ones: an allocation whose
+	 * caller's name matches one is charged to the caller's caller. */
+	char site_skip[RTL_POLICY_SKIP_MAX][RTL_POLICY_GLOB_MAX];
+	int nsite_skip;
 	int nrules;
 	struct rtl_rule rules[RTL_POLICY_MAX_RULES];
 };
@@ -96,6 +101,11 @@ int rtl_policy_load_builtin(struct rtl_policy *p);
  * Sampling is the caller's: rules only say 1 in N. */
 const struct rtl_rule *rtl_policy_match(const struct rtl_policy *p, size_t size,
                                         const char *site);
+
+/* Whether glob (a rule's site, a site_skip entry) accepts site,
+ * "module!function": a glob without '!' is matched against the function
+ * alone. */
+int rtl_policy_glob_matches(const char *glob, const char *site);
 
 /* Whether rule r's site glob accepts site (NULL: unknown; a rule without a
  * glob accepts every site). */

@@ -77,6 +77,10 @@ void rtl_policy_write(const struct rtl_policy *p, FILE *out)
 	fprintf(out, "syscalls = %s\n",
 	        p->syscalls == RTL_SYSCALLS_WRAPPERS ? "wrappers" : "seccomp");
 	fprintf(out, "max_regions = %llu\n", (unsigned long long)p->max_regions);
+	for (int i = 0; i < p->nsite_skip; i++)
+		fprintf(out, "%s%s", i ? ", " : "site_skip = ", p->site_skip[i]);
+	if (p->nsite_skip)
+		fputc('\n', out);
 	for (int i = 0; i < p->nrules; i++) {
 		const struct rtl_rule *r = &p->rules[i];
 		fprintf(out, "\n[rule %s]\n", r->name);

@@ -1,6 +1,8 @@
-/* Allocating sites: where a malloc-family call comes from, its name
- * ("module!function", by dladdr, else libunwind's reading of the symbol
- * table), cached once per call-site address in a lock-free table, and the
+/* Allocating sites: where a malloc-family call comes from, past the
+ * allocators' wrappers (operator new, the C++ containers, runtimes'
+ * allocators, the policy's site_skip), its name ("module!function", by
+ * dladdr, else libunwind's reading of the symbol table), cached once per
+ * call-site address in a lock-free table, and the
  * per (site, rule) counters. Also the text ranges of libc and the loader
  * (whose allocations are never selected) and of rtl itself (skipped in
  * backtraces). Naming runs in the allocation path under the guard, never in
@@ -16,6 +18,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -33,8 +36,45 @@ struct callsite {
 	_Atomic uintptr_t ip; /* 0: free */
 	_Atomic int state;    /* 0 unnamed, 1 being named, 2 named */
 	uint64_t accept;      /* rules whose site glob accepts it */
+	int wrapper;          /* an allocator's wrapper: look further out */
 	char name[176];
 };
+
+/* Allocators' wrappers (docs/policy.md, "site_skip"): an allocation made
+ * in one of these is charged to the first frame outside them. Matched
+ * against "module!symbol" and, for a C++ symbol, "module!demangled" (with
+ * and without a template function's return type). C++'s by mangled name:
+ * whatever the demangler makes of them. */
+static const char *const builtin_skip[] = {
+	"libstdc++.so*!*", /* operator new, std::string and the containers */
+	"*!_Znw*",
+	"*!_Zna*", /* operator new, new[] */
+	"*!_ZNSt*",
+	"*!_ZNKSt*",
+	"*!_ZSt*", /* std::, instantiated anywhere */
+	"*!_ZN9__gnu_cxx*",
+	"*!_ZNK9__gnu_cxx*", /* __gnu_cxx:: (allocators) */
+	"*!PyObject_Malloc",
+	"*!PyObject_Calloc",
+	"*!PyObject_Realloc",
+	"*!PyMem_*",
+	"*!_PyObject_GC_*",
+	"*!_PyObject_New*",
+	"*!PyType_GenericAlloc",
+	"*!l_alloc",
+	"*!luaM_*",
+	"*!g_malloc*",
+	"*!g_realloc*",
+	"*!g_try_malloc*",
+	"*!g_slice_*",
+	"*!xmalloc",
+	"*!xcalloc",
+	"*!xzalloc",
+	"*!xrealloc",
+	"*!xstrdup",
+	"*!xmemdup",
+};
+#define FRAMES 32 /* looked at past the wrappers, rtl's own included */
 
 struct range {
 	uintptr_t lo, hi;
@@ -53,8 +93,8 @@ static struct made (*made)[SLOT_CAP];
  * report walks, instead of touching the whole (sparse) tables. */
 static uint32_t *cs_used, *slot_used;
 static _Atomic uint32_t ncs_used, nslot_used;
-static struct range libc[MAX_RANGES], wrap[MAX_RANGES], self[MAX_RANGES];
-static int nlibc, nwrap, nself;
+static struct range libc[MAX_RANGES], self[MAX_RANGES];
+static int nlibc, nself;
 _Atomic uint64_t rtl_site_overflow;
 
 static void *map(size_t bytes)
@@ -81,9 +121,8 @@ static void add(struct range *r, int *n, uintptr_t lo, uintptr_t hi)
 		r[(*n)++] = (struct range){ lo, hi };
 }
 
-/* The executable segments of libc and the loader (never selected), of the
- * C++ runtime (operator new: skipped to find the real site) and of rtl's
- * own libraries (skipped in backtraces). */
+/* The executable segments of libc and the loader (never selected) and of
+ * rtl's own libraries (skipped in backtraces). */
 static int phdr_cb(struct dl_phdr_info *info, size_t sz, void *arg)
 {
 	const char *name = base_name(info->dlpi_name ? info->dlpi_name : "");
@@ -93,8 +132,6 @@ static int phdr_cb(struct dl_phdr_info *info, size_t sz, void *arg)
 	(void)sz, (void)arg;
 	if (starts(name, "libc.so") || starts(name, "ld-linux"))
 		r = libc, n = &nlibc;
-	else if (starts(name, "libstdc++.so"))
-		r = wrap, n = &nwrap;
 	else if (starts(name, "librtlpreload.so") || starts(name, "librtl.so"))
 		r = self, n = &nself;
 	if (!r)
@@ -153,7 +190,7 @@ void rtl_site_symbolise(uintptr_t ip, int with_offset, char *out, size_t len)
 {
 	const char *mod = "?", *fn = NULL;
 	uintptr_t at = ip - 1, off = 0, base = 0;
-	char buf[128];
+	char buf[256];
 	Dl_info di;
 
 	const ElfW(Sym) *sym = NULL;
@@ -181,9 +218,15 @@ void rtl_site_symbolise(uintptr_t ip, int with_offset, char *out, size_t len)
 		 * not: only if it starts where the unwind tables say ip's
 		 * function starts is it ip's (rtlctl's symbol tables, with
 		 * sizes, then name it the same; tools/interpret/symbols.c). */
+		/* A name longer than buf comes cut (UNW_ENOMEM): C++
+		 * templates' mangled names run to hundreds of bytes, and
+		 * their start is what names them. */
+		int got;
+
 		if (unw_getcontext(&ctx) == 0 && unw_init_local(&cur, &ctx) == 0 &&
 		    unw_set_reg(&cur, UNW_REG_IP, at) == 0 &&
-		    unw_get_proc_name(&cur, buf, sizeof(buf), &o) == 0 &&
+		    ((got = unw_get_proc_name(&cur, buf, sizeof(buf), &o)) == 0 ||
+		     got == -UNW_ENOMEM) &&
 		    unw_get_proc_info(&cur, &pi) == 0 && at - o == pi.start_ip) {
 			fn = buf;
 			off = o;
@@ -195,6 +238,57 @@ void rtl_site_symbolise(uintptr_t ip, int with_offset, char *out, size_t len)
 		snprintf(out, len, "%s!%s+0x%lx", mod, fn, (unsigned long)off);
 	else
 		snprintf(out, len, "%s!%s", mod, fn);
+}
+
+static int skipped(const char *site)
+{
+	for (size_t i = 0; i < sizeof(builtin_skip) / sizeof(*builtin_skip); i++)
+		if (rtl_policy_glob_matches(builtin_skip[i], site))
+			return 1;
+	for (int i = 0; i < rtl_engine.policy.nsite_skip; i++)
+		if (rtl_policy_glob_matches(rtl_engine.policy.site_skip[i], site))
+			return 1;
+	return 0;
+}
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+/* Whether the site named name ("module!symbol") is an allocator's
+ * wrapper: as named, or demangled (with the C++ runtime's demangler, when
+ * the program has one loaded: a program without it has no C++ names). */
+static int is_wrapper(const char *name)
+{
+	static demangle_fn demangle;
+	static int looked;
+	const char *bang = strchr(name, '!');
+	char *d, out[sizeof(((struct callsite *)0)->name) + 256];
+	int status = -1, hit;
+
+	if (skipped(name))
+		return 1;
+	if (!bang || strncmp(bang + 1, "_Z", 2))
+		return 0;
+	if (!looked) {
+		*(void **)&demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		looked = 1;
+	}
+	if (!demangle || !(d = demangle(bang + 1, NULL, NULL, &status)) || status)
+		return 0;
+	snprintf(out, sizeof(out), "%.*s!%s", (int)(bang - name), name, d);
+	hit = skipped(out);
+	if (!hit) {
+		/* "void std::f<int>(...)": a template function's return type
+		 * first; a glob names the function. */
+		size_t lead = strcspn(d, " <(");
+
+		if (d[lead] == ' ') {
+			snprintf(out, sizeof(out), "%.*s!%s", (int)(bang - name), name,
+			         d + lead + 1);
+			hit = skipped(out);
+		}
+	}
+	free(d);
+	return hit;
 }
 
 static void name(struct callsite *c)
@@ -210,6 +304,7 @@ static void name(struct callsite *c)
 		return;
 	}
 	rtl_site_symbolise(atomic_load(&c->ip), 0, c->name, sizeof(c->name));
+	c->wrapper = is_wrapper(c->name);
 	for (int i = 0; i < rtl_engine.policy.nrules; i++)
 		if (rtl_policy_site_matches(rtl_engine.rules[i].r, c->name))
 			accept |= 1ull << i;
@@ -251,16 +346,32 @@ static uint32_t lookup(uintptr_t ip)
 	return 0;
 }
 
-/* operator new called malloc: the site is operator new's caller. */
-static uintptr_t past_wrapper(uintptr_t caller)
+/* Whether entry cs is an allocator's wrapper (named first if need be). */
+static int wrapper(uint32_t cs)
 {
-	void *ips[12];
-	int n = unw_backtrace(ips, 12);
+	name(&cs_tab[cs]);
+	return cs_tab[cs].wrapper;
+}
 
-	for (int i = 0; i + 1 < n; i++)
-		if ((uintptr_t)ips[i] == caller)
-			return (uintptr_t)ips[i + 1];
-	return caller;
+/* The call came from a wrapper at caller (entry cs): the first frame
+ * outside the wrappers, from a backtrace of this call; cs itself if the
+ * frames run out (or the table is full). */
+static uint32_t past_wrappers(uintptr_t caller, uint32_t cs)
+{
+	void *ips[FRAMES];
+	int n = unw_backtrace(ips, FRAMES), i = 0;
+
+	while (i < n && (uintptr_t)ips[i] != caller)
+		i++;
+	for (i++; i < n; i++) {
+		uint32_t next = lookup((uintptr_t)ips[i]);
+
+		if (!next)
+			break;
+		if (!wrapper(next))
+			return next;
+	}
+	return cs;
 }
 
 uint32_t rtl_site_callsite(const void *caller, int resolve)
@@ -270,9 +381,9 @@ uint32_t rtl_site_callsite(const void *caller, int resolve)
 
 	if (!cs_tab)
 		return 0;
-	if (in(wrap, nwrap, ip))
-		ip = past_wrapper(ip);
 	cs = lookup(ip);
+	if (cs && wrapper(cs))
+		cs = past_wrappers(ip, cs);
 	if (resolve && cs)
 		name(&cs_tab[cs]);
 	return cs;

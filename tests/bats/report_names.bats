@@ -65,3 +65,49 @@ PY
   cpp_run shown 'site = *shapes::make_node*'
   assert_equal "$(report_get "$tmp/shown.json" 'r["totals"]["selected"]')" 0
 }
+
+# wrappers_run NAME [RTL-LINES...]: cpp_wrappers 200 under one rule that
+# takes every block read-only, report $tmp/NAME.json; its sites in $sites,
+# a line each: demangled site, regions, source.
+wrappers_run() {
+  local name=$1
+  shift
+  { printf '%s\n' '[rtl]' "$@"; printf '%s\n' '[rule all]' 'protect = read' \
+    'on_write = count, grant-rw'; } >"$tmp/$name.ini"
+  run "$rtlctl" run -c "$tmp/$name.ini" -o "$tmp/$name.json" -- "$PROGS/cpp_wrappers" 200
+  assert_success
+  assert_line "200 strings, 9900 bytes"
+  sites=$(python3 -c 'import json, sys
+for s in json.load(open(sys.argv[1]))["sites"]:
+    print(s["demangled"], s["regions"], s["source"])' "$tmp/$name.json")
+}
+
+@test "a site is the first frame outside the allocators' wrappers: operator new, std::, site_skip" {
+  # std::string's buffers (made in libstdc++) and the vector's (in a
+  # std:: template instantiated in the program) are charged to
+  # ns::K::fill, with its file:line; my_alloc's blocks to my_alloc until
+  # the policy names it a wrapper, then to its caller, ns::use_mine (201:
+  # its own calloc too).
+  wrappers_run plain
+  local fill
+  fill=$(grep '^cpp_wrappers!ns::K::fill(int) ' <<<"$sites") || fail "no fill site: $sites"
+  # 200 strings and the vector's 9 buffers (1, 2, 4 ... 256 strings); its
+  # source ends (after the std:: code inlined there) at fill's push_back.
+  [[ $fill == "cpp_wrappers!ns::K::fill(int) 209 "* ]] || fail "$fill"
+  local line=${fill##*cpp_wrappers.cpp:}
+  [[ $line =~ ^[0-9]+$ ]] || fail "$fill"
+  sed -n "${line}p" "$top/tests/progs/cpp_wrappers.cpp" | grep -q 'push_back' || fail "$fill"
+  ! grep -q -E 'std::|libstdc\+\+|operator new' <<<"$sites" || fail "a wrapper is a site: $sites"
+  grep -q '^cpp_wrappers!my_alloc 200 ' <<<"$sites" || fail "$sites"
+  wrappers_run skip 'site_skip = *!my_alloc'
+  grep -q '^cpp_wrappers!ns::use_mine(int) 201 cpp_wrappers.cpp:' <<<"$sites" || fail "$sites"
+  ! grep -q 'my_alloc' <<<"$sites" || fail "$sites"
+  # A rule's site glob sees the same name.
+  printf '%s\n' '[rtl]' 'site_skip = *!my_alloc' '[rule mine]' 'site = *use_mine*' \
+    'protect = read' 'on_write = count, grant-rw' >"$tmp/sel.ini"
+  run "$rtlctl" run -c "$tmp/sel.ini" -o "$tmp/sel.json" -- "$PROGS/cpp_wrappers" 200
+  assert_success
+  run python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["totals"]["selected"])' \
+    "$tmp/sel.json"
+  assert_output 201
+}

@@ -25,6 +25,7 @@
 #include "policy/policy.h"
 #include "preload/engine/engine.h"
 #include "preload/engine/tally.h"
+#include "preload/engine/wrappers.h"
 #include "preload/track/modules.h"
 
 #define CS_CAP (1u << 14)
@@ -37,43 +38,9 @@ struct callsite {
 	_Atomic int state;    /* 0 unnamed, 1 being named, 2 named */
 	uint64_t accept;      /* rules whose site glob accepts it */
 	int wrapper;          /* an allocator's wrapper: look further out */
-	char name[176];
+	char name[RTL_SITE_NAME_MAX];
 };
 
-/* Allocators' wrappers (docs/policy.md, "site_skip"): an allocation made
- * in one of these is charged to the first frame outside them. Matched
- * against "module!symbol" and, for a C++ symbol, "module!demangled" (with
- * and without a template function's return type). C++'s by mangled name:
- * whatever the demangler makes of them. */
-static const char *const builtin_skip[] = {
-	"libstdc++.so*!*", /* operator new, std::string and the containers */
-	"*!_Znw*",
-	"*!_Zna*", /* operator new, new[] */
-	"*!_ZNSt*",
-	"*!_ZNKSt*",
-	"*!_ZSt*", /* std::, instantiated anywhere */
-	"*!_ZN9__gnu_cxx*",
-	"*!_ZNK9__gnu_cxx*", /* __gnu_cxx:: (allocators) */
-	"*!PyObject_Malloc",
-	"*!PyObject_Calloc",
-	"*!PyObject_Realloc",
-	"*!PyMem_*",
-	"*!_PyObject_GC_*",
-	"*!_PyObject_New*",
-	"*!PyType_GenericAlloc",
-	"*!l_alloc",
-	"*!luaM_*",
-	"*!g_malloc*",
-	"*!g_realloc*",
-	"*!g_try_malloc*",
-	"*!g_slice_*",
-	"*!xmalloc",
-	"*!xcalloc",
-	"*!xzalloc",
-	"*!xrealloc",
-	"*!xstrdup",
-	"*!xmemdup",
-};
 #define FRAMES 32 /* looked at past the wrappers, rtl's own included */
 
 struct range {
@@ -240,57 +207,6 @@ void rtl_site_symbolise(uintptr_t ip, int with_offset, char *out, size_t len)
 		snprintf(out, len, "%s!%s", mod, fn);
 }
 
-static int skipped(const char *site)
-{
-	for (size_t i = 0; i < sizeof(builtin_skip) / sizeof(*builtin_skip); i++)
-		if (rtl_policy_glob_matches(builtin_skip[i], site))
-			return 1;
-	for (int i = 0; i < rtl_engine.policy.nsite_skip; i++)
-		if (rtl_policy_glob_matches(rtl_engine.policy.site_skip[i], site))
-			return 1;
-	return 0;
-}
-
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-/* Whether the site named name ("module!symbol") is an allocator's
- * wrapper: as named, or demangled (with the C++ runtime's demangler, when
- * the program has one loaded: a program without it has no C++ names). */
-static int is_wrapper(const char *name)
-{
-	static demangle_fn demangle;
-	static int looked;
-	const char *bang = strchr(name, '!');
-	char *d, out[sizeof(((struct callsite *)0)->name) + 256];
-	int status = -1, hit;
-
-	if (skipped(name))
-		return 1;
-	if (!bang || strncmp(bang + 1, "_Z", 2))
-		return 0;
-	if (!looked) {
-		*(void **)&demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-		looked = 1;
-	}
-	if (!demangle || !(d = demangle(bang + 1, NULL, NULL, &status)) || status)
-		return 0;
-	snprintf(out, sizeof(out), "%.*s!%s", (int)(bang - name), name, d);
-	hit = skipped(out);
-	if (!hit) {
-		/* "void std::f<int>(...)": a template function's return type
-		 * first; a glob names the function. */
-		size_t lead = strcspn(d, " <(");
-
-		if (d[lead] == ' ') {
-			snprintf(out, sizeof(out), "%.*s!%s", (int)(bang - name), name,
-			         d + lead + 1);
-			hit = skipped(out);
-		}
-	}
-	free(d);
-	return hit;
-}
-
 static void name(struct callsite *c)
 {
 	int expect = 0;
@@ -304,7 +220,7 @@ static void name(struct callsite *c)
 		return;
 	}
 	rtl_site_symbolise(atomic_load(&c->ip), 0, c->name, sizeof(c->name));
-	c->wrapper = is_wrapper(c->name);
+	c->wrapper = rtl_site_is_wrapper(c->name);
 	for (int i = 0; i < rtl_engine.policy.nrules; i++)
 		if (rtl_policy_site_matches(rtl_engine.rules[i].r, c->name))
 			accept |= 1ull << i;

@@ -11,7 +11,7 @@
 #include "policy/policy.h"
 #include "preload/engine/engine.h"
 
-/* Allocators' wrappers (docs/policy.md, "site_skip"): an allocation made
+/* Allocators' wrappers (docs/policy.md, "Sites"): an allocation made
  * in one of these is charged to the first frame outside them. Matched
  * against "module!symbol" and, for a C++ symbol, "module!demangled" (with
  * and without a template function's return type). C++'s by mangled name:

@@ -1,7 +1,7 @@
 /* rtlctl report --trace: a run's traps, epochs and timeline as Chrome's
  * trace-event JSON (the "JSON Object Format" of the Trace Event Format),
- * which Perfetto's UI and chrome://tracing open (docs/report.md,
- * "Traces"). */
+ * which Perfetto's UI and chrome://tracing open (docs/report.md, "Formats
+ * for other tools"). */
 #ifndef RTL_REPORT_TRACE_H
 #define RTL_REPORT_TRACE_H
 

@@ -119,26 +119,15 @@ tx_bytes() {
 }
 
 @test "hosts: every application on 2 x 4 ranks equals the sequential run" {
-  local m
+  local m a
   export HOSTS_NP=8
   for m in vm rt; do
-    hosts "$b/dsm-sor" -m $m -r 64 -c 512 -i 4
-    assert_success
-    assert_line --regexp "^sor $m on 8: .* result OK"
-    hosts "$b/dsm-mm" -m $m -n 64
-    assert_success
-    assert_line --regexp "^mm $m on 8: .* result OK"
-    hosts "$b/dsm-lu" -m $m -n 128 -b 16
-    assert_success
-    assert_line --regexp "^lu $m on 8: .* result OK"
-    hosts "$b/dsm-floyd" -m $m -n 64
-    assert_success
-    assert_line --regexp "^floyd $m on 8: .* result OK"
-    hosts "$b/dsm-is" -m $m -k 8192 -b 256 -i 3
-    assert_success
-    assert_line --regexp "^is $m on 8: .* result OK"
-    hosts "$b/dsm-tsp" -m $m -n 11
-    assert_success
-    assert_line --regexp "^tsp $m on 8: .* result OK"
+    for a in "sor -r 64 -c 512 -i 4" "mm -n 64" "lu -n 128 -b 16" "floyd -n 64" \
+      "is -k 8192 -b 256 -i 3" "tsp -n 11"; do
+      # shellcheck disable=SC2086
+      hosts "$b/dsm-${a%% *}" -m $m ${a#* }
+      assert_success
+      assert_line --regexp "^${a%% *} $m on 8: .* result OK"
+    done
   done
 }

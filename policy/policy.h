@@ -107,6 +107,14 @@ const struct rtl_rule *rtl_policy_match(const struct rtl_policy *p, size_t size,
  * alone. */
 int rtl_policy_glob_matches(const char *glob, const char *site);
 
+/* Whether an allocating site is an allocator's wrapper (wrappers.c): its
+ * name ("module!symbol") or, for a C++ symbol, demangled ("module!name";
+ * NULL if not C++) matches a built-in glob or one of p's site_skip (p may
+ * be NULL: the built-in list alone). */
+#define RTL_POLICY_WRAPPER_NAME_MAX 1024
+int rtl_policy_is_wrapper(const struct rtl_policy *p, const char *name,
+                          const char *demangled);
+
 /* Whether rule r's site glob accepts site (NULL: unknown; a rule without a
  * glob accepts every site). */
 int rtl_policy_site_matches(const struct rtl_rule *r, const char *site);

@@ -33,7 +33,7 @@ rows = list(csv.DictReader(open(sys.argv[2], newline="")))
 if sys.argv[3] == "sites":
     want = [{"site": s["site"], "rule": s["rule"], "regions": str(s["regions"]),
              "bytes": str(s["bytes"]), "read_traps": str(s["read_traps"]),
-             "write_traps": str(s["write_traps"])} for s in r["sites"]]
+             "write_traps": str(s["write_traps"]), "line": s["line"]} for s in r["sites"]]
 else:
     want = [{"rule": s["name"], "mechanism": s["mechanism"], "regions": str(s["selected"]),
              "bytes": str(s["bytes"]), "read_traps": str(s["read_traps"]),

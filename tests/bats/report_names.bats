@@ -52,8 +52,12 @@ print("ok")
 PY
   assert_output ok
   # The tables and the collapsed stacks show the demangled names.
+  # Tables shorten template arguments (--full-names keeps them) and give
+  # the site's file:line.
   run "$rtlctl" report "$tmp/names.json"
-  assert_line --regexp '^ +0 +10 +10 +1040  cpp_sites!shapes::make_node\(\) \(nodes\)$'
+  assert_line --regexp '^ +0 +10 +10 +1040  cpp_sites!shapes::make_node\(\) \(nodes\) cpp_sites.cpp:[0-9]+$'
+  assert_line --partial "cpp_sites!void shapes::touch<>(shapes::node*, long)+0x"
+  run "$rtlctl" report --full-names "$tmp/names.json"
   assert_line --partial "cpp_sites!void shapes::touch<shapes::node>(shapes::node*, long)+0x"
   run "$rtlctl" report --folded "$tmp/names.json"
   assert_output --regexp ';cpp_sites!main;cpp_sites!void_shapes::touch<shapes::node>\(shapes::node\*,_long\) 10$'
@@ -66,20 +70,31 @@ PY
   assert_equal "$(report_get "$tmp/shown.json" 'r["totals"]["selected"]')" 0
 }
 
-# wrappers_run NAME [RTL-LINES...]: cpp_wrappers 200 under one rule that
-# takes every block read-only, report $tmp/NAME.json; its sites in $sites,
-# a line each: demangled site, regions, source.
+# wrappers_run NAME [RTL-LINES...]: $prog (default cpp_wrappers) 200
+# under one rule that takes every block read-only, report $tmp/NAME.json;
+# its sites in $sites, a line each: demangled site, regions, line, source.
 wrappers_run() {
   local name=$1
   shift
   { printf '%s\n' '[rtl]' "$@"; printf '%s\n' '[rule all]' 'protect = read' \
     'on_write = count, grant-rw'; } >"$tmp/$name.ini"
-  run "$rtlctl" run -c "$tmp/$name.ini" -o "$tmp/$name.json" -- "$PROGS/cpp_wrappers" 200
+  run "$rtlctl" run -c "$tmp/$name.ini" -o "$tmp/$name.json" -- "$PROGS/${prog:-cpp_wrappers}" 200
   assert_success
   assert_line "200 strings, 9900 bytes"
   sites=$(python3 -c 'import json, sys
 for s in json.load(open(sys.argv[1]))["sites"]:
-    print(s["demangled"], s["regions"], s["source"])' "$tmp/$name.json")
+    print(s["demangled"], s["regions"], s["line"], s["source"])' "$tmp/$name.json")
+}
+
+# fill_line PROG-NAME: the line of $sites' fill site is fill's push_back.
+fill_line() {
+  local fill
+  fill=$(grep "^$1!ns::K::fill(int) " <<<"$sites") || fail "no fill site: $sites"
+  [[ $fill == "$1!ns::K::fill(int) 209 cpp_wrappers.cpp:"* ]] || fail "$fill"
+  local line=${fill#* * cpp_wrappers.cpp:}
+  line=${line%% *}
+  [[ $line =~ ^[0-9]+$ ]] || fail "$fill"
+  sed -n "${line}p" "$top/tests/progs/cpp_wrappers.cpp" | grep -q 'push_back' || fail "$fill"
 }
 
 @test "a site is the first frame outside the allocators' wrappers: operator new, std::, site_skip" {
@@ -89,14 +104,9 @@ for s in json.load(open(sys.argv[1]))["sites"]:
   # the policy names it a wrapper, then to its caller, ns::use_mine (201:
   # its own calloc too).
   wrappers_run plain
-  local fill
-  fill=$(grep '^cpp_wrappers!ns::K::fill(int) ' <<<"$sites") || fail "no fill site: $sites"
   # 200 strings and the vector's 9 buffers (1, 2, 4 ... 256 strings); its
-  # source ends (after the std:: code inlined there) at fill's push_back.
-  [[ $fill == "cpp_wrappers!ns::K::fill(int) 209 "* ]] || fail "$fill"
-  local line=${fill##*cpp_wrappers.cpp:}
-  [[ $line =~ ^[0-9]+$ ]] || fail "$fill"
-  sed -n "${line}p" "$top/tests/progs/cpp_wrappers.cpp" | grep -q 'push_back' || fail "$fill"
+  # line (after the std:: code inlined there) is fill's push_back.
+  fill_line cpp_wrappers
   ! grep -q -E 'std::|libstdc\+\+|operator new' <<<"$sites" || fail "a wrapper is a site: $sites"
   grep -q '^cpp_wrappers!my_alloc 200 ' <<<"$sites" || fail "$sites"
   wrappers_run skip 'site_skip = *!my_alloc'
@@ -110,4 +120,58 @@ for s in json.load(open(sys.argv[1]))["sites"]:
   run python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["totals"]["selected"])' \
     "$tmp/sel.json"
   assert_output 201
+}
+
+@test "a function inlined where it allocates is the site, from the debug information" {
+  # fill inlined into main: the symbol is main's, the DWARF inline chain
+  # (std::string's and the vector's code, then fill) names fill, at its
+  # push_back; the report keeps main as the symbol a site glob matches.
+  prog=cpp_wrappers_inlined wrappers_run inlined
+  fill_line cpp_wrappers_inlined
+  ! grep -q '^cpp_wrappers_inlined!main ' <<<"$sites" || fail "$sites"
+  run python3 -c 'import json, sys
+[s] = [s for s in json.load(open(sys.argv[1]))["sites"] if "fill" in s["site"]]
+print(s["site"], s["symbol"])' "$tmp/inlined.json"
+  assert_output 'cpp_wrappers_inlined!_ZN2ns1K4fillEi cpp_wrappers_inlined!main'
+  # Without its debug information, the site is the symbol's.
+  cp "$PROGS/cpp_wrappers_inlined" "$tmp/stripped"
+  strip --strip-debug "$tmp/stripped"
+  run "$rtlctl" run -c "$tmp/inlined.ini" -o "$tmp/stripped.json" -- "$tmp/stripped" 200
+  assert_success
+  run python3 -c 'import json, sys
+print(sorted(s["site"] for s in json.load(open(sys.argv[1]))["sites"]))' "$tmp/stripped.json"
+  assert_output --partial "'stripped!main'"
+}
+
+@test "tables shorten C++ names: std::string, template arguments elided, operators kept" {
+  cpp_run short
+  # The report's first site renamed as libstdc++'s own would read.
+  python3 - "$tmp/short.json" "$tmp/long.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
+r["sites"][0]["demangled"] = ("libstdc++.so.6!std::vector<%s, std::allocator<%s > >"
+    "::_M_realloc_insert<%s >(__gnu_cxx::__normal_iterator<%s*, std::vector<%s > >, %s&&)"
+    % (s, s, s, s, s, s))
+r["top_regions"][0]["demangled"] = ("x!std::basic_ostream<char, std::char_traits<char> >& "
+    "std::operator<< <std::char_traits<char> >(std::basic_ostream<char, "
+    "std::char_traits<char> >&, char const*)")
+r["top_regions"][1]["demangled"] = "x!a::operator<(a const&) const"
+r["top_regions"][2]["demangled"] = "x!f<(b>1)>(int)"
+r["top_regions"][3]["demangled"] = "x!g<int(int"
+json.dump(r, open(sys.argv[2], "w"))
+PY
+  run "$rtlctl" report "$tmp/long.json"
+  assert_success
+  assert_line --partial ' libstdc++.so.6!std::vector<>::_M_realloc_insert<>(__gnu_cxx::__normal_iterator<>, std::string&&) (nodes)'
+  assert_line --partial ' x!std::basic_ostream<>& std::operator<< <>(std::basic_ostream<>&, char const*) (nodes)'
+  assert_line --partial ' x!a::operator<(a const&) const (nodes)'
+  assert_line --partial ' x!f<>(int) (nodes)'
+  # Unbalanced: as it is.
+  assert_line --partial ' x!g<int(int (nodes)'
+  run "$rtlctl" report --full-names "$tmp/long.json"
+  assert_line --partial "_M_realloc_insert<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > >"
+  # Machine formats keep the whole name.
+  run "$rtlctl" report --json "$tmp/long.json"
+  assert_output --partial "_M_realloc_insert<std::__cxx11::basic_string<char"
 }

@@ -4,6 +4,9 @@
 // in std:: templates instantiated here, all through operator new), and
 // ns::use_mine takes N blocks from my_alloc, a wrapper of malloc that a
 // policy names in site_skip. Each block is written once after it is made.
+// Built twice: cpp_wrappers with fill a function of its own, and
+// cpp_wrappers_inlined (FILL_INLINED) with fill inlined into main, where
+// only the debug information names it.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,7 +24,11 @@ namespace ns {
 struct K {
 	std::vector<std::string> v;
 
+#ifdef FILL_INLINED
+	__attribute__((always_inline)) void fill(int n)
+#else
 	__attribute__((noinline)) void fill(int n)
+#endif
 	{
 		for (int i = 0; i < n; i++)
 			v.push_back(std::string(40 + i % 20, 'a' + i % 26));

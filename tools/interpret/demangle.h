@@ -12,4 +12,12 @@
  * libstdc++) stays as it is. Returns out. */
 const char *rtl_demangle(const char *name, char *out, size_t len);
 
+/* A demangled name shortened for a table (docs/report.md, "Names"): the
+ * standard library's std::string under that name, and every template's
+ * arguments elided ("std::vector<>::_M_realloc_insert<>(...)"); a name
+ * with unbalanced brackets stays whole. Returns out (len bytes, always
+ * terminated). */
+#define RTL_NAME_SHOWN_MAX 4096
+const char *rtl_short_name(const char *name, char *out, size_t len);
+
 #endif

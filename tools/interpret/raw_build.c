@@ -44,16 +44,61 @@ static const char *rule_name(struct run *r, int rule)
 	return rule >= 0 && s ? s : "?";
 }
 
+/* The run's policy, parsed from the record's effective text: its
+ * site_skip and warnings. */
+static struct rtl_policy policy;
+static int have_policy;
+
+static void parse_policy(struct run *r)
+{
+	static struct rtl_policy_errors errs;
+	const char *text = json_string_value(json_object_get(r->policy, "text"));
+	const char *source = json_string_value(json_object_get(r->policy, "source"));
+
+	memset(&errs, 0, sizeof(errs));
+	have_policy = text && source && rtl_policy_parse(text, source, &policy, &errs) == 0;
+}
+
+/* An allocator's wrapper, for the preload as for this run's policy. */
+static int is_wrapper(const char *name, void *arg)
+{
+	char d[RTL_POLICY_WRAPPER_NAME_MAX];
+
+	(void)arg;
+	rtl_demangle(name, d, sizeof(d));
+	return rtl_policy_is_wrapper(have_policy ? &policy : NULL, name,
+	                             strcmp(d, name) ? d : NULL);
+}
+
+/* Each site by its symbol, or by the program's function inlined there
+ * (the symbol kept beside it: what a rule's site glob matched). */
 static void name_sites(struct run *r)
 {
 	for (size_t i = 0; i < r->nsites; i++) {
-		char buf[512];
+		char buf[RTL_SYMBOL_NAME_MAX], inl[RTL_SYMBOL_NAME_MAX], line[512];
+		struct site *s = &r->sites[i];
 
-		if (r->sites[i].ip)
-			rtl_symbolise(&r->mods, r->sites[i].ip, 0, buf, sizeof(buf));
-		else
-			snprintf(buf, sizeof(buf), "(other sites)");
-		r->sites[i].name = strdup(buf);
+		if (!s->ip) {
+			s->name = strdup("(other sites)");
+			continue;
+		}
+		rtl_symbolise(&r->mods, s->ip, 0, buf, sizeof(buf));
+		buf[strcspn(buf, "!")] = '\0';
+		switch (rtl_source_site(&r->mods, s->ip, buf, is_wrapper, NULL, inl,
+		                        sizeof(inl), line, sizeof(line))) {
+		case 1:
+			s->name = strdup(inl);
+			rtl_symbolise(&r->mods, s->ip, 0, buf, sizeof(buf));
+			s->symbol = strdup(buf);
+			s->line = strdup(line);
+			break;
+		case 0:
+			s->line = strdup(line);
+			/* fall through */
+		default:
+			rtl_symbolise(&r->mods, s->ip, 0, buf, sizeof(buf));
+			s->name = strdup(buf);
+		}
 	}
 }
 
@@ -153,6 +198,9 @@ static json_t *sites(struct run *r)
 		json_object_set_new(o, "site", rtl_json_text(rows[i].name));
 		json_object_set_new(o, "demangled", demangled(rows[i].name));
 		json_object_set_new(o, "source", source_of(r, rows[i].ip));
+		json_object_set_new(o, "line", rtl_json_text(rows[i].line ? rows[i].line : ""));
+		if (rows[i].symbol)
+			json_object_set_new(o, "symbol", rtl_json_text(rows[i].symbol));
 		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, rows[i].rule)));
 		set_int(o, "regions", rows[i].regions);
 		set_int(o, "bytes", rows[i].bytes);
@@ -347,17 +395,13 @@ static void limit_notes(struct run *r)
  * start, in every report. */
 static void policy_notes(struct run *r)
 {
-	static struct rtl_policy p;
 	static struct rtl_policy_warning w[RTL_POLICY_WARNINGS_MAX];
-	static struct rtl_policy_errors errs;
-	const char *text = json_string_value(json_object_get(r->policy, "text"));
 	const char *source = json_string_value(json_object_get(r->policy, "source"));
 	int n;
 
-	memset(&errs, 0, sizeof(errs));
-	if (!text || !source || rtl_policy_parse(text, source, &p, &errs) < 0)
+	if (!have_policy)
 		return;
-	n = rtl_policy_warnings(&p, w, RTL_POLICY_WARNINGS_MAX);
+	n = rtl_policy_warnings(&policy, w, RTL_POLICY_WARNINGS_MAX);
 	for (int i = 0; i < n; i++)
 		note(r, "policy warning (rtlctl check %s): %s", source, w[i].text);
 }
@@ -408,6 +452,7 @@ json_t *rtl_raw_build(struct run *r)
 	json_t *out = json_object(), *site_list, *top, *bts;
 	uint64_t dropped = limit(r, RTL_TRACK_LIMIT_EPOCHS_DROPPED);
 
+	parse_policy(r);
 	name_sites(r);
 	site_list = sites(r);
 	top = top_regions(r);

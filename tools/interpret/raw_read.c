@@ -419,8 +419,11 @@ static void run_free(struct run *r)
 	json_decref(r->notes);
 	json_decref(r->dirty);
 	json_decref(r->protection);
-	for (size_t i = 0; i < r->nsites; i++)
+	for (size_t i = 0; i < r->nsites; i++) {
 		free(r->sites[i].name);
+		free(r->sites[i].symbol);
+		free(r->sites[i].line);
+	}
 	free(r->sites);
 	free(r->tops);
 	free(r->stacks);

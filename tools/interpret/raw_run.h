@@ -20,7 +20,9 @@ struct site {
 	/* dirty epochs (a later record: has_dirty) */
 	uint64_t dirty_regions, object_bytes, diff_bytes, card_bytes[3];
 	int has_dirty;
-	char *name;
+	char *name;   /* the site the report names */
+	char *symbol; /* the symbol at ip, when name is a function inlined there */
+	char *line;   /* "file.c:LINE" of the call in it, or NULL */
 };
 
 struct top {

@@ -2,8 +2,9 @@
  * elfutils' libdwfl: the module's DWARF, or its separate debug info
  * (/usr/lib/debug, by build id; debuginfod when DEBUGINFOD_URLS is set,
  * as for every elfutils tool), with the functions inlined at the address.
- * Names of functions stay symbols.c's (the loaded file's symbol tables,
- * what site globs match); this only adds where in the source. */
+ * Names of functions are symbols.c's (the loaded file's symbol tables,
+ * what site globs match), but for a site in code inlined from the
+ * program's own function, named here after it (rtl_source_site). */
 #include "tools/interpret/symbols.h"
 
 #include <dwarf.h>
@@ -83,6 +84,24 @@ static size_t add(char *out, size_t len, size_t at, const char *fmt, const char 
 	return n < 0 ? at : at + (size_t)n;
 }
 
+/* The scopes around address at (module-relative), innermost first, as
+ * they nest in the code: dwarf_getscopes continues an inlined function's
+ * chain in its abstract definition, dwarf_getscopes_die from the innermost
+ * DIE goes through the functions it was inlined into (as eu-addr2line
+ * -i). */
+static int scopes_at(Dwarf_Die *cu, Dwarf_Addr at, Dwarf_Die **scopes)
+{
+	Dwarf_Die inner;
+	int n = dwarf_getscopes(cu, at, scopes);
+
+	if (n <= 0)
+		return n;
+	inner = (*scopes)[0];
+	free(*scopes);
+	*scopes = NULL;
+	return dwarf_getscopes_die(&inner, scopes);
+}
+
 int rtl_source_line(struct rtl_modules *mods, uint64_t ip, char *out, size_t len)
 {
 	Dwfl *d = session(mods);
@@ -102,7 +121,7 @@ int rtl_source_line(struct rtl_modules *mods, uint64_t ip, char *out, size_t len
 	/* Inlined calls, innermost first: each is at the line above, and
 	 * was called from its DW_AT_call_file:line in the next one out. */
 	cu = dwfl_module_addrdie(mod, at, &bias);
-	n = cu ? dwarf_getscopes(cu, at - bias, &scopes) : 0;
+	n = cu ? scopes_at(cu, at - bias, &scopes) : 0;
 	if (cu)
 		dwarf_getsrcfiles(cu, &files, NULL);
 	for (int i = 0; i < n; i++) {
@@ -121,6 +140,71 @@ int rtl_source_line(struct rtl_modules *mods, uint64_t ip, char *out, size_t len
 	}
 	free(scopes);
 	return 0;
+}
+
+/* The name a function's DIE has for the linker (through its abstract
+ * origin), as a symbol table would have it; its source name for C. */
+static const char *linkage_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	return n ? n : function_name(die);
+}
+
+int rtl_source_site(struct rtl_modules *mods, uint64_t ip, const char *module,
+                    int (*is_wrapper)(const char *name, void *arg), void *arg,
+                    char *name, size_t nlen, char *line, size_t llen)
+{
+	Dwfl *d = session(mods);
+	uint64_t at = ip - 1;
+	Dwfl_Module *mod = d ? dwfl_addrmodule(d, at) : NULL;
+	Dwfl_Line *l = mod ? dwfl_module_getsrc(mod, at) : NULL;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	const char *file, *in_file;
+	int ln = 0, in_line, n, renamed = 0;
+
+	if (!l || !(file = dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL)))
+		return -1;
+	cu = dwfl_module_addrdie(mod, at, &bias);
+	n = cu ? scopes_at(cu, at - bias, &scopes) : 0;
+	if (cu)
+		dwarf_getsrcfiles(cu, &files, NULL);
+	/* From the innermost function out: where the code is in each is the
+	 * address's own line for the innermost, and for each one further out
+	 * the line the one inside it was inlined from. */
+	in_file = file;
+	in_line = ln;
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		Dwarf_Attribute a;
+		Dwarf_Word cf = 0, cl = 0;
+		char full[RTL_SYMBOL_NAME_MAX];
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		snprintf(full, sizeof(full), "%s!%s", module, linkage_name(&scopes[i]));
+		if (tag == DW_TAG_subprogram || !is_wrapper(full, arg)) {
+			/* A subprogram is the symbol's function: its name stays. */
+			if (tag == DW_TAG_inlined_subroutine) {
+				snprintf(name, nlen, "%s", full);
+				renamed = 1;
+			}
+			break;
+		}
+		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf);
+		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl);
+		in_file = files ? dwarf_filesrc(files, cf, NULL, NULL) : NULL;
+		in_file = in_file ? in_file : "?";
+		in_line = (int)cl;
+	}
+	free(scopes);
+	snprintf(line, llen, "%s:%d", base_name(in_file), in_line);
+	return renamed;
 }
 
 void rtl_sources_free(struct rtl_modules *mods)

@@ -41,6 +41,17 @@ void rtl_symbolise(struct rtl_modules *mods, uint64_t ip, int with_offset,
  * debug information for it: the module's own, its separate debug file, or
  * debuginfod's. */
 int rtl_source_line(struct rtl_modules *mods, uint64_t ip, char *out, size_t len);
+/* The site a return address ip in module (its name as symbols.c shows
+ * it) is charged to, from debug information (sources.c): when the call
+ * lies in code inlined from functions, the innermost of them that
+ * is_wrapper(name, arg) says is no allocator's wrapper, as
+ * "module!linkage_name", into name (1), or the symbol's own function (0,
+ * name untouched); in line, "file.c:LINE" of the call in that function.
+ * -1 without debug information for it. */
+#define RTL_SYMBOL_NAME_MAX 1024
+int rtl_source_site(struct rtl_modules *mods, uint64_t ip, const char *module,
+                    int (*is_wrapper)(const char *name, void *arg), void *arg,
+                    char *name, size_t nlen, char *line, size_t llen);
 void rtl_sources_free(struct rtl_modules *mods);
 
 #endif

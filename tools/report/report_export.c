@@ -51,7 +51,7 @@ static void csv_sites(json_t *r, FILE *out)
 	char buf[SHOWN];
 	size_t i;
 
-	fputs("site,rule,regions,bytes,read_traps,write_traps\n", out);
+	fputs("site,rule,regions,bytes,read_traps,write_traps,line\n", out);
 	json_array_foreach(json_object_get(r, "sites"), i, e)
 	{
 		csv_field(text(e, "site", buf), out);
@@ -61,6 +61,8 @@ static void csv_sites(json_t *r, FILE *out)
 		csv_num(report_num(e, "bytes"), out);
 		csv_num(report_num(e, "read_traps"), out);
 		csv_num(report_num(e, "write_traps"), out);
+		fputc(',', out);
+		csv_field(text(e, "line", buf), out);
 		fputc('\n', out);
 	}
 }

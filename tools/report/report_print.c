@@ -115,19 +115,23 @@ static void print_rules(json_t *r, FILE *out)
 
 static void print_sites(json_t *r, FILE *out)
 {
-	char site[SHOWN], rule[SHOWN];
+	char site[SHOWN], rule[SHOWN], line[SHOWN];
 	size_t n, i;
 	json_t **sorted = report_by_traps(r, "sites", &n);
 
 	if (!sorted)
 		return;
 	fprintf(out, "\ntop sites by traps\n%10s %10s %10s %12s  %s\n", "read",
-	        "write", "regions", "bytes", "site (rule)");
-	for (i = 0; i < n && i < 20; i++)
-		fprintf(out, "%10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT " %12" JSON_INTEGER_FORMAT "  %s (%s)\n",
+	        "write", "regions", "bytes", "site (rule) file:line");
+	for (i = 0; i < n && i < 20; i++) {
+		const char *at = str(sorted[i], "line", "", line);
+
+		fprintf(out, "%10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT " %12" JSON_INTEGER_FORMAT "  %s (%s)%s%s\n",
 		        report_num(sorted[i], "read_traps"), report_num(sorted[i], "write_traps"),
 		        report_num(sorted[i], "regions"), report_num(sorted[i], "bytes"),
-		        site_of(sorted[i], site), str(sorted[i], "rule", "?", rule));
+		        site_of(sorted[i], site), str(sorted[i], "rule", "?", rule),
+		        *at ? " " : "", at);
+	}
 	free(sorted);
 }
 

@@ -16,6 +16,7 @@
 #include "tools/report/report_diff.h"
 #include "tools/report/report_export.h"
 #include "tools/report/report_html.h"
+#include "tools/report/report_names.h"
 #include "tools/report/report_plot.h"
 #include "tools/report/report_print.h"
 #include "tools/report/report_read.h"
@@ -84,7 +85,8 @@ static int write_html(json_t *r, const char *out)
 }
 
 /* rtlctl report --diff [--json | --html OUT] A B. */
-static int diff(const char *a_file, const char *b_file, int as_json, const char *html)
+static int diff(const char *a_file, const char *b_file, int as_json, const char *html,
+                int full_names)
 {
 	int raw;
 	json_t *a = load_report(a_file, &raw), *b = a ? load_report(b_file, &raw) : NULL;
@@ -94,6 +96,10 @@ static int diff(const char *a_file, const char *b_file, int as_json, const char 
 	if (!a || !b) {
 		json_decref(a);
 		return EXIT_INVALID;
+	}
+	if (!as_json && !full_names) {
+		report_shorten_names(a);
+		report_shorten_names(b);
 	}
 	d = report_diff(a, b, a_file, b_file);
 	if (as_json) {
@@ -126,12 +132,13 @@ int cmd_report(int argc, char **argv)
 		{ "html", required_argument, NULL, 'H' },
 		{ "trace", required_argument, NULL, 'T' },
 		{ "diff", no_argument, NULL, 'D' },
+		{ "full-names", no_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL, *csv = NULL, *plot = NULL, *html = NULL, *trace = NULL;
-	int folded = 0, two = 0;
+	int folded = 0, two = 0, full_names = 0;
 	int as_json = 0, rc = 0, is_raw, c;
 	json_t *r;
 
@@ -145,6 +152,7 @@ int cmd_report(int argc, char **argv)
 		case 'H': html = optarg; break;
 		case 'T': trace = optarg; break;
 		case 'D': two = 1; break;
+		case 'N': full_names = 1; break;
 		case 'o': out = optarg; break;
 		case 'h': help_of("report", stdout); return 0;
 		default: return option_error("report", c, argv);
@@ -156,7 +164,7 @@ int cmd_report(int argc, char **argv)
 			                   argc - optind);
 		if (csv || folded || plot || out || trace || (as_json && html))
 			return usage_error("report", "--diff prints tables, --json or --html OUT");
-		return diff(argv[optind], argv[optind + 1], as_json, html);
+		return diff(argv[optind], argv[optind + 1], as_json, html, full_names);
 	}
 	if (optind == argc)
 		return usage_error("report", "no report given");
@@ -170,6 +178,9 @@ int cmd_report(int argc, char **argv)
 	r = load(argv + optind, argc - optind, &is_raw);
 	if (!r)
 		return EXIT_INVALID;
+	/* People read the tables and the page: short names there. */
+	if (!full_names && !csv && !folded && !plot && !trace && !as_json && !out)
+		report_shorten_names(r);
 	if (out && !strcmp(out, "-")) {
 		json_dumpf(r, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);

@@ -66,8 +66,8 @@ static const struct rtlctl_command commands[] = {
 	  "  -h, --help  this help\n", NULL },
 	{ "report", cmd_report,
 	  "[--json [-o OUT] | --csv TABLE | --folded | --plot OUT | --html OUT | --trace OUT]\n"
-	  "FILE...\n"
-	  "--diff [--json | --html OUT] A B",
+	  "[--full-names] FILE...\n"
+	  "--diff [--json | --html OUT] [--full-names] A B",
 	  "tables from a run's report or raw records (several: one report); -o writes the JSON",
 	  "  --json               the report as indented JSON\n"
 	  "  --csv TABLE          one table as CSV: sites or rules\n"
@@ -81,6 +81,8 @@ static const struct rtlctl_command commands[] = {
 	  "                       JSON into OUT (\"-\": stdout): Perfetto, chrome://tracing\n"
 	  "  --diff A B           per rule and site: traps, regions, bytes and time in\n"
 	  "                       traps in A, in B and the change, largest first\n"
+	  "  --full-names         C++ names whole in the tables and the page (else\n"
+	  "                       template arguments elided, std::string)\n"
 	  "  -o, --output OUT     write the JSON report to OUT (\"-\": stdout)\n"
 	  "  -h, --help           this help\n",
 	  "  RTL_D3  d3.min.js for --html (default " RTL_D3_DEFAULT ")\n" },

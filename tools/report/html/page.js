@@ -291,7 +291,7 @@ const ruleColumns = [
 
 const siteColumns = [
   { key: 'site', label: 'site', value: e => get(e, 'demangled', get(e, 'site', '?')), title: e => get(e, 'site', '') },
-  { key: 'source', label: 'source', value: e => get(e, 'source', '') },
+  { key: 'source', label: 'file:line', value: e => get(e, 'line', get(e, 'source', '')), title: e => get(e, 'source', '') },
   { key: 'rule', label: 'rule', value: e => get(e, 'rule', '?') },
   { key: 'regions', label: 'regions', num: 1, value: e => int(e, 'regions'), text: e => num(int(e, 'regions')) },
   { key: 'bytes', label: 'bytes', num: 1, value: e => int(e, 'bytes'), text: e => bytes(int(e, 'bytes')) },

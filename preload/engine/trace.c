@@ -1,7 +1,7 @@
 /* The backtrace and events = traps records: raw instruction addresses and
  * numbers, kept in preallocated tables by the trap handler; names come at
  * report time. Stacks are aggregated in place (a lock-free hash of the
- * frames), events go to a bounded ring that counts what it drops.
+ * frames); events stream into the record file (preload/track/events.c).
  *
  * rtl_trace_backtrace and rtl_trace_event run in the SIGSEGV handler: no
  * malloc, no locks; libunwind's local unwinding (unw_init_local, unw_step)
@@ -22,14 +22,13 @@
 #include "preload/engine/engine.h"
 #include "preload/engine/record.h"
 #include "preload/engine/site.h"
+#include "preload/track/events.h"
 
 #define STACKS 4096
-#define EVENTS (1u << 16)
 #define PROBES 32
 
 static struct rtl_stack *stacks;
-static struct rtl_event *events;
-static _Atomic uint64_t nevents, stacks_dropped;
+static _Atomic uint64_t stacks_dropped;
 
 static void *map(size_t bytes)
 {
@@ -47,8 +46,7 @@ int rtl_trace_init(void)
 	if ((acts & RTL_ACT_BACKTRACE) && !stacks &&
 	    !(stacks = map(STACKS * sizeof(*stacks))))
 		return -1;
-	if (rtl_engine.policy.events && !events &&
-	    !(events = map(EVENTS * sizeof(*events))))
+	if (rtl_engine.policy.events && rtl_events_init() < 0)
 		return -1;
 	return 0;
 }
@@ -157,35 +155,14 @@ uint64_t rtl_trace_stacks_dropped(void)
 
 void rtl_trace_event(const struct rtl_rec *rec, size_t offset, int write)
 {
-	uint64_t i;
-
-	if (!events)
-		return;
-	i = atomic_fetch_add_explicit(&nevents, 1, memory_order_relaxed);
-	if (i >= EVENTS)
-		return; /* counted: the report says how many were dropped */
-	events[i] = (struct rtl_event){
-		.t_ns = rtl_now_ns() - rtl_engine.start_ns,
-		.site = rec->site,
-		.write = (uint8_t)write,
-		.offset = offset,
-		.size = rec->size,
-	};
-}
-
-uint64_t rtl_trace_events(const struct rtl_event **ev, uint64_t *dropped)
-{
-	uint64_t n = atomic_load(&nevents);
-
-	*ev = events;
-	*dropped = n > EVENTS ? n - EVENTS : 0;
-	return n > EVENTS ? EVENTS : n;
+	if (rtl_engine.policy.events)
+		rtl_events_add(rec->site, offset, rec->size, write);
 }
 
 void rtl_trace_forked(void)
 {
 	if (stacks)
 		memset(stacks, 0, STACKS * sizeof(*stacks));
-	atomic_store(&nevents, 0);
 	atomic_store(&stacks_dropped, 0);
+	rtl_events_forked();
 }

@@ -22,14 +22,7 @@ struct rtl_stack {
 	_Atomic uint64_t count;
 	uintptr_t ip[16];
 };
-struct rtl_event {
-	uint64_t t_ns;
-	uint32_t site;
-	uint8_t write;
-	size_t offset, size;
-};
 const struct rtl_stack *rtl_trace_stack(uint32_t i); /* NULL past the end */
-uint64_t rtl_trace_events(const struct rtl_event **ev, uint64_t *dropped);
 uint64_t rtl_trace_stacks_dropped(void);
 void rtl_trace_forked(void);
 

@@ -19,6 +19,7 @@
 #include "interpose/access.h"
 #include "preload/place/heap.h"
 #include "preload/shim/sigmask.h"
+#include "preload/track/events.h"
 
 #define API __attribute__((visibility("default")))
 #define MAX_PINNED 256
@@ -84,6 +85,7 @@ static int held_exec(execve_fn fn, const char *path, char *const argv[],
 	hold_vector(&h, argv);
 	hold_vector(&h, envp);
 	masked = rtl_sigmask_exec_begin();
+	rtl_events_exec(); /* this image's record is not written */
 	r = fn(path, argv, envp);
 	rtl_sigmask_exec_end(masked);
 	release(&h);

@@ -1,5 +1,6 @@
 /* The raw record of a run (docs/policy.md, "Report"): what the preload
- * writes as the traced program ends, with async-signal-safe code, and
+ * writes as the traced program ends (its events as it runs), with
+ * async-signal-safe code, and
  * rtlctl turns into the JSON report, then or any time later, also on
  * another machine with the same binaries (heaptrack's split: track in the
  * program, analyse outside it). Shared by the preload's writer
@@ -71,7 +72,16 @@ enum rtl_track_tag {
 	 * tables" or "mprotect"), why (string). Only when a rule of the auto,
 	 * alias or page mechanism can trap. */
 	RTL_TRACK_PROTECTION = 14,
+	/* Since 0.4.0, events = traps as the run goes (preload/track/
+	 * events.c), any number of them anywhere in the file, in the order
+	 * the traps were taken: n (u32), bytes per event (u32: 24; a later
+	 * version may add fields after these), then n events, each t_ns (from
+	 * the process's start), site_write (u32: the site's slot, bit 31 set
+	 * for a write), tid (u32), offset and size (u32 each, saturating at
+	 * 2^32 - 1). A file may hold EVENT records instead (before 0.4.0). */
+	RTL_TRACK_EVENTS = 15,
 };
+#define RTL_TRACK_EVENT_BYTES 24
 
 #define RTL_TRACK_STATUS_UNKNOWN (-1000)
 
@@ -93,7 +103,8 @@ enum rtl_track_tag {
 #define RTL_TRACK_LIMIT_MAPS_AT_START "maps_at_start"
 #define RTL_TRACK_LIMIT_SITE_OVERFLOW "site_overflow"
 #define RTL_TRACK_LIMIT_EPOCHS_DROPPED "epochs_dropped"
-#define RTL_TRACK_LIMIT_EVENTS "events" /* traps the ring saw */
+#define RTL_TRACK_LIMIT_EVENTS "events"           /* traps the ring saw */
+#define RTL_TRACK_LIMIT_EVENTS_LOST "events_lost" /* of those, not recorded */
 #define RTL_TRACK_LIMIT_STACKS_DROPPED "stacks_dropped"
 #define RTL_TRACK_LIMIT_EPOCH_OPEN "last_epoch_open"      /* died before closing it */
 #define RTL_TRACK_LIMIT_SECCOMP_REFUSED "seccomp_refused" /* the errno, or 0 */

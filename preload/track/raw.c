@@ -63,8 +63,6 @@ void rtl_raw_open(int file)
 	fd = file;
 	nout = 0;
 	failed = file < 0 ? EBADF : 0;
-	if (!failed)
-		queue(RTL_TRACK_MAGIC, RTL_TRACK_MAGIC_LEN);
 }
 
 void rtl_raw_start(uint32_t t)

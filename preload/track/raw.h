@@ -9,7 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Start a file on fd: the magic. */
+/* Go on writing a record file on fd, its magic (and events) written
+ * already (track.c). */
 void rtl_raw_open(int fd);
 /* A record: start it, add its fields, end it (written then). A record
  * longer than the buffer (64 KiB) has its last strings cut. */

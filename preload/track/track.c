@@ -1,7 +1,8 @@
 /* The raw record of the run (preload/track/format.h): the counters, rules,
  * sites as instruction pointers, the module map, the regions with the most
- * traps, epochs, events, stacks and what the notes are made of, written
- * once, at exit or for a fatal signal, with async-signal-safe code only:
+ * traps, epochs, stacks and what the notes are made of, written
+ * once, at exit or for a fatal signal, after the events streamed there
+ * during the run (events.c), with async-signal-safe code only:
  * counters are atomics, tables are preallocated, the file is write(2).
  * rtlctl makes the report out of it (analyse.c). */
 #include "preload/track/track.h"
@@ -36,6 +37,7 @@
 #include "preload/place/maps.h"
 #include "preload/shim/next.h"
 #include "preload/track/analyse.h"
+#include "preload/track/events.h"
 #include "preload/track/format.h"
 #include "preload/track/modules.h"
 #include "preload/track/raw.h"
@@ -47,6 +49,8 @@ static char cmdline[8192];
  * the environment (shim/children.c). */
 static long report_owner;
 static const char *raw_kept;
+
+static int open_record(char *tmp, size_t len);
 
 int rtl_track_init(void)
 {
@@ -62,6 +66,7 @@ int rtl_track_init(void)
 	raw_kept = secure_getenv("RTL_RAW");
 	rtl_modules_refresh();
 	rtl_analyse_init();
+	rtl_events_set_opener(open_record);
 	return 0;
 }
 
@@ -323,22 +328,6 @@ static void write_epochs(void)
 	}
 }
 
-static void write_events(void)
-{
-	const struct rtl_event *ev;
-	uint64_t dropped, n = rtl_trace_events(&ev, &dropped);
-
-	for (uint64_t i = 0; i < n; i++) {
-		rtl_raw_start(RTL_TRACK_EVENT);
-		rtl_raw_u64(ev[i].t_ns);
-		rtl_raw_u32(ev[i].site);
-		rtl_raw_u32(ev[i].write);
-		rtl_raw_u64(ev[i].offset);
-		rtl_raw_u64(ev[i].size);
-		rtl_raw_end();
-	}
-}
-
 static void write_stacks(void)
 {
 	const struct rtl_stack *s;
@@ -378,11 +367,11 @@ static void write_timeline(void)
 
 static void write_limits(int epoch_open)
 {
-	const struct rtl_event *ev;
 	const struct rtl_epoch *e;
-	uint64_t events_dropped, epochs_dropped;
-	uint64_t events = rtl_trace_events(&ev, &events_dropped);
+	uint64_t epochs_dropped, events, events_lost;
 	struct rtl_maps_state m;
+
+	rtl_events_counts(&events, &events_lost);
 
 	rtl_epoch_list(&e, &epochs_dropped);
 	rtl_maps_state(&m);
@@ -400,7 +389,8 @@ static void write_limits(int epoch_open)
 	kv(RTL_TRACK_LIMIT_MAPS_AT_START, (uint64_t)m.maps_at_start);
 	kv(RTL_TRACK_LIMIT_SITE_OVERFLOW, load(&rtl_site_overflow));
 	kv(RTL_TRACK_LIMIT_EPOCHS_DROPPED, epochs_dropped);
-	kv(RTL_TRACK_LIMIT_EVENTS, events + events_dropped);
+	kv(RTL_TRACK_LIMIT_EVENTS, events);
+	kv(RTL_TRACK_LIMIT_EVENTS_LOST, events_lost);
 	kv(RTL_TRACK_LIMIT_STACKS_DROPPED, rtl_trace_stacks_dropped());
 	kv(RTL_TRACK_LIMIT_EPOCH_OPEN, (uint64_t)epoch_open);
 	kv(RTL_TRACK_LIMIT_SECCOMP_REFUSED, (uint64_t)rtl_engine.sigsys_failed);
@@ -408,11 +398,40 @@ static void write_limits(int epoch_open)
 	pairs_end();
 }
 
-/* Write the record to a new file of its own (report_file.h: never
- * through a planted name): under rtlctl run in the run's folder, for
- * rtlctl to make the run's report; else beside the report's name, where
- * `rtlctl report` reads it when asked. Only a report to stderr is made
- * now, by rtlctl (analyse.c). */
+/* The report's path and the raw record's, for this process. */
+static void paths(char *report, size_t rlen, char *raw, size_t len)
+{
+	rtl_report_path(rtl_engine.report, program_invocation_short_name,
+	                (long)getpid(), report_owner, report, rlen);
+	rtl_analyse_raw_path(report, program_invocation_short_name, raw, len);
+}
+
+/* A new temporary file beside the raw record's name, its magic written:
+ * the record's file, opened by the first flush of events or at the end
+ * (events.h). */
+static int open_record(char *tmp, size_t len)
+{
+	char report[RTL_POLICY_PATH_MAX + 32], raw[RTL_POLICY_PATH_MAX + 64];
+	int fd;
+
+	paths(report, sizeof(report), raw, sizeof(raw));
+	fd = rtl_file_temp(raw, tmp, len);
+	if (fd >= 0 && write(fd, RTL_TRACK_MAGIC, RTL_TRACK_MAGIC_LEN) != RTL_TRACK_MAGIC_LEN) {
+		int e = errno ? errno : EIO;
+
+		close(fd);
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* Write the record: into the file its events went to, or a new one (both
+ * report_file.h's: never through a planted name); under rtlctl run in the
+ * run's folder, for rtlctl to make the run's report; else beside the
+ * report's name, where `rtlctl report` reads it when asked. Only a report
+ * to stderr is made now, by rtlctl (analyse.c). */
 static void emit(int status, int epoch_open)
 {
 	char report[RTL_POLICY_PATH_MAX + 32], raw[RTL_POLICY_PATH_MAX + 64];
@@ -422,11 +441,9 @@ static void emit(int status, int epoch_open)
 
 	if (!rtl_engine.report[0])
 		return;
-	rtl_report_path(rtl_engine.report, program_invocation_short_name,
-	                (long)getpid(), report_owner, report,
-	                sizeof(report));
-	rtl_analyse_raw_path(report, program_invocation_short_name, raw, sizeof(raw));
-	fd = rtl_file_temp(raw, tmp, sizeof(tmp));
+	paths(report, sizeof(report), raw, sizeof(raw));
+	fd = rtl_engine.policy.events ? rtl_events_finish(tmp, sizeof(tmp))
+	                              : open_record(tmp, sizeof(tmp));
 	if (fd < 0) {
 		rtl_analyse_failed(report, "the raw record", raw, errno);
 		return;
@@ -439,7 +456,6 @@ static void emit(int status, int epoch_open)
 	write_sites();
 	write_top();
 	write_epochs();
-	write_events();
 	write_stacks();
 	write_timeline();
 	write_limits(epoch_open);

@@ -135,8 +135,14 @@ def check(path):
         want(isinstance(items, list), f"{name} is not an array")
         for i, e in enumerate(items or []):
             extra = SITE_DIRTY if name == "sites" and isinstance(e, dict) and "dirty_regions" in e else {}
+            if name == "sites" and isinstance(e, dict) and "line" in e:
+                extra = {**extra, "line": str}  # since 0.4.0
+                if "symbol" in e:
+                    extra["symbol"] = str  # a site named after an inlined function
             if name == "events" and isinstance(e, dict) and "pid" in e:
                 extra = {"pid": INT}  # since 0.4.0
+                if "tid" in e:
+                    extra["tid"] = INT
             fields(e, {**spec, **extra}, f"{name}[{i}]")
             if isinstance(e, dict) and "kind" in e:
                 want(e["kind"] in ("read", "write"), f"{name}[{i}].kind is {e['kind']}")

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tools/interpret/merge.h"
@@ -14,35 +16,68 @@
 #include "tools/report/report_read.h"
 
 /* The whole file; NULL with the reason in why. */
-static char *slurp(const char *path, size_t *size, char *why, size_t len)
+static char *slurp(FILE *f, const char *path, size_t *size, char *why, size_t len)
 {
-	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
 
-	if (!f) {
-		snprintf(why, len, "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
-	}
 	for (;;) {
 		if (n == cap) {
 			char *grown = realloc(buf, cap = cap ? 2 * cap : 65536);
+
 			if (!grown) {
 				free(buf);
-				fclose(f);
 				snprintf(why, len, "%s: out of memory", path);
 				return NULL;
 			}
 			buf = grown;
 		}
 		size_t got = fread(buf + n, 1, cap - n, f);
+
 		n += got;
 		if (got == 0)
 			break;
 	}
-	fclose(f);
 	*size = n;
 	return buf;
+}
+
+int rtl_file_map(struct rtl_file *m, const char *path, char *why, size_t len)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+
+	*m = (struct rtl_file){ 0 };
+	if (!f) {
+		snprintf(why, len, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	/* A regular file is mapped: a raw record of a long run holds every
+	 * trap, and only the pages read are in memory, for a while. */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+
+		if (p != MAP_FAILED) {
+			madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+			fclose(f);
+			m->data = p;
+			m->size = (size_t)st.st_size;
+			m->mapped = 1;
+			return 0;
+		}
+	}
+	m->data = slurp(f, path, &m->size, why, len);
+	fclose(f);
+	return m->data ? 0 : -1;
+}
+
+void rtl_file_unmap(struct rtl_file *m)
+{
+	if (m->mapped)
+		munmap(m->data, m->size);
+	else
+		free(m->data);
+	*m = (struct rtl_file){ 0 };
 }
 
 /* A report asked for by the name the policy gave it (NAME.json) that a
@@ -64,19 +99,20 @@ static char *raw_instead(const char *path)
 
 json_t *rtl_load_report(const char *path, int *is_raw, char *why, size_t len)
 {
-	size_t size = 0;
 	char *raw = raw_instead(path);
-	char *data = slurp(raw ? raw : path, &size, why, len);
+	struct rtl_file m;
 	json_t *r;
 
-	if (!data)
+	if (rtl_file_map(&m, raw ? raw : path, why, len) < 0) {
+		free(raw);
 		return NULL;
-	*is_raw = rtl_raw_is(data, size);
+	}
+	*is_raw = rtl_raw_is(m.data, m.size);
 	if (*is_raw)
-		r = rtl_raw_report(data, size, path, why, len);
+		r = rtl_raw_report(m.data, m.size, path, why, len);
 	else
-		r = rtl_report_parse(data, size, path, why, len);
-	free(data);
+		r = rtl_report_parse(m.data, m.size, path, why, len);
+	rtl_file_unmap(&m);
 	free(raw);
 	return r;
 }

@@ -8,6 +8,17 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* A file's bytes: mapped when it is a regular file (only the pages read
+ * are in memory), else read whole. */
+struct rtl_file {
+	char *data;
+	size_t size;
+	int mapped;
+};
+/* 0, or -1 with the reason ("PATH: ...") in why. */
+int rtl_file_map(struct rtl_file *m, const char *path, char *why, size_t len);
+void rtl_file_unmap(struct rtl_file *m);
+
 /* The report in the file at path (a JSON report, checked, or a raw record,
  * made into one); NULL with the reason ("PATH: ...") in why. *is_raw
  * says which it was. */

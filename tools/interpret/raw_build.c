@@ -273,19 +273,39 @@ static void name_events(struct run *r)
 	json_t *e;
 	size_t i;
 	uint64_t seen = limit(r, RTL_TRACK_LIMIT_EVENTS), n;
+	uint64_t lost = limit(r, RTL_TRACK_LIMIT_EVENTS_LOST);
+
+	json_t *pid = json_object_get(r->run, "pid");
 
 	json_array_foreach(r->events, i, e)
 	{
 		uint32_t slot = (uint32_t)json_integer_value(json_object_get(e, "site"));
 		int rule = slot_rule(r, slot);
 
+		/* The process: events of a run's processes are one list. Its
+		 * record's events come before its run record. */
+		if (json_is_integer(pid))
+			json_object_set(e, "pid", pid);
+
 		json_object_set_new(e, "site", rtl_json_text(slot_name(r, slot)));
 		json_object_set_new(e, "rule", rtl_json_text(rule >= 0 ? rule_name(r, rule) : "?"));
 	}
 	n = json_array_size(r->events);
-	if (seen > n)
-		note(r, "events: the ring held %llu traps; %llu more were not listed",
-		     (unsigned long long)n, (unsigned long long)(seen - n));
+	if (!json_object_get(r->limits, RTL_TRACK_LIMIT_EVENTS_LOST)) {
+		/* A record from before 0.4.0: a ring of the first 65536. */
+		if (seen > n)
+			note(r, "events: the ring held %llu traps; %llu more were not listed",
+			     (unsigned long long)n, (unsigned long long)(seen - n));
+		return;
+	}
+	if (r->events_recorded > n)
+		note(r, "events: %llu traps recorded, the first %llu listed here; "
+		        "rtlctl report --trace OUT RAW-RECORD... writes them all",
+		     (unsigned long long)r->events_recorded, (unsigned long long)n);
+	if (lost)
+		note(r, "events: %llu traps not recorded: the ring was full while the "
+		        "record file was written, or the file was lost",
+		     (unsigned long long)lost);
 }
 
 static int stack_by_count(const void *a, const void *b)
@@ -447,13 +467,30 @@ static json_t *timeline(struct run *r)
 	return o;
 }
 
+void rtl_raw_name(struct run *r)
+{
+	parse_policy(r);
+	name_sites(r);
+}
+
+const char *rtl_raw_slot_name(struct run *r, uint32_t slot)
+{
+	return slot_name(r, slot);
+}
+
+const char *rtl_raw_slot_rule(struct run *r, uint32_t slot)
+{
+	int rule = slot_rule(r, slot);
+
+	return rule >= 0 ? rule_name(r, rule) : "?";
+}
+
 json_t *rtl_raw_build(struct run *r)
 {
 	json_t *out = json_object(), *site_list, *top, *bts;
 	uint64_t dropped = limit(r, RTL_TRACK_LIMIT_EPOCHS_DROPPED);
 
-	parse_policy(r);
-	name_sites(r);
+	rtl_raw_name(r);
 	site_list = sites(r);
 	top = top_regions(r);
 	if (dropped)

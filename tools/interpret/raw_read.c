@@ -9,12 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "preload/track/format.h"
 #include "tools/interpret/symbols.h"
 #include "tools/util/text.h"
 
-#define EVENTS_KEPT 65536
+#define EVENTS_KEPT 16384
 
 /* A cursor over one record's payload. */
 struct cur {
@@ -306,28 +307,96 @@ static int read_epoch(struct run *r, struct cur *c)
 	return 0;
 }
 
-/* Events name their site by slot: kept raw until the sites are named. */
-static int read_event(struct run *r, struct cur *c)
-{
-	json_t *o = json_object();
-	uint64_t t = u64(c);
-	uint32_t slot = u32(c), write = u32(c);
-	uint64_t off = u64(c), size = u64(c);
+/* An event as the record holds it, decoded. */
+struct event {
+	uint64_t t_ns, offset, size;
+	uint32_t slot, tid; /* tid 0: a record from before 0.4.0 */
+	int write;
+};
 
-	if (c->bad) {
-		json_decref(o);
-		return -1;
-	}
-	set_int(o, "t_ns", t);
-	/* The process: events of a run's processes are one list. */
-	if (json_is_integer(json_object_get(r->run, "pid")))
-		json_object_set(o, "pid", json_object_get(r->run, "pid"));
-	json_object_set_new(o, "kind", json_string(write ? "write" : "read"));
-	set_int(o, "site", slot); /* named later */
-	set_int(o, "offset", off);
-	set_int(o, "size", size);
+/* Events name their site by slot: kept raw until the sites are named. The
+ * report lists the first EVENTS_KEPT of a process; the raw record keeps
+ * them all (for --trace). */
+static void keep_event(struct run *r, const struct event *e)
+{
+	json_t *o;
+
+	r->events_recorded++;
+	if (r->skip_events || json_array_size(r->events) >= EVENTS_KEPT)
+		return;
+	o = json_object();
+	set_int(o, "t_ns", e->t_ns); /* "pid" when the run record is read */
+	if (e->tid)
+		set_int(o, "tid", e->tid);
+	json_object_set_new(o, "kind", json_string(e->write ? "write" : "read"));
+	set_int(o, "site", e->slot); /* named later */
+	set_int(o, "offset", e->offset);
+	set_int(o, "size", e->size);
 	json_array_append_new(r->events, o);
+}
+
+/* Each event of an EVENT (one) or EVENTS (many) record, to fn; -1 if the
+ * record is malformed. */
+static int each_event(struct cur *c, uint32_t tag, void (*fn)(void *, const struct event *),
+                      void *arg)
+{
+	struct event e = { 0 };
+	uint32_t n, each;
+
+	if (tag == RTL_TRACK_EVENT) {
+		e.t_ns = u64(c);
+		e.slot = u32(c);
+		e.write = u32(c) != 0;
+		e.offset = u64(c);
+		e.size = u64(c);
+		if (c->bad)
+			return -1;
+		fn(arg, &e);
+		return 0;
+	}
+	n = u32(c);
+	each = u32(c);
+	if (c->bad || each < RTL_TRACK_EVENT_BYTES || (size_t)(c->end - c->p) / each < n)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		struct cur one = { c->p, c->p + each, 0 };
+		uint32_t sw;
+
+		e.t_ns = u64(&one);
+		sw = u32(&one);
+		e.tid = u32(&one);
+		e.offset = u32(&one);
+		e.size = u32(&one);
+		e.slot = sw & 0x7fffffffu;
+		e.write = !!(sw & 0x80000000u);
+		fn(arg, &e);
+		c->p += each;
+	}
 	return 0;
+}
+
+static void keep_event_cb(void *arg, const struct event *e)
+{
+	keep_event(arg, e);
+}
+
+static int read_event(struct run *r, uint32_t tag, struct cur *c)
+{
+	uint32_t n, each;
+	struct cur head = *c;
+
+	if (tag == RTL_TRACK_EVENTS && (r->skip_events || json_array_size(r->events) >= EVENTS_KEPT)) {
+		/* Counted, not read: a long run's events are most of its
+		 * record, and their pages stay out of memory. */
+		n = u32(&head);
+		each = u32(&head);
+		if (head.bad || each < RTL_TRACK_EVENT_BYTES ||
+		    (size_t)(head.end - head.p) / each < n)
+			return -1;
+		r->events_recorded += n;
+		return 0;
+	}
+	return each_event(c, tag, keep_event_cb, r);
 }
 
 static int read_stack(struct run *r, struct cur *c)
@@ -397,7 +466,8 @@ static int read_record(struct run *r, uint32_t tag, struct cur *c)
 	case RTL_TRACK_SITE: return read_site(r, c);
 	case RTL_TRACK_TOP: return read_top(r, c);
 	case RTL_TRACK_EPOCH: return read_epoch(r, c);
-	case RTL_TRACK_EVENT: return read_event(r, c);
+	case RTL_TRACK_EVENT:
+	case RTL_TRACK_EVENTS: return read_event(r, tag, c);
 	case RTL_TRACK_STACK: return read_stack(r, c);
 	case RTL_TRACK_LIMITS: return read_pairs(r->limits, c);
 	case RTL_TRACK_TIMELINE: return read_timeline(r, c);
@@ -433,25 +503,24 @@ static void run_free(struct run *r)
 	rtl_modules_free(&r->mods);
 }
 
-json_t *rtl_raw_report(const void *data, size_t size, const char *name,
-                       char *why, size_t len)
+/* Every record of the file into r; 0, or -1 with the reason in why. */
+static int read_all(struct run *r, const void *data, size_t size, const char *name,
+                    char *why, size_t len)
 {
 	const unsigned char *p = data, *end = p + size;
-	struct run r = { 0 };
-	json_t *out = NULL;
 
 	if (!rtl_raw_is(data, size)) {
 		snprintf(why, len, "%s: not a raw record of rtl", name);
-		return NULL;
+		return -1;
 	}
-	r.run = json_object();
-	r.policy = json_object();
-	r.totals = json_object();
-	r.rules = json_array();
-	r.epochs = json_array();
-	r.events = json_array();
-	r.limits = json_object();
-	r.notes = json_array();
+	r->run = json_object();
+	r->policy = json_object();
+	r->totals = json_object();
+	r->rules = json_array();
+	r->epochs = json_array();
+	r->events = json_array();
+	r->limits = json_object();
+	r->notes = json_array();
 	p += RTL_TRACK_MAGIC_LEN;
 	while (p < end) {
 		uint32_t hdr[2];
@@ -460,29 +529,143 @@ json_t *rtl_raw_report(const void *data, size_t size, const char *name,
 		if (end - p < (ptrdiff_t)sizeof(hdr)) {
 			snprintf(why, len, "%s: truncated at byte %td", name,
 			         p - (const unsigned char *)data);
-			goto out;
+			return -1;
 		}
 		memcpy(hdr, p, sizeof(hdr));
 		p += sizeof(hdr);
 		if ((size_t)(end - p) < hdr[1]) {
 			snprintf(why, len, "%s: record %u at byte %td runs past the end",
 			         name, hdr[0], p - (const unsigned char *)data - 8);
-			goto out;
+			return -1;
 		}
 		c = (struct cur){ p, p + hdr[1], 0 };
-		if (read_record(&r, hdr[0], &c) < 0) {
+		if (read_record(r, hdr[0], &c) < 0) {
 			snprintf(why, len, "%s: record %u at byte %td is malformed", name,
 			         hdr[0], p - (const unsigned char *)data - 8);
-			goto out;
+			return -1;
 		}
 		p += hdr[1];
 	}
-	if (!r.have_run) {
+	if (!r->have_run) {
 		snprintf(why, len, "%s: no run record", name);
-		goto out;
+		return -1;
 	}
-	out = rtl_raw_build(&r);
-out:
+	return 0;
+}
+
+json_t *rtl_raw_report(const void *data, size_t size, const char *name,
+                       char *why, size_t len)
+{
+	struct run r = { 0 };
+	json_t *out = NULL;
+
+	if (read_all(&r, data, size, name, why, len) == 0)
+		out = rtl_raw_build(&r);
 	run_free(&r);
 	return out;
+}
+
+/* ---- every event, named, in bounded memory ---- */
+
+struct slot_names {
+	uint32_t slot;
+	const char *site, *rule;
+};
+
+struct each {
+	struct run *r;
+	struct slot_names *names;
+	size_t n;
+	int64_t pid;
+	rtl_raw_event_fn fn;
+	void *arg;
+	int stop;
+};
+
+static int by_slot(const void *a, const void *b)
+{
+	const struct slot_names *x = a, *y = b;
+
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+static void named_event(void *arg, const struct event *e)
+{
+	struct each *x = arg;
+	struct slot_names key = { .slot = e->slot }, *hit;
+	struct rtl_raw_event out;
+
+	if (x->stop)
+		return;
+	hit = bsearch(&key, x->names, x->n, sizeof(*x->names), by_slot);
+	out = (struct rtl_raw_event){
+		.t_ns = e->t_ns,
+		.tid = e->tid,
+		.write = e->write,
+		.offset = e->offset,
+		.size = e->size,
+		.site = hit ? hit->site : "(other sites)",
+		.rule = hit ? hit->rule : "?",
+	};
+	if (x->fn(x->arg, x->pid, &out) < 0)
+		x->stop = 1;
+}
+
+/* The pages of a record mapped from its file before p, read: out of this
+ * process's memory (a private read-only mapping of a file: read again if
+ * touched). */
+static void forget(const void *data, const unsigned char *p)
+{
+	uintptr_t lo = ((uintptr_t)data + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = (uintptr_t)p & ~(uintptr_t)4095;
+
+	if (hi > lo + (1u << 20))
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+int rtl_raw_each_event(const void *data, size_t size, int mapped, const char *name,
+                       rtl_raw_event_fn fn, void *arg, char *why, size_t len)
+{
+	struct run r = { .skip_events = 1 };
+	struct each x = { .r = &r, .fn = fn, .arg = arg };
+	const unsigned char *p = data, *end = p + size;
+	int rc = -1;
+
+	/* First the record without its events: the sites, named. */
+	if (read_all(&r, data, size, name, why, len) < 0)
+		goto out;
+	rtl_raw_name(&r);
+	x.names = calloc(r.nsites ? r.nsites : 1, sizeof(*x.names));
+	if (!x.names) {
+		snprintf(why, len, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < r.nsites; i++)
+		x.names[x.n++] = (struct slot_names){ r.sites[i].slot,
+			                              rtl_raw_slot_name(&r, r.sites[i].slot),
+			                              rtl_raw_slot_rule(&r, r.sites[i].slot) };
+	qsort(x.names, x.n, sizeof(*x.names), by_slot);
+	x.pid = json_integer_value(json_object_get(r.run, "pid"));
+	/* Then the events, one record at a time (checked by read_all). */
+	p += RTL_TRACK_MAGIC_LEN;
+	while (p < end && !x.stop) {
+		uint32_t hdr[2];
+		struct cur c;
+
+		memcpy(hdr, p, sizeof(hdr));
+		p += sizeof(hdr);
+		c = (struct cur){ p, p + hdr[1], 0 };
+		if (hdr[0] == RTL_TRACK_EVENT || hdr[0] == RTL_TRACK_EVENTS)
+			each_event(&c, hdr[0], named_event, &x);
+		p += hdr[1];
+		if (mapped)
+			forget(data, p);
+	}
+	rc = x.stop ? -1 : 0;
+	if (x.stop)
+		snprintf(why, len, "%s: stopped", name);
+out:
+	free(x.names);
+	run_free(&r);
+	return rc;
 }

@@ -63,6 +63,8 @@ struct run {
 	json_t *notes;
 	int64_t status;
 	int have_run;
+	uint64_t events_recorded; /* in the record; the report lists some */
+	int skip_events;          /* none in the report: read for their names */
 };
 
 static inline void set_int(json_t *o, const char *k, uint64_t v)
@@ -72,5 +74,11 @@ static inline void set_int(json_t *o, const char *k, uint64_t v)
 
 /* The report of a run that has been read whole (its notes added). */
 json_t *rtl_raw_build(struct run *r);
+
+/* Only its sites named (rtl_raw_build does it too), and a slot's site and
+ * rule by name ("(other sites)", "?" when unknown). */
+void rtl_raw_name(struct run *r);
+const char *rtl_raw_slot_name(struct run *r, uint32_t slot);
+const char *rtl_raw_slot_rule(struct run *r, uint32_t slot);
 
 #endif

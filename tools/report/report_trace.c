@@ -5,20 +5,28 @@
  * has none, and its process starts at 0); the epochs are instant events
  * of the root process, and the timeline's intervals counters there, one
  * per rule. Times are microseconds (the format's unit), to the
- * nanosecond. Events are written one at a time, as read. */
+ * nanosecond. Events are written one at a time, as read: from raw
+ * records, every trap of the run (rtl_raw_each_event), in the memory of
+ * one event; from a JSON report, the traps it lists. */
 #include "tools/report/report_trace.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "tools/interpret/load.h"
+#include "tools/interpret/raw_read.h"
 #include "tools/report/report_read.h"
 
 struct trace {
 	FILE *f;
-	int any;       /* an event written: the next needs a comma */
-	json_int_t t0; /* the earliest process start */
+	int any;            /* an event written: the next needs a comma */
+	json_int_t t0;      /* the earliest process start */
+	json_t *procs;      /* the report's processes */
+	json_int_t pid, at; /* the process of the last trap, and its start */
 };
 
 /* A JSON string: quotes, backslashes and control characters escaped. */
@@ -39,18 +47,24 @@ static void put_str(FILE *f, const char *s)
 }
 
 /* Open an event: the fields every kind has. ts < 0: none (metadata). */
-static void begin(struct trace *t, const char *ph, const char *name, json_int_t pid,
-                  json_int_t ts_ns)
+static void begin_tid(struct trace *t, const char *ph, const char *name, json_int_t pid,
+                      json_int_t tid, json_int_t ts_ns)
 {
 	fputs(t->any ? ",\n" : "\n", t->f);
 	t->any = 1;
 	fprintf(t->f, "{\"ph\":\"%s\",\"name\":", ph);
 	put_str(t->f, name);
 	fprintf(t->f, ",\"pid\":%" JSON_INTEGER_FORMAT ",\"tid\":%" JSON_INTEGER_FORMAT, pid,
-	        pid);
+	        tid);
 	if (ts_ns >= 0)
 		fprintf(t->f, ",\"ts\":%" JSON_INTEGER_FORMAT ".%03d", ts_ns / 1000,
 		        (int)(ts_ns % 1000));
+}
+
+static void begin(struct trace *t, const char *ph, const char *name, json_int_t pid,
+                  json_int_t ts_ns)
+{
+	begin_tid(t, ph, name, pid, pid, ts_ns);
 }
 
 static void process_name(struct trace *t, json_t *p)
@@ -82,29 +96,160 @@ static json_int_t start_of(const struct trace *t, json_t *procs, json_int_t pid)
 	return 0;
 }
 
+/* A name as a JSON string, quoted and escaped, kept per name pointer: a
+ * run's traps name a few hundred sites at most, and a trace of 10^7
+ * traps writes each name millions of times. */
+#define NAMES 256
+struct name {
+	const char *key;
+	char *json;
+	size_t len;
+};
+static struct name names[NAMES];
+
+static const struct name *quoted(const char *s)
+{
+	struct name *n = &names[((uintptr_t)s >> 4) % NAMES];
+	char *buf;
+	size_t len = 0;
+	FILE *f;
+
+	if (n->key == s && n->json)
+		return n;
+	free(n->json);
+	*n = (struct name){ 0 };
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	put_str(f, s);
+	if (fclose(f) != 0)
+		return NULL;
+	*n = (struct name){ s, buf, len };
+	return n;
+}
+
+/* Forget the names: the next file's may reuse the addresses. */
+static void names_clear(void)
+{
+	for (size_t i = 0; i < NAMES; i++)
+		free(names[i].json);
+	memset(names, 0, sizeof(names));
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+	char d[20];
+	int n = 0;
+
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = d[--n];
+	return p;
+}
+
+static char *put_lit(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* One trap: tid 0 is the process's own (a record from before 0.4.0).
+ * Formatted by hand: a long run's trace is mostly these. */
+static void trap(struct trace *t, json_int_t pid, json_int_t tid, json_int_t t_ns, int write,
+                 const char *site, const char *rule, json_int_t offset, json_int_t size)
+{
+	const struct name *sn = quoted(site), *rn = NULL;
+	char buf[256], *p = buf;
+	uint64_t ts;
+
+	if (pid != t->pid) { /* events come process by process */
+		t->pid = pid;
+		t->at = start_of(t, t->procs, pid);
+	}
+	ts = (uint64_t)(t->at + t_ns);
+	p = put_lit(p, t->any ? ",\n{\"ph\":\"i\",\"name\":\"" : "\n{\"ph\":\"i\",\"name\":\"");
+	t->any = 1;
+	p = put_lit(p, write ? "write trap\",\"pid\":" : "read trap\",\"pid\":");
+	p = put_u64(p, (uint64_t)pid);
+	p = put_lit(p, ",\"tid\":");
+	p = put_u64(p, (uint64_t)(tid ? tid : pid));
+	p = put_lit(p, ",\"ts\":");
+	p = put_u64(p, ts / 1000);
+	*p++ = '.';
+	*p++ = (char)('0' + ts % 1000 / 100);
+	*p++ = (char)('0' + ts % 100 / 10);
+	*p++ = (char)('0' + ts % 10);
+	p = put_lit(p, ",\"cat\":\"trap\",\"s\":\"t\",\"args\":{\"site\":");
+	fwrite(buf, 1, (size_t)(p - buf), t->f);
+	if (sn)
+		fwrite(sn->json, 1, sn->len, t->f);
+	else
+		put_str(t->f, site);
+	fputs(",\"rule\":", t->f);
+	rn = quoted(rule);
+	if (rn)
+		fwrite(rn->json, 1, rn->len, t->f);
+	else
+		put_str(t->f, rule);
+	p = put_lit(buf, ",\"offset\":");
+	p = put_u64(p, (uint64_t)offset);
+	p = put_lit(p, ",\"size\":");
+	p = put_u64(p, (uint64_t)size);
+	p = put_lit(p, "}}");
+	fwrite(buf, 1, (size_t)(p - buf), t->f);
+}
+
 static void traps(struct trace *t, json_t *r, json_int_t root)
 {
-	json_t *procs = json_object_get(r, "processes"), *e;
-	json_int_t pid = -1, at = 0;
+	json_t *e;
 	size_t i;
 
 	json_array_foreach(json_object_get(r, "events"), i, e)
 	{
 		json_int_t p = json_is_integer(json_object_get(e, "pid")) ? report_num(e, "pid") : root;
 
-		if (p != pid) { /* events come process by process */
-			pid = p;
-			at = start_of(t, procs, pid);
-		}
-		begin(t, "i", !strcmp(report_str(e, "kind", ""), "write") ? "write trap" : "read trap",
-		      pid, at + report_num(e, "t_ns"));
-		fputs(",\"cat\":\"trap\",\"s\":\"t\",\"args\":{\"site\":", t->f);
-		put_str(t->f, report_str(e, "site", "?"));
-		fputs(",\"rule\":", t->f);
-		put_str(t->f, report_str(e, "rule", "?"));
-		fprintf(t->f, ",\"offset\":%" JSON_INTEGER_FORMAT ",\"size\":%" JSON_INTEGER_FORMAT "}}",
-		        report_num(e, "offset"), report_num(e, "size"));
+		trap(t, p, report_num(e, "tid"), report_num(e, "t_ns"),
+		     !strcmp(report_str(e, "kind", ""), "write"), report_str(e, "site", "?"),
+		     report_str(e, "rule", "?"), report_num(e, "offset"), report_num(e, "size"));
 	}
+}
+
+static int raw_trap(void *arg, int64_t pid, const struct rtl_raw_event *e)
+{
+	struct trace *t = arg;
+
+	trap(t, pid, e->tid, (json_int_t)e->t_ns, e->write, e->site, e->rule,
+	     (json_int_t)e->offset, (json_int_t)e->size);
+	return ferror(t->f) ? -1 : 0;
+}
+
+/* Every trap of the raw records, file by file. */
+static int raw_traps(struct trace *t, char *const *raws, size_t n)
+{
+	char why[600];
+
+	for (size_t i = 0; i < n; i++) {
+		struct rtl_file m;
+		int rc;
+
+		if (rtl_file_map(&m, raws[i], why, sizeof(why)) < 0) {
+			fprintf(stderr, "rtlctl report: %s\n", why);
+			return -1;
+		}
+		rc = rtl_raw_each_event(m.data, m.size, m.mapped, raws[i], raw_trap, t, why, sizeof(why));
+		names_clear();
+		rtl_file_unmap(&m);
+		if (rc < 0 && !ferror(t->f)) {
+			fprintf(stderr, "rtlctl report: %s\n", why);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static void epochs(struct trace *t, json_t *r, json_int_t root, json_int_t at)
@@ -151,9 +296,9 @@ static void timeline(struct trace *t, json_t *r, json_int_t root, json_int_t at)
 		}
 }
 
-int report_trace(json_t *r, const char *out)
+int report_trace(json_t *r, const char *out, char *const *raws, size_t nraws)
 {
-	struct trace t = { .f = strcmp(out, "-") ? fopen(out, "w") : stdout };
+	struct trace t = { .f = strcmp(out, "-") ? fopen(out, "w") : stdout, .pid = -1 };
 	json_t *procs = json_object_get(r, "processes"), *run = json_object_get(r, "run"), *p;
 	json_int_t root = report_num(run, "pid"), at;
 	size_t i;
@@ -170,13 +315,21 @@ int report_trace(json_t *r, const char *out)
 		if (s > 0 && (t.t0 == 0 || s < t.t0))
 			t.t0 = s;
 	}
+	t.procs = procs;
 	at = start_of(&t, procs, root);
 	fputs("{\"traceEvents\":[", t.f);
 	json_array_foreach(procs, i, p)
 	{
 		process_name(&t, p);
 	}
-	traps(&t, r, root);
+	if (nraws && raw_traps(&t, raws, nraws) < 0) {
+		if (t.f != stdout)
+			fclose(t.f);
+		return -1;
+	}
+	if (!nraws)
+		traps(&t, r, root);
+	names_clear();
 	epochs(&t, r, root, at);
 	timeline(&t, r, root, at);
 	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"program\":", t.f);

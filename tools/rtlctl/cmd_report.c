@@ -197,7 +197,10 @@ int cmd_report(int argc, char **argv)
 	} else if (html) {
 		rc = write_html(r, html);
 	} else if (trace) {
-		rc = report_trace(r, trace) < 0 ? EXIT_INVALID : 0;
+		rc = report_trace(r, trace, is_raw ? argv + optind : NULL,
+		                  is_raw ? (size_t)(argc - optind) : 0) < 0
+		             ? EXIT_INVALID
+		             : 0;
 	} else if (folded) {
 		if (!report_print_folded(r, stdout))
 			fprintf(stderr, "rtlctl report: %s: no trap backtraces (the backtrace "

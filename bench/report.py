@@ -45,6 +45,10 @@ KEYS = [
     "dirty_first_write_over_page_trap",
     "dirty_region_dirty_1e5_ns_per_page",
     "dirty_threads_scaling_2",
+    "events_raw_bytes_per_trap",
+    "events_traps_in_trace_over_traps",
+    "events_peak_mib",
+    "events_report_and_trace_over_read",
 ]
 
 # Keys whose value is an object of numbers (by mechanism, program...).
@@ -56,7 +60,8 @@ NESTED = ("preload_malloc_over_glibc", "preload_malloc_read_over_budget",
           "many_blocks_kept", "many_blocks_mappings",
           "process_overhead_ms", "routed_block_bytes", "peak_pss_over_bound",
           "dirty_first_write_ns", "dirty_first_write_over_page_trap",
-          "dirty_region_dirty_1e5_ns_per_page", "dirty_threads_scaling_2")
+          "dirty_region_dirty_1e5_ns_per_page", "dirty_threads_scaling_2",
+          "events_peak_mib")
 
 # (key, limit, what): the targets (bench/README.md); ratios are of medians,
 # same run.
@@ -70,6 +75,7 @@ TARGETS = [
     ("lookup_1e3_ns", 25.0, "lookup among 10^3 regions (ns)"),
     ("lookup_1e6_over_miss", 1.2, "lookup 10^6 / one DRAM miss"),
     ("trap_instructions", 250, "instructions per trap (callgrind)"),
+    ("events_report_and_trace_over_read", 2.0, "events: report+trace / read"),
 ]
 
 # Targets on each value of a nested key: (key, limit, what).
@@ -96,6 +102,8 @@ ENTRY_TARGETS = [
      "region_dirty, 10^5 regions 1% (ns/page)"),
     ("dirty_threads_scaling_2", "written_bits", ">=", 1.8,
      "written-bits writers, 2 thr / 1 thr"),
+    ("events_peak_mib", "report", "<=", 64.0, "events: rtlctl report peak (MiB)"),
+    ("events_peak_mib", "trace", "<=", 64.0, "events: rtlctl --trace peak (MiB)"),
 ]
 
 
@@ -185,6 +193,21 @@ def dirty_summary(dj):
             {w: dig(dj, "threads", w, "scaling_2", "median")
              for w in ways + ("control",)}),
     }
+
+
+def events_summary(ev):
+    """The event stream's keys (events.json)."""
+    if not ev:
+        return {k: None for k in ("events_raw_bytes_per_trap",
+                                  "events_traps_in_trace_over_traps", "events_peak_mib",
+                                  "events_report_and_trace_over_read")}
+    return {"events_raw_bytes_per_trap": ev.get("raw_bytes_per_trap"),
+            "events_traps_in_trace_over_traps": ratio(ev.get("traps_in_trace"), ev.get("traps")),
+            "events_peak_mib": {"run": ev.get("run_peak_mib"),
+                                "run_without_events": ev.get("run_without_events_peak_mib"),
+                                "report": ev.get("report_peak_mib"),
+                                "trace": ev.get("trace_peak_mib")},
+            "events_report_and_trace_over_read": ev.get("report_and_trace_over_read")}
 
 
 def summary(al, pc, pre, th, ti):
@@ -292,6 +315,7 @@ def main():
     s = summary(al, pc, pre, th, ti)
     s.update(programs_summary(load(os.path.join(out, "programs.json"))))
     s.update(dirty_summary(dj))
+    s.update(events_summary(load(os.path.join(out, "events.json"))))
     s = {k: ({n: number(v) for n, v in s[k].items()} if k in NESTED and
              isinstance(s[k], dict) else number(s[k])) for k in KEYS}
     with open(os.path.join(out, "summary.json"), "w") as f:

@@ -36,6 +36,10 @@ echo "rtl bench: instructions per trap"
 python3 "$top/bench/trap_instructions.py" "$build" "$out"
 echo "rtl bench: the preload"
 python3 "$top/bench/preload.py" "$build" "$out" "${quick[@]}"
+# events = traps on a run of 10^7 traps: the raw record's bytes a trap,
+# peak memory, the report and the trace of every trap (bench/events.py).
+echo "rtl bench: events"
+python3 "$top/bench/events.py" "$build" "$out" "${quick[@]}"
 # Real programs against their own traps' floor, a process's cost, memory
 # per routed block (bench/programs.py).
 echo "rtl bench: real programs"

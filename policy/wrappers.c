@@ -23,14 +23,21 @@ static const char *const builtin_skip[] = {
 	"*!_ZSt*",
 	"*!_ZN9__gnu_cxx*",
 	"*!_ZNK9__gnu_cxx*",
-	/* CPython */
+	/* CPython: the public allocators, pymalloc's and the debug hooks'
+	 * (_PyMem_Debug*, _PyMem_Raw*), the object allocators on them */
 	"*!PyObject_Malloc",
 	"*!PyObject_Calloc",
 	"*!PyObject_Realloc",
+	"*!_PyObject_Malloc",
+	"*!_PyObject_Calloc",
+	"*!_PyObject_Realloc",
 	"*!PyMem_*",
+	"*!_PyMem_*",
 	"*!_PyObject_GC_*",
+	"*!gc_alloc",
 	"*!_PyObject_New*",
 	"*!PyType_GenericAlloc",
+	"*!_PyType_AllocNoTrack",
 	/* lua */
 	"*!l_alloc",
 	"*!luaM_*",

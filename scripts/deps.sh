@@ -14,10 +14,11 @@ declare -A group=(
     libjansson-dev libelf-dev libdw-dev node-d3"
   [format]="clang-format"
   # make test: bats and what the tests run or read their output with
-  # (chromium: the HTML pages opened headless, report_html.bats).
+  # (chromium: the HTML pages opened headless, report_html.bats;
+  # python3-dbg: an interpreter with its symbols, report_names.bats).
   [test]="bats bats-support bats-assert bats-file
     python3 sqlite3 gzip git perl coreutils mawk gawk xz-utils tar
-    groff-base man-db bsdextrautils gnuplot-nox chromium"
+    groff-base man-db bsdextrautils gnuplot-nox chromium python3-dbg"
   # The DSM (dsm/, built only when meson finds MPI) and its tests.
   [mpi]="openmpi-bin libopenmpi-dev iproute2"
   # CI's second compiler.

@@ -27,9 +27,9 @@
 #include "preload/shim/next.h"
 #include "preload/track/format.h"
 
-#define RING (1u << 16)        /* places: 1.5 MiB of events */
-#define FLUSH_AT (RING / 2)    /* a flush when this many wait */
-#define RECORD_MAX (RING / 4)  /* events in one record: 384 KiB */
+#define RING (1u << 16)       /* places: 1.5 MiB of events */
+#define FLUSH_AT (RING / 2)   /* a flush when this many wait */
+#define RECORD_MAX (RING / 4) /* events in one record: 384 KiB */
 
 /* One event as the record holds it (format.h). */
 struct ev {
@@ -42,8 +42,8 @@ struct ev {
 _Static_assert(sizeof(struct ev) == RTL_TRACK_EVENT_BYTES, "an event is 24 bytes");
 
 static struct ev *ring;
-static _Atomic uint64_t *mark; /* index + 1 of the event in each place */
-static _Atomic uint64_t claimed, written; /* indexes: places taken, written out */
+static _Atomic uint64_t *mark;               /* index + 1 of the event in each place */
+static _Atomic uint64_t claimed, written;    /* indexes: places taken, written out */
 static _Atomic uint64_t seen, lost, in_file; /* traps; not recorded; in the file */
 static _Atomic int flushing, closed;
 static int fd = -1, failed; /* failed: the file is gone; count, don't write */

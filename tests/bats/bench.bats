@@ -88,7 +88,9 @@ keys = ["rt_basic_trap_over_floor", "rt_basic_prot1_over_vm",
         "epoch_ms_per_epoch", "many_blocks_kept", "many_blocks_mappings",
         "process_overhead_ms", "routed_block_bytes", "peak_pss_over_bound",
         "dirty_first_write_ns", "dirty_first_write_over_page_trap",
-        "dirty_region_dirty_1e5_ns_per_page", "dirty_threads_scaling_2"]
+        "dirty_region_dirty_1e5_ns_per_page", "dirty_threads_scaling_2",
+        "events_raw_bytes_per_trap", "events_traps_in_trace_over_traps",
+        "events_peak_mib", "events_report_and_trace_over_read"]
 assert sorted(s) == sorted(keys), sorted(s)
 for k in keys[:7] + ["lookup_1e3_ns"]:
     assert isinstance(s[k], (int, float)) and s[k] > 0, (k, s[k])
@@ -99,7 +101,8 @@ for k in ("preload_none_over_plain", "preload_all_over_plain",
           "real_programs_traps_per_second", "real_programs_overhead_over_trap_floor",
           "real_programs_calls_per_trap", "real_programs_mprotects_per_trap",
           "epoch_over_bound", "many_blocks_kept",
-          "process_overhead_ms", "routed_block_bytes", "peak_pss_over_bound"):
+          "process_overhead_ms", "routed_block_bytes", "peak_pss_over_bound",
+          "events_raw_bytes_per_trap", "events_peak_mib"):
     assert s[k] is None, (k, s[k])
 for w in ("trap", "protect", "signal"):
     for k in ("threads_scaling_2", "threads_scaling_4"):

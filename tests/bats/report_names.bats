@@ -175,3 +175,35 @@ PY
   run "$rtlctl" report --json "$tmp/long.json"
   assert_output --partial "_M_realloc_insert<std::__cxx11::basic_string<char"
 }
+
+@test "a CPython script's sites are the interpreter's callers of its allocators" {
+  needs_preload
+  needs_native "python3-dbg is this machine's"
+  command -v python3-dbg >/dev/null || fail "python3-dbg is not installed (scripts/deps.sh test installs it)"
+  # Debian's python3 has no symbol table; python3-dbg has one. With
+  # PYTHONMALLOC=malloc every object comes from malloc, through
+  # PyObject_Malloc and the debug hooks (_PyMem_DebugMalloc,
+  # _PyMem_RawMalloc): each is charged to the function that made the
+  # object.
+  printf '%s\n' 'class Node:' '    def __init__(self, v):' '        self.v = v' \
+    '        self.items = [v] * 3' 'nodes = [Node(i) for i in range(3000)]' \
+    'print(sum(n.v for n in nodes))' >"$tmp/s.py"
+  printf '%s\n' '[rule all]' 'size = 16..4096' 'protect = read' \
+    'on_write = count, grant-rw' >"$tmp/py.ini"
+  PYTHONMALLOC=malloc run "$rtlctl" run -c "$tmp/py.ini" -o "$tmp/py.json" -- python3-dbg "$tmp/s.py"
+  assert_success
+  assert_line 4498500
+  run python3 - "$tmp/py.json" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+sites = {s["site"]: s for s in r["sites"]}
+wrappers = [n for n in sites if re.search(r"!(_?PyMem_|_?PyObject_(Malloc|Calloc|Realloc)|gc_alloc)", n)]
+assert not wrappers, wrappers
+# The Nodes (object_new), their lists (PyList_New), with file:line.
+for fn, src in (("object_new", "typeobject.c:"), ("PyList_New", "listobject.c:")):
+    s = sites.get("python3-dbg!" + fn) or sites.get("python3.11d!" + fn)
+    assert s and s["regions"] >= 3000 and s["line"].startswith(src), (fn, s)
+print("ok")
+PY
+  assert_output ok
+}

@@ -109,7 +109,7 @@ json_t *rtl_load_report(const char *path, int *is_raw, char *why, size_t len)
 	}
 	*is_raw = rtl_raw_is(m.data, m.size);
 	if (*is_raw)
-		r = rtl_raw_report(m.data, m.size, path, why, len);
+		r = rtl_raw_report(m.data, m.size, m.mapped, path, why, len);
 	else
 		r = rtl_report_parse(m.data, m.size, path, why, len);
 	rtl_file_unmap(&m);

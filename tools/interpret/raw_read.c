@@ -503,11 +503,31 @@ static void run_free(struct run *r)
 	rtl_modules_free(&r->mods);
 }
 
+/* The pages of a record mapped from its file before p, read: out of this
+ * process's memory (a private read-only mapping of a file: read again if
+ * touched). The kernel maps the pages around each one read (fault-around,
+ * 64 KiB), so that reading only the records' headers of a long run's
+ * events would still bring much of the file in. From *done (where the last
+ * call stopped) on, a MiB at least at a time. */
+static void forget(const void *data, const unsigned char *p, uintptr_t *done)
+{
+	uintptr_t lo = ((uintptr_t)data + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = (uintptr_t)p & ~(uintptr_t)4095;
+
+	if (*done > lo)
+		lo = *done;
+	if (hi > lo + (1u << 20)) {
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		*done = hi;
+	}
+}
+
 /* Every record of the file into r; 0, or -1 with the reason in why. */
-static int read_all(struct run *r, const void *data, size_t size, const char *name,
-                    char *why, size_t len)
+static int read_all(struct run *r, const void *data, size_t size, int mapped,
+                    const char *name, char *why, size_t len)
 {
 	const unsigned char *p = data, *end = p + size;
+	uintptr_t done = 0;
 
 	if (!rtl_raw_is(data, size)) {
 		snprintf(why, len, "%s: not a raw record of rtl", name);
@@ -545,6 +565,8 @@ static int read_all(struct run *r, const void *data, size_t size, const char *na
 			return -1;
 		}
 		p += hdr[1];
+		if (mapped)
+			forget(data, p, &done);
 	}
 	if (!r->have_run) {
 		snprintf(why, len, "%s: no run record", name);
@@ -553,13 +575,13 @@ static int read_all(struct run *r, const void *data, size_t size, const char *na
 	return 0;
 }
 
-json_t *rtl_raw_report(const void *data, size_t size, const char *name,
+json_t *rtl_raw_report(const void *data, size_t size, int mapped, const char *name,
                        char *why, size_t len)
 {
 	struct run r = { 0 };
 	json_t *out = NULL;
 
-	if (read_all(&r, data, size, name, why, len) == 0)
+	if (read_all(&r, data, size, mapped, name, why, len) == 0)
 		out = rtl_raw_build(&r);
 	run_free(&r);
 	return out;
@@ -611,28 +633,17 @@ static void named_event(void *arg, const struct event *e)
 		x->stop = 1;
 }
 
-/* The pages of a record mapped from its file before p, read: out of this
- * process's memory (a private read-only mapping of a file: read again if
- * touched). */
-static void forget(const void *data, const unsigned char *p)
-{
-	uintptr_t lo = ((uintptr_t)data + 4095) & ~(uintptr_t)4095;
-	uintptr_t hi = (uintptr_t)p & ~(uintptr_t)4095;
-
-	if (hi > lo + (1u << 20))
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
-}
-
 int rtl_raw_each_event(const void *data, size_t size, int mapped, const char *name,
                        rtl_raw_event_fn fn, void *arg, char *why, size_t len)
 {
 	struct run r = { .skip_events = 1 };
 	struct each x = { .r = &r, .fn = fn, .arg = arg };
 	const unsigned char *p = data, *end = p + size;
+	uintptr_t done = 0;
 	int rc = -1;
 
 	/* First the record without its events: the sites, named. */
-	if (read_all(&r, data, size, name, why, len) < 0)
+	if (read_all(&r, data, size, mapped, name, why, len) < 0)
 		goto out;
 	rtl_raw_name(&r);
 	x.names = calloc(r.nsites ? r.nsites : 1, sizeof(*x.names));
@@ -659,7 +670,7 @@ int rtl_raw_each_event(const void *data, size_t size, int mapped, const char *na
 			each_event(&c, hdr[0], named_event, &x);
 		p += hdr[1];
 		if (mapped)
-			forget(data, p);
+			forget(data, p, &done);
 	}
 	rc = x.stop ? -1 : 0;
 	if (x.stop)

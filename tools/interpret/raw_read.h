@@ -13,8 +13,10 @@ int rtl_raw_is(const void *data, size_t size);
 
 /* The report made from a raw record in memory, or NULL with the reason
  * ("NAME: ...") in why. Names come from the files of the record's module
- * map, read now. */
-json_t *rtl_raw_report(const void *data, size_t size, const char *name,
+ * map, read now. mapped: data maps the file (its pages read are let go as
+ * it goes: a long run's record is mostly events the report does not
+ * list). */
+json_t *rtl_raw_report(const void *data, size_t size, int mapped, const char *name,
                        char *why, size_t len);
 
 /* One trap of a raw record's events, its site and rule named as in the

@@ -133,6 +133,18 @@ fill_line() {
 [s] = [s for s in json.load(open(sys.argv[1]))["sites"] if "fill" in s["site"]]
 print(s["site"], s["symbol"])' "$tmp/inlined.json"
   assert_output 'cpp_wrappers_inlined!_ZN2ns1K4fillEi cpp_wrappers_inlined!main'
+  # A trap's stack shows the functions inlined at each frame: in the
+  # tables (short names), and as frames of their own in --folded.
+  prog=cpp_wrappers_inlined wrappers_run stacks 'events = off'
+  sed -i 's/^on_write = count, grant-rw$/on_write = count, backtrace, grant-rw/' "$tmp/stacks.ini"
+  run "$rtlctl" run -c "$tmp/stacks.ini" -o "$tmp/bt.json" -- "$PROGS/cpp_wrappers_inlined" 200
+  assert_success
+  python3 "$top/tests/reports/validate.py" "$tmp/bt.json"
+  run "$rtlctl" report "$tmp/bt.json"
+  assert_line '            cpp_wrappers_inlined!ns::K::fill(int) (inlined)'
+  assert_line '            cpp_wrappers_inlined!std::string::basic_string<>(unsigned long, char, std::allocator<> const&) (inlined)'
+  run "$rtlctl" report --folded "$tmp/bt.json"
+  assert_line --regexp ';cpp_wrappers_inlined!main;cpp_wrappers_inlined!ns::K::fill\(int\);cpp_wrappers_inlined!std::__cxx11::basic_string<.*;libstdc\+\+\.so\.6!std::__cxx11::basic_string<[^;]*_M_construct\(unsigned_long,_char\);[^;]* 200$'
   # Without its debug information, the site is the symbol's.
   cp "$PROGS/cpp_wrappers_inlined" "$tmp/stripped"
   strip --strip-debug "$tmp/stripped"

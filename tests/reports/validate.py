@@ -139,6 +139,12 @@ def check(path):
                 extra = {**extra, "line": str}  # since 0.4.0
                 if "symbol" in e:
                     extra["symbol"] = str  # a site named after an inlined function
+            if name == "backtraces" and isinstance(e, dict) and "inlined" in e:
+                extra = {"inlined": list}  # since 0.4.0
+                want(len(e["inlined"]) == len(e.get("frames", [])) and
+                     all(isinstance(x, list) and all(isinstance(f, str) for f in x)
+                         for x in e["inlined"]),
+                     f"{name}[{i}].inlined is not a list of names per frame")
             if name == "events" and isinstance(e, dict) and "pid" in e:
                 extra = {"pid": INT}  # since 0.4.0
                 if "tid" in e:

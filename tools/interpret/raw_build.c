@@ -316,6 +316,21 @@ static int stack_by_count(const void *a, const void *b)
 	                                                     : 0;
 }
 
+/* A frame's inlined functions, "module!demangled" each, as its own. */
+struct inlined {
+	json_t *a;
+	const char *frame; /* "module!..." */
+};
+
+static void add_inlined(void *arg, const char *linkage)
+{
+	struct inlined *x = arg;
+	char full[RTL_POLICY_WRAPPER_NAME_MAX], buf[RTL_POLICY_WRAPPER_NAME_MAX];
+
+	snprintf(full, sizeof(full), "%.*s!%s", (int)strcspn(x->frame, "!"), x->frame, linkage);
+	json_array_append_new(x->a, rtl_json_text(rtl_demangle(full, buf, sizeof(buf))));
+}
+
 static json_t *backtraces(struct run *r)
 {
 	json_t *a = json_array();
@@ -324,7 +339,7 @@ static json_t *backtraces(struct run *r)
 	for (size_t i = 0; i < r->nstacks && i < MAX_STACKS; i++) {
 		const struct stack *s = &r->stacks[i];
 		json_t *o = json_object(), *frames = json_array();
-		json_t *sources = json_array(), *names = json_array();
+		json_t *sources = json_array(), *names = json_array(), *inl = json_array();
 		char name[512];
 
 		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, (int)s->rule)));
@@ -336,10 +351,17 @@ static json_t *backtraces(struct run *r)
 			json_array_append_new(frames, rtl_json_text(name));
 			json_array_append_new(names, demangled(name));
 			json_array_append_new(sources, source_of(r, s->ip[f] + (f == 0)));
+			{
+				struct inlined x = { json_array(), name };
+
+				rtl_source_inlines(&r->mods, s->ip[f] + (f == 0), add_inlined, &x);
+				json_array_append_new(inl, x.a);
+			}
 		}
 		json_object_set_new(o, "frames", frames);
 		json_object_set_new(o, "demangled", names);
 		json_object_set_new(o, "sources", sources);
+		json_object_set_new(o, "inlined", inl);
 		json_array_append_new(a, o);
 	}
 	if (limit(r, RTL_TRACK_LIMIT_STACKS_DROPPED))

@@ -207,6 +207,25 @@ int rtl_source_site(struct rtl_modules *mods, uint64_t ip, const char *module,
 	return renamed;
 }
 
+int rtl_source_inlines(struct rtl_modules *mods, uint64_t ip,
+                       void (*fn)(void *arg, const char *linkage_name), void *arg)
+{
+	Dwfl *d = session(mods);
+	uint64_t at = ip - 1;
+	Dwfl_Module *mod = d ? dwfl_addrmodule(d, at) : NULL;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = mod ? dwfl_module_addrdie(mod, at, &bias) : NULL, *scopes = NULL;
+	int n = cu ? scopes_at(cu, at - bias, &scopes) : 0, k = 0;
+
+	for (int i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
+			fn(arg, linkage_name(&scopes[i]));
+			k++;
+		}
+	free(scopes);
+	return cu ? k : -1;
+}
+
 void rtl_sources_free(struct rtl_modules *mods)
 {
 	if (mods->dwfl)

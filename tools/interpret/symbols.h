@@ -52,6 +52,11 @@ int rtl_source_line(struct rtl_modules *mods, uint64_t ip, char *out, size_t len
 int rtl_source_site(struct rtl_modules *mods, uint64_t ip, const char *module,
                     int (*is_wrapper)(const char *name, void *arg), void *arg,
                     char *name, size_t nlen, char *line, size_t llen);
+/* The functions inlined at return address ip (sources.c), innermost
+ * first, each by its linkage name (as a symbol table has it), to fn: how
+ * many, or -1 without debug information for it. */
+int rtl_source_inlines(struct rtl_modules *mods, uint64_t ip,
+                       void (*fn)(void *arg, const char *linkage_name), void *arg);
 void rtl_sources_free(struct rtl_modules *mods);
 
 #endif

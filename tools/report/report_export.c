@@ -154,10 +154,19 @@ struct report_stack *report_folded(json_t *r, int spaces, size_t *count)
 		frames = names_of(e);
 		line[0] = '\0';
 		add_frame(line, &len, prog, spaces);
-		for (size_t k = json_array_size(frames); k-- > 0;) /* outermost first */
+		for (size_t k = json_array_size(frames); k-- > 0;) { /* outermost first */
+			/* The functions inlined there (0.4.0 on), innermost
+			 * first in the report: each called from the one after. */
+			json_t *in = json_array_get(json_object_get(e, "inlined"), k);
+
 			if (json_is_string(json_array_get(frames, k)))
 				add_frame(line, &len, json_string_value(json_array_get(frames, k)),
 				          spaces);
+			for (size_t j = json_array_size(in); j-- > 0;)
+				if (json_is_string(json_array_get(in, j)))
+					add_frame(line, &len, json_string_value(json_array_get(in, j)),
+					          spaces);
+		}
 		if (report_num(e, "count") <= 0 || !(all[kept].stack = strdup(line)))
 			continue;
 		all[kept++].count = report_num(e, "count");

@@ -18,25 +18,34 @@ static void shorten(json_t *o, const char *key)
 		                                                 sizeof(buf))));
 }
 
+static void shorten_all(json_t *names)
+{
+	json_t *f;
+	size_t k;
+
+	json_array_foreach(names, k, f) if (json_is_string(f))
+	{
+		char buf[RTL_NAME_SHOWN_MAX];
+
+		json_array_set_new(names, k,
+		                   rtl_json_text(rtl_short_name(json_string_value(f), buf,
+		                                                sizeof(buf))));
+	}
+}
+
 void report_shorten_names(json_t *r)
 {
 	static const char *const lists[] = { "sites", "top_regions" };
-	json_t *e, *f;
+	json_t *e;
 	size_t i, k;
 
 	for (size_t l = 0; l < sizeof(lists) / sizeof(*lists); l++)
 		json_array_foreach(json_object_get(r, lists[l]), i, e) shorten(e, "demangled");
 	json_array_foreach(json_object_get(r, "backtraces"), i, e)
 	{
-		json_t *names = json_object_get(e, "demangled");
+		json_t *names = json_object_get(e, "demangled"), *in;
 
-		json_array_foreach(names, k, f) if (json_is_string(f))
-		{
-			char buf[RTL_NAME_SHOWN_MAX];
-
-			json_array_set_new(names, k,
-			                   rtl_json_text(rtl_short_name(json_string_value(f), buf,
-			                                                sizeof(buf))));
-		}
+		shorten_all(names);
+		json_array_foreach(json_object_get(e, "inlined"), k, in) shorten_all(in);
 	}
 }

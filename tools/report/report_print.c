@@ -210,7 +210,16 @@ static void print_backtraces(json_t *r, FILE *out)
 		if (json_array_size(names) != json_array_size(json_object_get(e, "frames")))
 			names = json_object_get(e, "frames");
 		json_array_foreach(names, k, f) if (json_is_string(f) && k < 8)
-		        fprintf(out, "%12s%s\n", "", rtl_shown(json_string_value(f), kind, SHOWN));
+		{
+			json_t *in = json_array_get(json_object_get(e, "inlined"), k), *g;
+			size_t j;
+
+			/* Inlined there, innermost first: called before the frame. */
+			json_array_foreach(in, j, g) if (json_is_string(g))
+			        fprintf(out, "%12s%s (inlined)\n", "",
+			                rtl_shown(json_string_value(g), kind, SHOWN));
+			fprintf(out, "%12s%s\n", "", rtl_shown(json_string_value(f), kind, SHOWN));
+		}
 	}
 }
 

@@ -158,13 +158,24 @@ static char *put_lit(char *p, const char *s)
 	return p + n;
 }
 
+/* name's quoted form at p, if it fits before end; else NULL. */
+static char *put_name(char *p, const char *end, const struct name *n)
+{
+	if (!n || (size_t)(end - p) < n->len)
+		return NULL;
+	memcpy(p, n->json, n->len);
+	return p + n->len;
+}
+
 /* One trap: tid 0 is the process's own (a record from before 0.4.0).
- * Formatted by hand: a long run's trace is mostly these. */
+ * Formatted by hand into one buffer, written with one unlocked fwrite: a
+ * long run's trace is mostly these (a name too long for the buffer is
+ * the one rarity written apart). */
 static void trap(struct trace *t, json_int_t pid, json_int_t tid, json_int_t t_ns, int write,
                  const char *site, const char *rule, json_int_t offset, json_int_t size)
 {
-	const struct name *sn = quoted(site), *rn = NULL;
-	char buf[256], *p = buf;
+	char buf[2048], *p = buf, *q;
+	const char *end = buf + sizeof(buf) - 128; /* room for the numbers */
 	uint64_t ts;
 
 	if (pid != t->pid) { /* events come process by process */
@@ -185,23 +196,23 @@ static void trap(struct trace *t, json_int_t pid, json_int_t tid, json_int_t t_n
 	*p++ = (char)('0' + ts % 100 / 10);
 	*p++ = (char)('0' + ts % 10);
 	p = put_lit(p, ",\"cat\":\"trap\",\"s\":\"t\",\"args\":{\"site\":");
-	fwrite(buf, 1, (size_t)(p - buf), t->f);
-	if (sn)
-		fwrite(sn->json, 1, sn->len, t->f);
-	else
+	if (!(q = put_name(p, end, quoted(site)))) {
+		fwrite_unlocked(buf, 1, (size_t)(p - buf), t->f);
 		put_str(t->f, site);
-	fputs(",\"rule\":", t->f);
-	rn = quoted(rule);
-	if (rn)
-		fwrite(rn->json, 1, rn->len, t->f);
-	else
+		q = p = buf;
+	}
+	p = put_lit(q, ",\"rule\":");
+	if (!(q = put_name(p, end, quoted(rule)))) {
+		fwrite_unlocked(buf, 1, (size_t)(p - buf), t->f);
 		put_str(t->f, rule);
-	p = put_lit(buf, ",\"offset\":");
+		q = buf;
+	}
+	p = put_lit(q, ",\"offset\":");
 	p = put_u64(p, (uint64_t)offset);
 	p = put_lit(p, ",\"size\":");
 	p = put_u64(p, (uint64_t)size);
 	p = put_lit(p, "}}");
-	fwrite(buf, 1, (size_t)(p - buf), t->f);
+	fwrite_unlocked(buf, 1, (size_t)(p - buf), t->f);
 }
 
 static void traps(struct trace *t, json_t *r, json_int_t root)
@@ -316,6 +327,7 @@ int report_trace(json_t *r, const char *out, char *const *raws, size_t nraws)
 			t.t0 = s;
 	}
 	t.procs = procs;
+	setvbuf(t.f, NULL, _IOFBF, 1 << 20); /* a long run's trace is GBs */
 	at = start_of(&t, procs, root);
 	fputs("{\"traceEvents\":[", t.f);
 	json_array_foreach(procs, i, p)

@@ -63,6 +63,10 @@ int rtl_events_init(void)
 	mark = mmap(NULL, RING * sizeof(*mark), PROT_READ | PROT_WRITE,
 	            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (ring == MAP_FAILED || mark == MAP_FAILED) {
+		if (ring != MAP_FAILED)
+			munmap(ring, RING * sizeof(*ring));
+		if (mark != MAP_FAILED)
+			munmap(mark, RING * sizeof(*mark));
 		ring = NULL;
 		return -1;
 	}
@@ -190,11 +194,19 @@ void rtl_events_add(uint32_t site, size_t offset, size_t size, int write)
 		return;
 	}
 	do {
-		if (i - atomic_load_explicit(&written, memory_order_acquire) >= RING) {
+		/* i may be older than written (a flush since it was read):
+		 * then the compare-and-swap fails and reads it again. */
+		uint64_t w = atomic_load_explicit(&written, memory_order_acquire);
+
+		if (i >= w && i - w >= RING) {
 			atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
 			return;
 		}
 	} while (!atomic_compare_exchange_weak(&claimed, &i, i + 1));
+	/* From here to the mark, a place is claimed and not filled: a flush
+	 * stops before it. A handler nested here that never returns (a
+	 * siglongjmp out of it) would stop the flushes for good; the traps
+	 * after are then counted as lost. */
 	if (!my_tid)
 		my_tid = (uint32_t)gettid();
 	ring[i % RING] = (struct ev){
@@ -205,7 +217,7 @@ void rtl_events_add(uint32_t site, size_t offset, size_t size, int write)
 		.size = clamp32(size),
 	};
 	atomic_store_explicit(&mark[i % RING], i + 1, memory_order_release);
-	if (i + 1 - atomic_load_explicit(&written, memory_order_relaxed) >= FLUSH_AT)
+	if (i + 1 >= atomic_load_explicit(&written, memory_order_relaxed) + FLUSH_AT)
 		try_flush();
 }
 
@@ -219,38 +231,55 @@ static void name_into(char *tmp, size_t len)
 	tmp[n] = '\0';
 }
 
-int rtl_events_finish(char *tmp, size_t len)
+/* Take the flush flag, waiting at most 100 ms for a thread writing now
+ * (it ends its write within a few milliseconds): 0 if it could not. */
+static int take_flag(void)
 {
-	int got = 0;
+	uint64_t until = rtl_now_ns() + 100 * 1000 * 1000;
 
-	atomic_store(&closed, 1); /* from now on, traps are counted only */
-	/* Take the flush flag from a thread writing now (it ends its write
-	 * soon: about a millisecond), waiting 100 ms at most: a thread
-	 * stopped for good in a flush (this thread, in a fatal signal) leaves
-	 * the file to it, and the record goes to a new file without events. */
-	for (int spin = 0; spin < 100000 && !got; spin++) {
+	do {
 		int zero = 0;
 
-		got = atomic_compare_exchange_strong(&flushing, &zero, 1);
-		if (!got)
-			rtl_cpu_relax();
-	}
-	if (!got) {
-		fd = -1;
-		failed = 1;
-	} else if (ring) {
-		/* Places claimed and not yet marked are filled within
-		 * microseconds; what is still unmarked then is lost. */
-		uint64_t end = atomic_load(&claimed);
+		if (atomic_compare_exchange_strong(&flushing, &zero, 1))
+			return 1;
+		rtl_cpu_relax();
+	} while (rtl_now_ns() < until);
+	return 0;
+}
 
-		for (int spin = 0; spin < 10000; spin++) {
+/* Give the file up: its events counted as lost, its name removed. */
+static void give_up_file(void)
+{
+	atomic_fetch_add(&lost, atomic_load(&in_file));
+	atomic_store(&in_file, 0);
+	if (fd >= 0 && still_ours()) {
+		unlink(tmp_name);
+		close(fd);
+	}
+	fd = -1;
+}
+
+int rtl_events_finish(char *tmp, size_t len)
+{
+	atomic_store(&closed, 1); /* from now on, traps are counted only */
+	/* A thread stopped for good in a flush (this thread, in a fatal
+	 * signal) keeps the flag: the record goes to a new file without the
+	 * events, which are counted as lost. */
+	if (!take_flag()) {
+		atomic_fetch_add(&lost, atomic_load(&claimed) - atomic_load(&written));
+		atomic_fetch_add(&lost, atomic_load(&in_file));
+		return opener ? opener(tmp, len) : -1;
+	}
+	if (ring) {
+		/* Places claimed and not yet marked are filled within
+		 * microseconds; what is still unmarked after a millisecond, or
+		 * claimed since, is lost. */
+		uint64_t end = atomic_load(&claimed), until = rtl_now_ns() + 1000 * 1000;
+
+		do
 			flush();
-			if (atomic_load(&written) >= end)
-				break;
-			rtl_cpu_relax();
-		}
-		if (end > atomic_load(&written))
-			atomic_fetch_add(&lost, end - atomic_load(&written));
+		while (atomic_load(&written) < end && rtl_now_ns() < until);
+		atomic_fetch_add(&lost, atomic_load(&claimed) - atomic_load(&written));
 		if (fd < 0 && !failed)
 			open_file(); /* no flush yet: the record's file now */
 	}
@@ -258,11 +287,9 @@ int rtl_events_finish(char *tmp, size_t len)
 		name_into(tmp, len);
 		return fd;
 	}
-	/* The file is lost (or another's): the record goes to a new one,
-	 * and what the lost one held is counted. */
-	atomic_fetch_add(&lost, atomic_load(&in_file));
-	atomic_store(&in_file, 0);
-	fd = -1;
+	/* The file failed (a write error, or another's now): the record goes
+	 * to a new one, and what the lost one held is counted. */
+	give_up_file();
 	failed = 1;
 	return opener ? opener(tmp, len) : -1;
 }
@@ -275,20 +302,11 @@ void rtl_events_counts(uint64_t *seen_out, uint64_t *lost_out)
 
 void rtl_events_exec(void)
 {
-	int zero = 0;
-
 	/* A vfork child shares this memory, and the file is its parent's. */
-	if (fd < 0 || getpid() != fd_pid ||
-	    !atomic_compare_exchange_strong(&flushing, &zero, 1))
+	if (fd < 0 || getpid() != fd_pid || !take_flag())
 		return;
 	/* The record of an image that execs is not written: its file goes. */
-	if (still_ours()) {
-		unlink(tmp_name);
-		close(fd);
-	}
-	atomic_fetch_add(&lost, atomic_load(&in_file));
-	atomic_store(&in_file, 0);
-	fd = -1;
+	give_up_file();
 	failed = 0;
 	atomic_store(&flushing, 0);
 }
@@ -298,8 +316,8 @@ void rtl_events_forked(void)
 	/* The parent's file stays the parent's: its descriptor is closed
 	 * here, and this process opens its own. Numbering goes on from the
 	 * parent's, so the parent's marks match no new index. */
-	if (fd >= 0)
-		close(fd);
+	if (fd >= 0 && still_ours())
+		close(fd); /* else the number is the program's now */
 	fd = -1;
 	failed = 0;
 	my_tid = 0;

@@ -49,14 +49,33 @@ int rtl_pt_register(uintptr_t at, size_t len)
 	return rtl_uffd_register_wp(uffd, at, len);
 }
 
+/* The ioctl's argument, off the stack: a trap handler may run on an
+ * alternate stack the program carved from a block the preload routes, and
+ * a pointer there is one the system-call interposition must check first
+ * (a SIGSYS, a signal frame more on a stack that may have no room for it:
+ * a 10 KiB stack overflowed so). A slot per nesting depth: a handler that
+ * interrupts this one between the filling and the call takes the next. */
+#define PT_DEPTH 8
+static __thread struct rtl_uffdio_writeprotect pt_args[PT_DEPTH]
+        __attribute__((tls_model("initial-exec")));
+static __thread int pt_depth __attribute__((tls_model("initial-exec")));
+
 int rtl_pt_protect(uintptr_t at, size_t len, int on)
 {
-	struct rtl_uffdio_writeprotect wp = {
+	struct rtl_uffdio_writeprotect local, *wp;
+	int d = pt_depth, r;
+
+	pt_depth = d + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the depth before the slot */
+	wp = d < PT_DEPTH ? &pt_args[d] : &local;
+	*wp = (struct rtl_uffdio_writeprotect){
 		.range = { at, len },
 		.mode = on ? RTL_UFFDIO_WRITEPROTECT_MODE_WP : 0,
 	};
-
-	return ioctl(uffd, RTL_UFFDIO_WRITEPROTECT, &wp);
+	r = ioctl(uffd, RTL_UFFDIO_WRITEPROTECT, wp);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pt_depth = d;
+	return r;
 }
 
 /* The kernel writes into a page protected this way and fails with EFAULT,

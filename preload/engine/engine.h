@@ -51,6 +51,7 @@ struct rtl_totals {
 	_Atomic uint64_t fallbacks[RTL_NFALLBACKS]; /* RTL_FALLBACK_* */
 	_Atomic uint64_t libc_skipped;              /* callers inside libc or ld.so */
 	_Atomic uint64_t alias_syscalls;            /* alias buffers resolved for a call */
+	_Atomic uint64_t kept_pinned;               /* freed while pinned: kept (heap.c) */
 	/* the rules' sums (engine.h's rtl_rule_rt); false sharing also counts
 	 * page traps on bytes of no live block */
 	_Atomic uint64_t false_sharing, grants, granted_bytes, touched_bytes;

@@ -13,6 +13,7 @@
  * its own allocation, and its one-past-end is never another region's start.
  * Callers hold the re-entrancy guard; nothing here runs in a handler. */
 #include "preload/place/heap.h"
+#include "preload/place/page.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -68,6 +69,8 @@ void rtl_heap_pin(const void *p, int delta)
 	struct region_info r;
 	struct rtl_rec *rec = rtl_alias_find(p);
 
+	if (!rec)
+		rec = rtl_pageprot_find((uintptr_t)p); /* the page mechanism's copy */
 	if (!rec && region_find(p, &r) == 0 && rtl_arena_owns((void *)rtl_view_move((uintptr_t)r.base, RTL_VIEW_RW)))
 		rec = r.data;
 	if (!rec)
@@ -378,6 +381,18 @@ int rtl_heap_free(const struct rtl_obj *o)
 {
 	struct rtl_rec *rec = o->rec;
 
+	/* Pinned: the kernel may still write there. A block freed while it
+	 * is a thread's alternate signal stack (ruby frees its own at exit
+	 * and keeps it as the stack) was given out again and re-protected by
+	 * an epoch, and the next signal found no room for its frame: a
+	 * SIGSEGV no handler sees. Such a block stays as it is, granted and
+	 * skipped by the epochs, for good: one per thread at most (a block
+	 * pinned for a system call another thread is making is freed under
+	 * it by a program's own mistake, and stays too). */
+	if (rec && atomic_load_explicit(&rec->pins, memory_order_acquire)) {
+		atomic_fetch_add_explicit(&rtl_totals.kept_pinned, 1, memory_order_relaxed);
+		return 0;
+	}
 	if (rec && rec->alias) { /* alias, or auto in a slot */
 		if (!atomic_exchange(&rec->live, 0))
 			return -1; /* freed twice, racing */

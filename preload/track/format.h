@@ -109,5 +109,6 @@ enum rtl_track_tag {
 #define RTL_TRACK_LIMIT_EPOCH_OPEN "last_epoch_open"      /* died before closing it */
 #define RTL_TRACK_LIMIT_SECCOMP_REFUSED "seccomp_refused" /* the errno, or 0 */
 #define RTL_TRACK_LIMIT_COPIES_OPENED "copies_opened"     /* grants out of mappings */
+#define RTL_TRACK_LIMIT_KEPT_PINNED "kept_pinned"         /* freed while a signal stack */
 
 #endif

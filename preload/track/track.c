@@ -395,6 +395,7 @@ static void write_limits(int epoch_open)
 	kv(RTL_TRACK_LIMIT_EPOCH_OPEN, (uint64_t)epoch_open);
 	kv(RTL_TRACK_LIMIT_SECCOMP_REFUSED, (uint64_t)rtl_engine.sigsys_failed);
 	kv(RTL_TRACK_LIMIT_COPIES_OPENED, load(&rtl_slots_opened));
+	kv(RTL_TRACK_LIMIT_KEPT_PINNED, load(&rtl_totals.kept_pinned));
 	pairs_end();
 }
 

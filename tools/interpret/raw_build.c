@@ -428,6 +428,10 @@ static void limit_notes(struct run *r)
 		        "rtl wraps were resolved; others on protected memory got EFAULT "
 		        "(docs/syscalls.md, \"Every call\")",
 		     strerror((int)v));
+	if ((v = limit(r, RTL_TRACK_LIMIT_KEPT_PINNED)))
+		note(r, "%llu freed blocks kept as they were: freed while a thread's "
+		        "alternate signal stack, where the kernel still writes",
+		     (unsigned long long)v);
 	if (limit(r, RTL_TRACK_LIMIT_EPOCH_OPEN))
 		note(r, "the last epoch was not closed: the process died of a signal");
 }

@@ -23,10 +23,10 @@ events_policy() {
 
 @test "events stream: every trap of a long run in the raw record and the trace, the report lists the first" {
   events_policy
-  # 3000 blocks written in 40 rounds, epochs between rounds: about 100,000
+  # 4000 blocks written in 40 rounds, epochs between rounds: about 140,000
   # traps (not every block is protected again each round), past the
   # report's 16384 and past flushes of the ring (one per 32768).
-  local args=(3000 40 5000)
+  local args=(4000 40 5000)
   RTL_RAW=$tmp/e.raw run "$rtlctl" run -c "$tmp/e.ini" -o "$tmp/e.json" -- \
     "$build/tests/progs/epoch_blocks" "${args[@]}"
   assert_success
@@ -98,9 +98,9 @@ PY
   # nothing of rtl's may reach it. The record is then written to a new
   # file, its events from before counted as lost.
   run "$rtlctl" run -c "$tmp/e.ini" -o "$tmp/c.json" -- \
-    "$build/tests/progs/events_fds" 4000 40 2000 close "$tmp/own.txt"
+    "$build/tests/progs/events_fds" 8000 40 5000 close "$tmp/own.txt"
   assert_success
-  assert_line "$("$build/tests/progs/events_fds" 4000 40 2000 close "$tmp/plain.txt")"
+  assert_line "$("$build/tests/progs/events_fds" 8000 40 5000 close "$tmp/plain.txt")"
   run grep -c -v -E '^round [0-9]+ fd [0-9]+$' "$tmp/own.txt"
   assert_output 0
   # Rounds 20 to 39, a line per descriptor each.
@@ -124,8 +124,8 @@ PY
   printf '%s\n' '[rtl]' 'events = traps' "report = $tmp/out/%e.%p.json" 'mechanism = alias' \
     '[rule a]' 'size = 64' 'protect = read' 'on_write = count, grant-rw' 'epoch = 1ms' \
     >"$tmp/e.ini"
-  # 2000 blocks for 40 rounds, the exec after 20: past a flush of the ring.
-  RTL_CONFIG=$tmp/e.ini LD_PRELOAD=$PRELOAD run "$build/tests/progs/events_fds" 2000 40 2000 exec
+  # 4000 blocks for 40 rounds, the exec after 20: past a flush of the ring.
+  RTL_CONFIG=$tmp/e.ini LD_PRELOAD=$PRELOAD run "$build/tests/progs/events_fds" 4000 40 5000 exec
   assert_success
   # true's record only: nothing of the image that exec'd, no file left
   # half written.

@@ -4,6 +4,7 @@
  * "int"), and a C function called i must stay i. */
 #include "tools/interpret/demangle.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,11 @@ static int operator_lt(const char *s, size_t at)
 
 	if (at >= 1 && s[at - 1] == '<')
 		at--; /* the second '<' of operator<< */
-	return at >= k && !strncmp(s + at - k, op, k);
+	if (at < k || strncmp(s + at - k, op, k))
+		return 0;
+	/* "operator" as a word: not the end of unary_operator<T> */
+	at -= k;
+	return at == 0 || !(isalnum((unsigned char)s[at - 1]) || s[at - 1] == '_');
 }
 
 const char *rtl_short_name(const char *name, char *out, size_t len)

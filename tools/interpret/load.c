@@ -80,9 +80,7 @@ void rtl_file_unmap(struct rtl_file *m)
 	*m = (struct rtl_file){ 0 };
 }
 
-/* A report asked for by the name the policy gave it (NAME.json) that a
- * process left as its raw record (NAME.raw): that record. */
-static char *raw_instead(const char *path)
+char *rtl_raw_instead(const char *path)
 {
 	size_t n = strlen(path);
 	char *raw;
@@ -99,7 +97,7 @@ static char *raw_instead(const char *path)
 
 json_t *rtl_load_report(const char *path, int *is_raw, char *why, size_t len)
 {
-	char *raw = raw_instead(path);
+	char *raw = rtl_raw_instead(path);
 	struct rtl_file m;
 	json_t *r;
 

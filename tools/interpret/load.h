@@ -19,6 +19,11 @@ struct rtl_file {
 int rtl_file_map(struct rtl_file *m, const char *path, char *why, size_t len);
 void rtl_file_unmap(struct rtl_file *m);
 
+/* A report asked for by the name the policy gave it (NAME.json) that a
+ * process left as its raw record (NAME.raw) instead: that record's path
+ * (free it), or NULL if path is not such a name. */
+char *rtl_raw_instead(const char *path);
+
 /* The report in the file at path (a JSON report, checked, or a raw record,
  * made into one); NULL with the reason ("PATH: ...") in why. *is_raw
  * says which it was. */

@@ -291,13 +291,11 @@ static void name_events(struct run *r)
 		json_object_set_new(e, "rule", rtl_json_text(rule >= 0 ? rule_name(r, rule) : "?"));
 	}
 	n = json_array_size(r->events);
-	if (!json_object_get(r->limits, RTL_TRACK_LIMIT_EVENTS_LOST)) {
-		/* A record from before 0.4.0: a ring of the first 65536. */
-		if (seen > n)
-			note(r, "events: the ring held %llu traps; %llu more were not listed",
-			     (unsigned long long)n, (unsigned long long)(seen - n));
-		return;
-	}
+	/* A record from before 0.4.0: a ring of the first 65536. */
+	if (!json_object_get(r->limits, RTL_TRACK_LIMIT_EVENTS_LOST) && seen > r->events_recorded)
+		note(r, "events: the ring held %llu traps; %llu more were not recorded",
+		     (unsigned long long)r->events_recorded,
+		     (unsigned long long)(seen - r->events_recorded));
 	if (r->events_recorded > n)
 		note(r, "events: %llu traps recorded, the first %llu listed here; "
 		        "rtlctl report --trace OUT RAW-RECORD... writes them all",

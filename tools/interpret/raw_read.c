@@ -663,8 +663,14 @@ int rtl_raw_each_event(const void *data, size_t size, int mapped, const char *na
 		uint32_t hdr[2];
 		struct cur c;
 
+		/* Checked again: the pages let go are read again from the
+		 * file, which may have changed since. */
+		if (end - p < (ptrdiff_t)sizeof(hdr))
+			break;
 		memcpy(hdr, p, sizeof(hdr));
 		p += sizeof(hdr);
+		if ((size_t)(end - p) < hdr[1])
+			break;
 		c = (struct cur){ p, p + hdr[1], 0 };
 		if (hdr[0] == RTL_TRACK_EVENT || hdr[0] == RTL_TRACK_EVENTS)
 			each_event(&c, hdr[0], named_event, &x);

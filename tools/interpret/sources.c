@@ -154,6 +154,25 @@ static const char *linkage_name(Dwarf_Die *die)
 	return n ? n : function_name(die);
 }
 
+static int has_linkage_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	       dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a);
+}
+
+/* A function without a linkage name (gcc gives none to some inlined
+ * constructors and to functions of no linkage) has only its bare name,
+ * which no wrapper glob can tell: one declared in a system header
+ * (libstdc++'s, glib's) is taken for a wrapper. */
+static int in_system_header(Dwarf_Die *die)
+{
+	const char *f = dwarf_decl_file(die);
+
+	return f && (!strncmp(f, "/usr/include/", 13) || !strncmp(f, "/usr/lib/gcc/", 13));
+}
+
 int rtl_source_site(struct rtl_modules *mods, uint64_t ip, const char *module,
                     int (*is_wrapper)(const char *name, void *arg), void *arg,
                     char *name, size_t nlen, char *line, size_t llen)
@@ -188,7 +207,9 @@ int rtl_source_site(struct rtl_modules *mods, uint64_t ip, const char *module,
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
 		snprintf(full, sizeof(full), "%s!%s", module, linkage_name(&scopes[i]));
-		if (tag == DW_TAG_subprogram || !is_wrapper(full, arg)) {
+		if (tag == DW_TAG_subprogram ||
+		    !(has_linkage_name(&scopes[i]) ? is_wrapper(full, arg)
+		                                   : in_system_header(&scopes[i]))) {
 			/* A subprogram is the symbol's function: its name stays. */
 			if (tag == DW_TAG_inlined_subroutine) {
 				snprintf(name, nlen, "%s", full);

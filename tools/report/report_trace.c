@@ -20,6 +20,7 @@
 #include "tools/interpret/load.h"
 #include "tools/interpret/raw_read.h"
 #include "tools/report/report_read.h"
+#include "tools/util/text.h"
 
 struct trace {
 	FILE *f;
@@ -29,19 +30,28 @@ struct trace {
 	json_int_t pid, at; /* the process of the last trap, and its start */
 };
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
+/* A JSON string: quotes, backslashes and control characters escaped, and
+ * each byte that is not part of well-formed UTF-8 written as the four
+ * characters \xNN, as the report has it (text.h): names come from files
+ * anyone may craft. */
 static void put_str(FILE *f, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*p) {
+		unsigned char c = *p;
+		size_t k = rtl_utf8_len(p);
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c < 0x20)
 			fprintf(f, "\\u%04x", c);
+		else if (!k)
+			fprintf(f, "\\\\x%02x", c);
 		else
-			fputc(c, f);
+			fwrite(p, 1, k, f);
+		p += k ? k : 1;
 	}
 	fputc('"', f);
 }
@@ -161,7 +171,7 @@ static char *put_lit(char *p, const char *s)
 /* name's quoted form at p, if it fits before end; else NULL. */
 static char *put_name(char *p, const char *end, const struct name *n)
 {
-	if (!n || (size_t)(end - p) < n->len)
+	if (!n || p > end || (size_t)(end - p) < n->len)
 		return NULL;
 	memcpy(p, n->json, n->len);
 	return p + n->len;
@@ -245,10 +255,13 @@ static int raw_traps(struct trace *t, char *const *raws, size_t n)
 	char why[600];
 
 	for (size_t i = 0; i < n; i++) {
+		char *instead = rtl_raw_instead(raws[i]); /* NAME.json read as NAME.raw */
 		struct rtl_file m;
 		int rc;
 
-		if (rtl_file_map(&m, raws[i], why, sizeof(why)) < 0) {
+		rc = rtl_file_map(&m, instead ? instead : raws[i], why, sizeof(why));
+		free(instead);
+		if (rc < 0) {
 			fprintf(stderr, "rtlctl report: %s\n", why);
 			return -1;
 		}

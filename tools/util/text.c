@@ -11,7 +11,7 @@
 
 /* The length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
  * forms, no surrogates, nothing past U+10FFFF), 0 if there is none. */
-static size_t utf8_len(const unsigned char *s)
+size_t rtl_utf8_len(const unsigned char *s)
 {
 	unsigned c = s[0];
 	size_t n;
@@ -48,7 +48,7 @@ json_t *rtl_json_text(const char *s)
 	if (!out)
 		return NULL;
 	while (*p) {
-		size_t k = utf8_len(p);
+		size_t k = rtl_utf8_len(p);
 
 		if (k) {
 			memcpy(out + n, p, k);
@@ -73,7 +73,7 @@ const char *rtl_shown(const char *s, char *buf, size_t len)
 		return buf;
 	while (*p) {
 		char esc[8];
-		size_t k = utf8_len(p);
+		size_t k = rtl_utf8_len(p);
 
 		if (*p < 0x20 || *p == 0x7f || !k) {
 			k = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", *p++);

@@ -11,6 +11,10 @@
  * becomes the four characters \xNN, so nothing is dropped. */
 json_t *rtl_json_text(const char *s);
 
+/* The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), 0 if none. */
+size_t rtl_utf8_len(const unsigned char *s);
+
 /* s as a terminal may show it, in buf (len bytes, always terminated, cut if
  * too long): control characters (C0, DEL, C1) become \xNN or \u00NN.
  * Returns buf. */

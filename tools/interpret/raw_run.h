@@ -72,6 +72,19 @@ static inline void set_int(json_t *o, const char *k, uint64_t v)
 	json_object_set_new(o, k, json_integer((json_int_t)v));
 }
 
+struct cur;
+
+/* raw_read.c: every record of the file into r (0, or -1 with the reason
+ * in why; mapped: data maps the file, whose pages read are let go as it
+ * goes, with rtl_raw_forget), and r's memory freed. */
+int rtl_raw_read_all(struct run *r, const void *data, size_t size, int mapped,
+                     const char *name, char *why, size_t len);
+void rtl_raw_run_free(struct run *r);
+void rtl_raw_forget(const void *data, const unsigned char *p, uintptr_t *done);
+
+/* raw_events.c: an EVENT or EVENTS record into r; -1 if malformed. */
+int rtl_raw_read_events(struct run *r, uint32_t tag, struct cur *c);
+
 /* The report of a run that has been read whole (its notes added). */
 json_t *rtl_raw_build(struct run *r);
 

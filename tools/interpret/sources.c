@@ -102,43 +102,72 @@ static int scopes_at(Dwarf_Die *cu, Dwarf_Addr at, Dwarf_Die **scopes)
 	return dwarf_getscopes_die(&inner, scopes);
 }
 
-int rtl_source_line(struct rtl_modules *mods, uint64_t ip, char *out, size_t len)
+/* What the debug information says of the code at return address ip (the
+ * call at ip - 1): its file and line, and the scopes around it (scopes_at;
+ * free them), with the CU's file table for their DW_AT_call_file. */
+struct place {
+	const char *file;
+	int line;
+	Dwarf_Die *scopes;
+	int n;
+	Dwarf_Files *files;
+};
+
+/* 0, or -1 without a line for ip (nothing to free then). */
+static int place_of(struct rtl_modules *mods, uint64_t ip, struct place *p)
 {
 	Dwfl *d = session(mods);
 	uint64_t at = ip - 1;
 	Dwfl_Module *mod = d ? dwfl_addrmodule(d, at) : NULL;
 	Dwfl_Line *l = mod ? dwfl_module_getsrc(mod, at) : NULL;
 	Dwarf_Addr bias;
-	Dwarf_Die *cu, *scopes = NULL;
-	Dwarf_Files *files = NULL;
-	const char *file;
-	int line = 0, n;
+	Dwarf_Die *cu;
+
+	*p = (struct place){ 0 };
+	if (!l || !(p->file = dwfl_lineinfo(l, NULL, &p->line, NULL, NULL, NULL)))
+		return -1;
+	cu = dwfl_module_addrdie(mod, at, &bias);
+	p->n = cu ? scopes_at(cu, at - bias, &p->scopes) : 0;
+	if (cu)
+		dwarf_getsrcfiles(cu, &p->files, NULL);
+	return 0;
+}
+
+/* Where the inlined scope s was called from, in the next function out. */
+static const char *call_site(const struct place *p, Dwarf_Die *s, int *line)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word cf = 0, cl = 0;
+	const char *f = NULL;
+
+	dwarf_formudata(dwarf_attr(s, DW_AT_call_file, &a), &cf);
+	dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &a), &cl);
+	if (p->files)
+		f = dwarf_filesrc(p->files, cf, NULL, NULL);
+	*line = (int)cl;
+	return f ? base_name(f) : "?";
+}
+
+int rtl_source_line(struct rtl_modules *mods, uint64_t ip, char *out, size_t len)
+{
+	struct place p;
 	size_t w;
 
-	if (!l || !(file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL)))
+	if (place_of(mods, ip, &p) < 0)
 		return -1;
-	w = add(out, len, 0, "%s%s:%d", "", base_name(file), line);
+	w = add(out, len, 0, "%s%s:%d", "", base_name(p.file), p.line);
 	/* Inlined calls, innermost first: each is at the line above, and
 	 * was called from its DW_AT_call_file:line in the next one out. */
-	cu = dwfl_module_addrdie(mod, at, &bias);
-	n = cu ? scopes_at(cu, at - bias, &scopes) : 0;
-	if (cu)
-		dwarf_getsrcfiles(cu, &files, NULL);
-	for (int i = 0; i < n; i++) {
-		Dwarf_Attribute a;
-		Dwarf_Word cf = 0, cl = 0;
-		const char *caller = NULL;
+	for (int i = 0; i < p.n; i++) {
+		const char *caller;
+		int cl;
 
-		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+		if (dwarf_tag(&p.scopes[i]) != DW_TAG_inlined_subroutine)
 			continue;
-		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf);
-		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl);
-		if (files)
-			caller = dwarf_filesrc(files, cf, NULL, NULL);
-		w = add(out, len, w, " (%s) < %s:%d", function_name(&scopes[i]),
-		        caller ? base_name(caller) : "?", (int)cl);
+		caller = call_site(&p, &p.scopes[i], &cl);
+		w = add(out, len, w, " (%s) < %s:%d", function_name(&p.scopes[i]), caller, cl);
 	}
-	free(scopes);
+	free(p.scopes);
 	return 0;
 }
 
@@ -177,39 +206,27 @@ int rtl_source_site(struct rtl_modules *mods, uint64_t ip, const char *module,
                     int (*is_wrapper)(const char *name, void *arg), void *arg,
                     char *name, size_t nlen, char *line, size_t llen)
 {
-	Dwfl *d = session(mods);
-	uint64_t at = ip - 1;
-	Dwfl_Module *mod = d ? dwfl_addrmodule(d, at) : NULL;
-	Dwfl_Line *l = mod ? dwfl_module_getsrc(mod, at) : NULL;
-	Dwarf_Addr bias;
-	Dwarf_Die *cu, *scopes = NULL;
-	Dwarf_Files *files = NULL;
-	const char *file, *in_file;
-	int ln = 0, in_line, n, renamed = 0;
+	struct place p;
+	const char *in_file;
+	int in_line, renamed = 0;
 
-	if (!l || !(file = dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL)))
+	if (place_of(mods, ip, &p) < 0)
 		return -1;
-	cu = dwfl_module_addrdie(mod, at, &bias);
-	n = cu ? scopes_at(cu, at - bias, &scopes) : 0;
-	if (cu)
-		dwarf_getsrcfiles(cu, &files, NULL);
 	/* From the innermost function out: where the code is in each is the
 	 * address's own line for the innermost, and for each one further out
 	 * the line the one inside it was inlined from. */
-	in_file = file;
-	in_line = ln;
-	for (int i = 0; i < n; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		Dwarf_Attribute a;
-		Dwarf_Word cf = 0, cl = 0;
+	in_file = base_name(p.file);
+	in_line = p.line;
+	for (int i = 0; i < p.n; i++) {
+		Dwarf_Die *s = &p.scopes[i];
+		int tag = dwarf_tag(s);
 		char full[RTL_SYMBOL_NAME_MAX];
 
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		snprintf(full, sizeof(full), "%s!%s", module, linkage_name(&scopes[i]));
+		snprintf(full, sizeof(full), "%s!%s", module, linkage_name(s));
 		if (tag == DW_TAG_subprogram ||
-		    !(has_linkage_name(&scopes[i]) ? is_wrapper(full, arg)
-		                                   : in_system_header(&scopes[i]))) {
+		    !(has_linkage_name(s) ? is_wrapper(full, arg) : in_system_header(s))) {
 			/* A subprogram is the symbol's function: its name stays. */
 			if (tag == DW_TAG_inlined_subroutine) {
 				snprintf(name, nlen, "%s", full);
@@ -217,14 +234,10 @@ int rtl_source_site(struct rtl_modules *mods, uint64_t ip, const char *module,
 			}
 			break;
 		}
-		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf);
-		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl);
-		in_file = files ? dwarf_filesrc(files, cf, NULL, NULL) : NULL;
-		in_file = in_file ? in_file : "?";
-		in_line = (int)cl;
+		in_file = call_site(&p, s, &in_line);
 	}
-	free(scopes);
-	snprintf(line, llen, "%s:%d", base_name(in_file), in_line);
+	free(p.scopes);
+	snprintf(line, llen, "%s:%d", in_file, in_line);
 	return renamed;
 }
 

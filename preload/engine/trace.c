@@ -46,8 +46,11 @@ int rtl_trace_init(void)
 	if ((acts & RTL_ACT_BACKTRACE) && !stacks &&
 	    !(stacks = map(STACKS * sizeof(*stacks))))
 		return -1;
-	if (rtl_engine.policy.events && rtl_events_init() < 0)
-		return -1;
+	if (rtl_engine.policy.events) {
+		if (rtl_events_init() < 0)
+			return -1;
+		rtl_events_start(); /* the record's file, when it has a name yet */
+	}
 	return 0;
 }
 

@@ -87,6 +87,7 @@ static int held_exec(execve_fn fn, const char *path, char *const argv[],
 	masked = rtl_sigmask_exec_begin();
 	rtl_events_exec(); /* this image's record is not written */
 	r = fn(path, argv, envp);
+	rtl_events_start(); /* it goes on: a file for its events again */
 	rtl_sigmask_exec_end(masked);
 	release(&h);
 	return r;

@@ -4,7 +4,7 @@
  * its index. The thread that finds the ring half full and can take the
  * flush flag (never waits for it) writes the run of marked places from
  * the last one written into the process's record file, as RTL_TRACK_EVENTS
- * records (format.h), opening the file on the first flush. A trap that
+ * records (format.h); the file is opened at start (rtl_events_start). A trap that
  * finds the ring full is counted and not recorded: the program never
  * waits for the disk. Memory stays the ring's, whatever the run's length.
  *
@@ -86,31 +86,49 @@ static uint32_t clamp32(size_t v)
 /* Whether fd is still the file it opened: a program may close every
  * descriptor it did not open (closefrom) and reuse the number; then
  * nothing more is written, rather than into the program's file. */
+/* What the system calls of a flush point at is here, not on the stack: a
+ * trap handler may run on an alternate signal stack carved from a block
+ * rtl routes (ruby's), where each pointer argument is one the system-call
+ * interposition checks first (a SIGSYS, a signal frame more). The flush
+ * flag's holder alone uses them. */
+static struct stat st_now;
+static uint32_t hdr[4];
+static struct iovec iov[2];
+
 static int still_ours(void)
 {
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino;
+	return fstat(fd, &st_now) == 0 && st_now.st_dev == fd_dev && st_now.st_ino == fd_ino;
 }
 
+/* The record's file, opened out of any signal handler (at start, in a
+ * forked child, after a failed exec): opening it takes the record's paths
+ * and a few KiB of stack. Under the flush flag. */
 static int open_file(void)
 {
-	struct stat st;
-
 	if (fd >= 0 || failed)
 		return fd >= 0 && !failed ? 0 : -1;
 	if (!opener || (fd = opener(tmp_name, sizeof(tmp_name))) < 0) {
 		failed = 1;
 		return -1;
 	}
-	if (fstat(fd, &st) < 0) {
+	if (fstat(fd, &st_now) < 0) {
 		failed = 1;
 		return -1;
 	}
-	fd_dev = st.st_dev;
-	fd_ino = st.st_ino;
+	fd_dev = st_now.st_dev;
+	fd_ino = st_now.st_ino;
 	fd_pid = getpid();
 	return 0;
+}
+
+void rtl_events_start(void)
+{
+	int zero = 0;
+
+	if (!ring || !opener || !atomic_compare_exchange_strong(&flushing, &zero, 1))
+		return;
+	open_file();
+	atomic_store(&flushing, 0);
 }
 
 /* Write all of iov (n parts) to fd; 0, or -1 (the file is then given up). */
@@ -147,8 +165,6 @@ static void flush(void)
 		to++;
 	while (from < to) {
 		uint64_t n = to - from, at = from % RING;
-		uint32_t hdr[4];
-		struct iovec iov[2];
 
 		if (n > RECORD_MAX)
 			n = RECORD_MAX;
@@ -160,7 +176,7 @@ static void flush(void)
 		hdr[3] = (uint32_t)sizeof(*ring);
 		iov[0] = (struct iovec){ hdr, sizeof(hdr) };
 		iov[1] = (struct iovec){ &ring[at], n * sizeof(*ring) };
-		if (failed || open_file() < 0 || !still_ours() || put(iov, 2) < 0) {
+		if (failed || fd < 0 || !still_ours() || put(iov, 2) < 0) {
 			failed = 1;
 			atomic_fetch_add_explicit(&lost, n, memory_order_relaxed);
 		} else {
@@ -281,7 +297,7 @@ int rtl_events_finish(char *tmp, size_t len)
 		while (atomic_load(&written) < end && rtl_now_ns() < until);
 		atomic_fetch_add(&lost, atomic_load(&claimed) - atomic_load(&written));
 		if (fd < 0 && !failed)
-			open_file(); /* no flush yet: the record's file now */
+			open_file(); /* not opened at start: now */
 	}
 	if (fd >= 0 && !failed && still_ours()) {
 		name_into(tmp, len);
@@ -327,4 +343,5 @@ void rtl_events_forked(void)
 	atomic_store(&in_file, 0);
 	atomic_store(&flushing, 0);
 	atomic_store(&closed, 0);
+	rtl_events_start(); /* this process's own file */
 }

@@ -20,6 +20,12 @@ void rtl_events_add(uint32_t site, size_t offset, size_t size, int write);
 typedef int (*rtl_events_open_fn)(char *tmp, size_t len);
 void rtl_events_set_opener(rtl_events_open_fn open_record);
 
+/* Open the record's file now, out of any signal handler: at start (once
+ * the ring and the opener are both there: whichever comes second calls
+ * it), and again after a failed exec. A forked child
+ * opens its own (rtl_events_forked). */
+void rtl_events_start(void);
+
 /* At the end of the process: the rest of the ring written into the record
  * file (opened now if no flush opened it), which the caller then
  * finishes and publishes under tmp's name. The fd, or -1 with errno; after
@@ -32,7 +38,8 @@ void rtl_events_counts(uint64_t *seen, uint64_t *lost);
 
 /* exec: the record file of the image that is going away is removed
  * (its events counted as lost); a process whose exec fails starts a new
- * one. fork, in the child: the parent's file and ring are the parent's. */
+ * one (rtl_events_start). fork, in the child: the parent's file and ring
+ * are the parent's, the child opens its own. */
 void rtl_events_exec(void);
 void rtl_events_forked(void);
 

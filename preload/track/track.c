@@ -67,6 +67,8 @@ int rtl_track_init(void)
 	rtl_modules_refresh();
 	rtl_analyse_init();
 	rtl_events_set_opener(open_record);
+	if (rtl_engine.policy.events && rtl_engine.report[0])
+		rtl_events_start();
 	return 0;
 }
 
@@ -408,8 +410,8 @@ static void paths(char *report, size_t rlen, char *raw, size_t len)
 }
 
 /* A new temporary file beside the raw record's name, its magic written:
- * the record's file, opened by the first flush of events or at the end
- * (events.h). */
+ * the record's file, opened at start when events stream into it, else at
+ * the end (events.h). */
 static int open_record(char *tmp, size_t len)
 {
 	char report[RTL_POLICY_PATH_MAX + 32], raw[RTL_POLICY_PATH_MAX + 64];

@@ -133,3 +133,25 @@ PY
   assert_success
   [[ $(wc -l <<<"$output") -eq 1 && $output == true.*.raw ]] || fail "$output"
 }
+
+@test "events stream: flushes from a handler on an alternate signal stack in a routed block (ruby's)" {
+  needs_preload
+  # ruby keeps a 16 KiB alternate signal stack in a malloc'd block, which
+  # a rule without a size selects, and rtl's handler runs there. The
+  # flush's writev took its iovec from that stack, a pointer into rtl's
+  # memory that the system-call interposition checked first (a SIGSYS
+  # inside the handler), and ruby died of SIGSEGV at its first flush. The
+  # file is opened at start now, and a flush's system calls point at
+  # nothing on the stack.
+  printf '%s\n' '[rtl]' 'events = traps' 'mechanism = alias' '[rule all]' 'protect = read' \
+    'on_write = count, grant-rw' 'epoch = 1ms' >"$tmp/all.ini"
+  local args=(4000 40 5000 16384)
+  run "$rtlctl" run -c "$tmp/all.ini" -o "$tmp/s.json" -- "$build/tests/progs/epoch_blocks" "${args[@]}"
+  assert_success
+  assert_line "$("$build/tests/progs/epoch_blocks" "${args[@]}")"
+  run python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["totals"]
+print(t["read_traps"] + t["write_traps"] > 32768, [n for n in r["notes"] if "not recorded" in n])' "$tmp/s.json"
+  assert_output "True []"
+}

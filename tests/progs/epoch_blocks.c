@@ -1,8 +1,11 @@
-/* epoch_blocks N ROUNDS SLEEP_US: N blocks of 64 bytes live at once, then
- * ROUNDS rounds, each writing every block and sleeping SLEEP_US: under a
- * rule with protect = read and an epoch, each round's writes trap again on
- * the blocks an epoch protected since. Prints the blocks' sum, which must
- * not depend on the preload. */
+/* epoch_blocks N ROUNDS SLEEP_US [ALTSTACK]: N blocks of 64 bytes live at
+ * once, then ROUNDS rounds, each writing every block and sleeping
+ * SLEEP_US: under a rule with protect = read and an epoch, each round's
+ * writes trap again on the blocks an epoch protected since. With ALTSTACK,
+ * an alternate signal stack of that many bytes malloc'd first (ruby keeps
+ * one of 16 KiB): rtl's trap handler runs there. Prints the blocks' sum,
+ * which must not depend on the preload. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -13,9 +16,17 @@ int main(int argc, char **argv)
 	unsigned sleep_us;
 	char **b;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: epoch_blocks N ROUNDS SLEEP_US\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: epoch_blocks N ROUNDS SLEEP_US [ALTSTACK]\n");
 		return 2;
+	}
+	if (argc == 5) {
+		stack_t ss = { .ss_size = (size_t)atol(argv[4]) };
+
+		if (!(ss.ss_sp = malloc(ss.ss_size)) || sigaltstack(&ss, NULL) < 0) {
+			perror("sigaltstack");
+			return 2;
+		}
 	}
 	n = atol(argv[1]);
 	rounds = atol(argv[2]);

@@ -49,30 +49,71 @@ int rtl_file_name(const char *path, unsigned k, char *out, size_t len)
 	return 0;
 }
 
-int rtl_file_temp(const char *path, char *tmp, size_t len)
+/* The next temporary name beside path: .BASE.PID.N.tmp in its folder. */
+static int temp_name(const char *path, char *tmp, size_t len)
 {
 	static unsigned serial; /* names differ within one process */
 	const char *slash = strrchr(path, '/');
-	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t dir = slash ? (size_t)(slash - path) + 1 : 0, n = 0;
 	const char *base = path + dir;
 
+	if (put(tmp, len, &n, path, dir) < 0 || put(tmp, len, &n, ".", 1) < 0 ||
+	    put(tmp, len, &n, base, strlen(base)) < 0 || put(tmp, len, &n, ".", 1) < 0 ||
+	    put_num(tmp, len, &n, (unsigned long)getpid()) < 0 ||
+	    put(tmp, len, &n, ".", 1) < 0 ||
+	    put_num(tmp, len, &n, __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED)) < 0 ||
+	    put(tmp, len, &n, ".tmp", 4) < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int rtl_file_temp(const char *path, char *tmp, size_t len)
+{
 	for (int tries = 0; tries < 100; tries++) {
-		size_t n = 0;
 		int fd;
 
-		if (put(tmp, len, &n, path, dir) < 0 || put(tmp, len, &n, ".", 1) < 0 ||
-		    put(tmp, len, &n, base, strlen(base)) < 0 ||
-		    put(tmp, len, &n, ".", 1) < 0 ||
-		    put_num(tmp, len, &n, (unsigned long)getpid()) < 0 ||
-		    put(tmp, len, &n, ".", 1) < 0 ||
-		    put_num(tmp, len, &n, __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED)) < 0 ||
-		    put(tmp, len, &n, ".tmp", 4) < 0) {
-			errno = ENAMETOOLONG;
+		if (temp_name(path, tmp, len) < 0)
 			return -1;
-		}
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+int rtl_file_unnamed(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	size_t n = 0;
+
+	if (put(dir, sizeof(dir), &n, slash ? path : ".", slash ? (size_t)(slash - path) + 1 : 1) < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+}
+
+int rtl_file_name_fd(int fd, const char *path, char *tmp, size_t len)
+{
+	char self[64];
+	size_t n = 0;
+
+	if (put(self, sizeof(self), &n, "/proc/self/fd/", 14) < 0 ||
+	    put_num(self, sizeof(self), &n, (unsigned long)fd) < 0)
+		return -1;
+	for (int tries = 0; tries < 100; tries++) {
+		if (temp_name(path, tmp, len) < 0)
+			return -1;
+		/* Through /proc: linkat(fd, "", ..., AT_EMPTY_PATH) needs a
+		 * capability a user lacks. */
+		if (linkat(AT_FDCWD, self, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
 	}
 	errno = EEXIST;
 	return -1;

@@ -18,6 +18,17 @@
  * bytes). The descriptor (write-only), or -1 with errno. */
 int rtl_file_temp(const char *path, char *tmp, size_t len);
 
+/* A new file with no name in path's folder (O_TMPFILE), mode 0600: it
+ * goes away with its descriptor unless named (rtl_file_name_fd), so a
+ * process that ends without naming it (_exit, SIGKILL) leaves nothing. The
+ * descriptor, or -1 with errno (EOPNOTSUPP, EISDIR: a file system without
+ * them; then rtl_file_temp). */
+int rtl_file_unnamed(const char *path);
+
+/* Give the unnamed file fd a temporary name beside path, as
+ * rtl_file_temp's, into tmp (through /proc/self/fd). 0, or -1 with errno. */
+int rtl_file_name_fd(int fd, const char *path, char *tmp, size_t len);
+
 /* Give the temporary file tmp the name path, or the first free of path.1,
  * path.2, ...; never replaces anything (RENAME_NOREPLACE, else link and
  * unlink). The name it got into got (len bytes). 0, or -1 with errno

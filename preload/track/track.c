@@ -50,7 +50,7 @@ static char cmdline[8192];
 static long report_owner;
 static const char *raw_kept;
 
-static int open_record(char *tmp, size_t len);
+static int open_events_record(char *tmp, size_t len);
 
 int rtl_track_init(void)
 {
@@ -66,7 +66,7 @@ int rtl_track_init(void)
 	raw_kept = secure_getenv("RTL_RAW");
 	rtl_modules_refresh();
 	rtl_analyse_init();
-	rtl_events_set_opener(open_record);
+	rtl_events_set_opener(open_events_record);
 	if (rtl_engine.policy.events && rtl_engine.report[0])
 		rtl_events_start();
 	return 0;
@@ -409,9 +409,21 @@ static void paths(char *report, size_t rlen, char *raw, size_t len)
 	rtl_analyse_raw_path(report, program_invocation_short_name, raw, len);
 }
 
+/* The magic first: fd's record starts. 0, or -1 (fd closed) with errno. */
+static int start_record(int fd)
+{
+	if (write(fd, RTL_TRACK_MAGIC, RTL_TRACK_MAGIC_LEN) != RTL_TRACK_MAGIC_LEN) {
+		int e = errno ? errno : EIO;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
 /* A new temporary file beside the raw record's name, its magic written:
- * the record's file, opened at start when events stream into it, else at
- * the end (events.h). */
+ * the record's file at the end. */
 static int open_record(char *tmp, size_t len)
 {
 	char report[RTL_POLICY_PATH_MAX + 32], raw[RTL_POLICY_PATH_MAX + 64];
@@ -419,15 +431,31 @@ static int open_record(char *tmp, size_t len)
 
 	paths(report, sizeof(report), raw, sizeof(raw));
 	fd = rtl_file_temp(raw, tmp, len);
-	if (fd >= 0 && write(fd, RTL_TRACK_MAGIC, RTL_TRACK_MAGIC_LEN) != RTL_TRACK_MAGIC_LEN) {
-		int e = errno ? errno : EIO;
+	if (fd >= 0 && start_record(fd) < 0) {
+		int e = errno;
 
-		close(fd);
 		unlink(tmp);
 		errno = e;
 		return -1;
 	}
 	return fd;
+}
+
+/* The record's file for events, opened at start (events.h): a file with
+ * no name yet (tmp ""), which a process that ends with _exit or is killed
+ * leaves nowhere; where the file system has none, a temporary name. */
+static int open_events_record(char *tmp, size_t len)
+{
+	char report[RTL_POLICY_PATH_MAX + 32], raw[RTL_POLICY_PATH_MAX + 64];
+	int fd;
+
+	paths(report, sizeof(report), raw, sizeof(raw));
+	fd = rtl_file_unnamed(raw);
+	if (fd < 0)
+		return open_record(tmp, len);
+	if (len)
+		tmp[0] = '\0';
+	return start_record(fd) < 0 ? -1 : fd;
 }
 
 /* Write the record: into the file its events went to, or a new one (both
@@ -447,6 +475,15 @@ static void emit(int status, int epoch_open)
 	paths(report, sizeof(report), raw, sizeof(raw));
 	fd = rtl_engine.policy.events ? rtl_events_finish(tmp, sizeof(tmp))
 	                              : open_record(tmp, sizeof(tmp));
+	/* A file with no name yet (the events'): named now, before it is
+	 * finished, so that the rest goes as for every record. */
+	if (fd >= 0 && !tmp[0] && rtl_file_name_fd(fd, raw, tmp, sizeof(tmp)) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		fd = -1;
+	}
 	if (fd < 0) {
 		rtl_analyse_failed(report, "the raw record", raw, errno);
 		return;

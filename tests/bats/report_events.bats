@@ -118,7 +118,7 @@ PY
   assert_output ok
 }
 
-@test "events stream: an image that execs leaves no record file behind" {
+@test "events stream: an image that execs, or a process that ends with _exit, leaves no file behind" {
   needs_preload
   mkdir "$tmp/out"
   printf '%s\n' '[rtl]' 'events = traps' "report = $tmp/out/%e.%p.json" 'mechanism = alias' \
@@ -132,6 +132,13 @@ PY
   run ls -A "$tmp/out"
   assert_success
   [[ $(wc -l <<<"$output") -eq 1 && $output == true.*.raw ]] || fail "$output"
+  # The file is opened at start with no name: dash, which ends with _exit
+  # (no record), leaves nothing either; cat, its child, its record.
+  rm -f "$tmp"/out/*
+  RTL_CONFIG=$tmp/e.ini LD_PRELOAD=$PRELOAD run dash -c 'echo a | cat'
+  assert_success
+  run ls -A "$tmp/out"
+  [[ $output == cat.*.raw ]] || fail "$output"
 }
 
 @test "events stream: flushes from a handler on an alternate signal stack in a routed block (ruby's)" {

@@ -41,6 +41,7 @@
 #include "preload/track/format.h"
 #include "preload/track/modules.h"
 #include "preload/track/raw.h"
+#include "preload/track/record_file.h"
 
 static _Atomic int claimed;
 static char policy_text[32 << 10];
@@ -49,8 +50,6 @@ static char cmdline[8192];
  * the environment (shim/children.c). */
 static long report_owner;
 static const char *raw_kept;
-
-static int open_events_record(char *tmp, size_t len);
 
 int rtl_track_init(void)
 {
@@ -63,10 +62,11 @@ int rtl_track_init(void)
 	const char *owner = secure_getenv("RTL_REPORT_PID");
 
 	report_owner = owner ? atol(owner) : 0;
+	rtl_record_owner(report_owner);
 	raw_kept = secure_getenv("RTL_RAW");
 	rtl_modules_refresh();
 	rtl_analyse_init();
-	rtl_events_set_opener(open_events_record);
+	rtl_events_set_opener(rtl_record_open_unnamed);
 	if (rtl_engine.policy.events && rtl_engine.report[0])
 		rtl_events_start();
 	return 0;
@@ -401,63 +401,6 @@ static void write_limits(int epoch_open)
 	pairs_end();
 }
 
-/* The report's path and the raw record's, for this process. */
-static void paths(char *report, size_t rlen, char *raw, size_t len)
-{
-	rtl_report_path(rtl_engine.report, program_invocation_short_name,
-	                (long)getpid(), report_owner, report, rlen);
-	rtl_analyse_raw_path(report, program_invocation_short_name, raw, len);
-}
-
-/* The magic first: fd's record starts. 0, or -1 (fd closed) with errno. */
-static int start_record(int fd)
-{
-	if (write(fd, RTL_TRACK_MAGIC, RTL_TRACK_MAGIC_LEN) != RTL_TRACK_MAGIC_LEN) {
-		int e = errno ? errno : EIO;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return 0;
-}
-
-/* A new temporary file beside the raw record's name, its magic written:
- * the record's file at the end. */
-static int open_record(char *tmp, size_t len)
-{
-	char report[RTL_POLICY_PATH_MAX + 32], raw[RTL_POLICY_PATH_MAX + 64];
-	int fd;
-
-	paths(report, sizeof(report), raw, sizeof(raw));
-	fd = rtl_file_temp(raw, tmp, len);
-	if (fd >= 0 && start_record(fd) < 0) {
-		int e = errno;
-
-		unlink(tmp);
-		errno = e;
-		return -1;
-	}
-	return fd;
-}
-
-/* The record's file for events, opened at start (events.h): a file with
- * no name yet (tmp ""), which a process that ends with _exit or is killed
- * leaves nowhere; where the file system has none, a temporary name. */
-static int open_events_record(char *tmp, size_t len)
-{
-	char report[RTL_POLICY_PATH_MAX + 32], raw[RTL_POLICY_PATH_MAX + 64];
-	int fd;
-
-	paths(report, sizeof(report), raw, sizeof(raw));
-	fd = rtl_file_unnamed(raw);
-	if (fd < 0)
-		return open_record(tmp, len);
-	if (len)
-		tmp[0] = '\0';
-	return start_record(fd) < 0 ? -1 : fd;
-}
-
 /* Write the record: into the file its events went to, or a new one (both
  * report_file.h's: never through a planted name); under rtlctl run in the
  * run's folder, for rtlctl to make the run's report; else beside the
@@ -472,9 +415,9 @@ static void emit(int status, int epoch_open)
 
 	if (!rtl_engine.report[0])
 		return;
-	paths(report, sizeof(report), raw, sizeof(raw));
+	rtl_record_paths(report, sizeof(report), raw, sizeof(raw));
 	fd = rtl_engine.policy.events ? rtl_events_finish(tmp, sizeof(tmp))
-	                              : open_record(tmp, sizeof(tmp));
+	                              : rtl_record_open(tmp, sizeof(tmp));
 	/* A file with no name yet (the events'): named now, before it is
 	 * finished, so that the rest goes as for every record. */
 	if (fd >= 0 && !tmp[0] && rtl_file_name_fd(fd, raw, tmp, sizeof(tmp)) < 0) {

@@ -1,5 +1,5 @@
-/* From a decoded run (raw_run.h) to the report: sites named once and
- * merged by (name, rule), C++ names demangled beside them; lists sorted
+/* From a decoded run (raw_run.h) to the report: sites (named by
+ * raw_sites.c) merged by (name, rule), C++ names demangled beside them; lists sorted
  * and cut as docs/report-fields.md says; the timeline per rule; the notes made
  * from the limits the record carries and the policy's warnings. */
 #include "tools/interpret/merge.h"
@@ -36,72 +36,6 @@ static void note(struct run *r, const char *fmt, ...)
 	json_array_append_new(r->notes, rtl_json_text(buf));
 }
 
-static const char *rule_name(struct run *r, int rule)
-{
-	json_t *o = json_array_get(r->rules, (size_t)rule);
-	const char *s = json_string_value(json_object_get(o, "name"));
-
-	return rule >= 0 && s ? s : "?";
-}
-
-/* The run's policy, parsed from the record's effective text: its
- * site_skip and warnings. */
-static struct rtl_policy policy;
-static int have_policy;
-
-static void parse_policy(struct run *r)
-{
-	static struct rtl_policy_errors errs;
-	const char *text = json_string_value(json_object_get(r->policy, "text"));
-	const char *source = json_string_value(json_object_get(r->policy, "source"));
-
-	memset(&errs, 0, sizeof(errs));
-	have_policy = text && source && rtl_policy_parse(text, source, &policy, &errs) == 0;
-}
-
-/* An allocator's wrapper, for the preload as for this run's policy. */
-static int is_wrapper(const char *name, void *arg)
-{
-	char d[RTL_POLICY_WRAPPER_NAME_MAX];
-
-	(void)arg;
-	rtl_demangle(name, d, sizeof(d));
-	return rtl_policy_is_wrapper(have_policy ? &policy : NULL, name,
-	                             strcmp(d, name) ? d : NULL);
-}
-
-/* Each site by its symbol, or by the program's function inlined there
- * (the symbol kept beside it: what a rule's site glob matched). */
-static void name_sites(struct run *r)
-{
-	for (size_t i = 0; i < r->nsites; i++) {
-		char buf[RTL_SYMBOL_NAME_MAX], inl[RTL_SYMBOL_NAME_MAX], line[512];
-		struct site *s = &r->sites[i];
-
-		if (!s->ip) {
-			s->name = strdup("(other sites)");
-			continue;
-		}
-		rtl_symbolise(&r->mods, s->ip, 0, buf, sizeof(buf));
-		buf[strcspn(buf, "!")] = '\0';
-		switch (rtl_source_site(&r->mods, s->ip, buf, is_wrapper, NULL, inl,
-		                        sizeof(inl), line, sizeof(line))) {
-		case 1:
-			s->name = strdup(inl);
-			rtl_symbolise(&r->mods, s->ip, 0, buf, sizeof(buf));
-			s->symbol = strdup(buf);
-			s->line = strdup(line);
-			break;
-		case 0:
-			s->line = strdup(line);
-			/* fall through */
-		default:
-			rtl_symbolise(&r->mods, s->ip, 0, buf, sizeof(buf));
-			s->name = strdup(buf);
-		}
-	}
-}
-
 /* "file.c:LINE" of return address ip, with its inlined calls
  * (sources.c), or "" without debug information for it. */
 static json_t *source_of(struct run *r, uint64_t ip)
@@ -119,23 +53,6 @@ static json_t *demangled(const char *name)
 	char buf[4096];
 
 	return rtl_json_text(rtl_demangle(name, buf, sizeof(buf)));
-}
-
-static const char *slot_name(struct run *r, uint32_t slot)
-{
-	for (size_t i = 0; i < r->nsites; i++)
-		if (r->sites[i].slot == slot && r->sites[i].name)
-			return r->sites[i].name;
-	return "(other sites)";
-}
-
-/* The rule of a site slot, or -1. */
-static int slot_rule(struct run *r, uint32_t slot)
-{
-	for (size_t i = 0; i < r->nsites; i++)
-		if (r->sites[i].slot == slot)
-			return r->sites[i].rule;
-	return -1;
 }
 
 static int by_name(const void *a, const void *b)
@@ -201,7 +118,7 @@ static json_t *sites(struct run *r)
 		json_object_set_new(o, "line", rtl_json_text(rows[i].line ? rows[i].line : ""));
 		if (rows[i].symbol)
 			json_object_set_new(o, "symbol", rtl_json_text(rows[i].symbol));
-		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, rows[i].rule)));
+		json_object_set_new(o, "rule", rtl_json_text(rtl_raw_rule_name(r, rows[i].rule)));
 		set_int(o, "regions", rows[i].regions);
 		set_int(o, "bytes", rows[i].bytes);
 		set_int(o, "read_traps", rows[i].rd);
@@ -243,11 +160,11 @@ static json_t *top_regions(struct run *r)
 	for (size_t i = 0; i < r->ntops && i < MAX_TOP; i++) {
 		json_t *o = json_object();
 
-		json_object_set_new(o, "site", rtl_json_text(slot_name(r, r->tops[i].slot)));
-		json_object_set_new(o, "demangled", demangled(slot_name(r, r->tops[i].slot)));
+		json_object_set_new(o, "site", rtl_json_text(rtl_raw_slot_name(r, r->tops[i].slot)));
+		json_object_set_new(o, "demangled", demangled(rtl_raw_slot_name(r, r->tops[i].slot)));
 		if (r->tops[i].rule >= 0)
 			json_object_set_new(o, "rule",
-			                    rtl_json_text(rule_name(r, r->tops[i].rule)));
+			                    rtl_json_text(rtl_raw_rule_name(r, r->tops[i].rule)));
 		if (r->tops[i].addr) {
 			char hex[24];
 			snprintf(hex, sizeof(hex), "0x%" PRIx64, r->tops[i].addr);
@@ -274,21 +191,19 @@ static void name_events(struct run *r)
 	size_t i;
 	uint64_t seen = limit(r, RTL_TRACK_LIMIT_EVENTS), n;
 	uint64_t lost = limit(r, RTL_TRACK_LIMIT_EVENTS_LOST);
-
 	json_t *pid = json_object_get(r->run, "pid");
 
 	json_array_foreach(r->events, i, e)
 	{
 		uint32_t slot = (uint32_t)json_integer_value(json_object_get(e, "site"));
-		int rule = slot_rule(r, slot);
 
 		/* The process: events of a run's processes are one list. Its
 		 * record's events come before its run record. */
 		if (json_is_integer(pid))
 			json_object_set(e, "pid", pid);
 
-		json_object_set_new(e, "site", rtl_json_text(slot_name(r, slot)));
-		json_object_set_new(e, "rule", rtl_json_text(rule >= 0 ? rule_name(r, rule) : "?"));
+		json_object_set_new(e, "site", rtl_json_text(rtl_raw_slot_name(r, slot)));
+		json_object_set_new(e, "rule", rtl_json_text(rtl_raw_slot_rule(r, slot)));
 	}
 	n = json_array_size(r->events);
 	/* A record from before 0.4.0: a ring of the first 65536. */
@@ -340,7 +255,7 @@ static json_t *backtraces(struct run *r)
 		json_t *sources = json_array(), *names = json_array(), *inl = json_array();
 		char name[512];
 
-		json_object_set_new(o, "rule", rtl_json_text(rule_name(r, (int)s->rule)));
+		json_object_set_new(o, "rule", rtl_json_text(rtl_raw_rule_name(r, (int)s->rule)));
 		json_object_set_new(o, "kind", json_string(s->write ? "write" : "read"));
 		set_int(o, "count", s->count);
 		for (uint32_t f = 0; f < s->n; f++) {
@@ -440,12 +355,13 @@ static void limit_notes(struct run *r)
 static void policy_notes(struct run *r)
 {
 	static struct rtl_policy_warning w[RTL_POLICY_WARNINGS_MAX];
+	const struct rtl_policy *p = rtl_raw_policy();
 	const char *source = json_string_value(json_object_get(r->policy, "source"));
 	int n;
 
-	if (!have_policy)
+	if (!p)
 		return;
-	n = rtl_policy_warnings(&policy, w, RTL_POLICY_WARNINGS_MAX);
+	n = rtl_policy_warnings(p, w, RTL_POLICY_WARNINGS_MAX);
 	for (int i = 0; i < n; i++)
 		note(r, "policy warning (rtlctl check %s): %s", source, w[i].text);
 }
@@ -462,7 +378,7 @@ static json_t *timeline(struct run *r)
 		json_t *e = json_object(), *live = json_array();
 		int64_t l = t->base > INT64_MAX ? INT64_MAX : (int64_t)t->base;
 
-		json_object_set_new(e, "rule", rtl_json_text(rule_name(r, (int)t->rule)));
+		json_object_set_new(e, "rule", rtl_json_text(rtl_raw_rule_name(r, (int)t->rule)));
 		for (int c = 0; c < 4; c++) {
 			json_t *a = json_array();
 
@@ -489,24 +405,6 @@ static json_t *timeline(struct run *r)
 	set_int(o, "intervals", most);
 	json_object_set_new(o, "rules", rules);
 	return o;
-}
-
-void rtl_raw_name(struct run *r)
-{
-	parse_policy(r);
-	name_sites(r);
-}
-
-const char *rtl_raw_slot_name(struct run *r, uint32_t slot)
-{
-	return slot_name(r, slot);
-}
-
-const char *rtl_raw_slot_rule(struct run *r, uint32_t slot)
-{
-	int rule = slot_rule(r, slot);
-
-	return rule >= 0 ? rule_name(r, rule) : "?";
 }
 
 json_t *rtl_raw_build(struct run *r)

@@ -88,10 +88,14 @@ int rtl_raw_read_events(struct run *r, uint32_t tag, struct cur *c);
 /* The report of a run that has been read whole (its notes added). */
 json_t *rtl_raw_build(struct run *r);
 
-/* Only its sites named (rtl_raw_build does it too), and a slot's site and
- * rule by name ("(other sites)", "?" when unknown). */
+/* raw_sites.c: the run's sites named (rtl_raw_build does it first), and
+ * a slot's site, a slot's rule and a rule by name ("(other sites)", "?"
+ * when unknown); the run's policy, parsed by rtl_raw_name, or NULL. */
 void rtl_raw_name(struct run *r);
 const char *rtl_raw_slot_name(struct run *r, uint32_t slot);
 const char *rtl_raw_slot_rule(struct run *r, uint32_t slot);
+const char *rtl_raw_rule_name(struct run *r, int rule);
+struct rtl_policy;
+const struct rtl_policy *rtl_raw_policy(void);
 
 #endif

@@ -72,4 +72,3 @@ int rtl_record_open_unnamed(char *tmp, size_t len)
 		tmp[0] = '\0';
 	return start_record(fd) < 0 ? -1 : fd;
 }
-

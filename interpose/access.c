@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 
+#include "core/tag/fault.h"
 #include "core/trap/kernel.h"
 
 struct rtl_access_extra rtl_access_extra;
@@ -53,6 +54,8 @@ void *rtl_access_resolve(const void *p, size_t len, int write)
 {
 	uintptr_t a = (uintptr_t)p, end = a + len;
 
+	if (rtl_tag_overlaps(a, len))
+		return rtl_tag_kernel_access(p, len, write);
 	if (rtl_view_of(a) < 0 && rtl_access_extra.lo &&
 	    a - rtl_access_extra.lo < rtl_access_extra.len) {
 		if (end < a || end - rtl_access_extra.lo > rtl_access_extra.len) {

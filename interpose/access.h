@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/region/views.h"
+#include "core/tag/tagged.h"
 #include "core/util/export.h"
 
 /* One more range of memory for the system-call wrappers to resolve, besides
@@ -62,6 +63,7 @@ static inline int rtl_access_overlaps(uintptr_t p, size_t len, uintptr_t base,
 static inline int rtl_access_in_views(const void *p, size_t len)
 {
 	return rtl_views_overlap((uintptr_t)p, len) ||
+	       rtl_tag_overlaps((uintptr_t)p, len) ||
 	       (len && rtl_access_extra.lo &&
 	        rtl_access_overlaps((uintptr_t)p, len, rtl_access_extra.lo,
 	                            rtl_access_extra.len));

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/dirty/dirty.h"
+#include "core/tag/tagged.h"
 #include "core/dirty/wbits.h"
 #include "core/region/meta.h"
 #include "core/region/protect.h"
@@ -400,6 +401,10 @@ int region_track(void *addr, int on)
 		errno = EINVAL;
 		return -1;
 	}
+	if (rtl_tag_owns((uintptr_t)addr)) { /* no twin on tags yet */
+		errno = ENOTSUP;
+		return -1;
+	}
 	pthread_mutex_lock(&rtl_define_lock);
 	if (rtl_region_find((uintptr_t)addr, &f) < 0) {
 		pthread_mutex_unlock(&rtl_define_lock);
@@ -521,6 +526,11 @@ int region_tracking(const void *addr)
 
 	if (rtl_ensure_init() < 0)
 		return -1;
+	if (addr && rtl_tag_owns((uintptr_t)addr)) { /* never tracked */
+		struct rtl_tag_found tf;
+
+		return rtl_tag_find((uintptr_t)addr, &tf) == 0 ? 0 : (errno = ENOENT, -1);
+	}
 	if (rtl_region_find_locked(addr, &f) < 0)
 		return -1;
 	d = f.r->ext;

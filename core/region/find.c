@@ -7,6 +7,8 @@
 #include "core/region/region.h"
 #include "core/region/views.h"
 #include "core/start/init.h"
+#include "core/tag/api.h"
+#include "core/tag/tagged.h"
 
 int rtl_block_find(const void *addr, struct rtl_block *b)
 {
@@ -44,6 +46,8 @@ int region_find(const void *addr, struct region_info *out)
 		errno = EINVAL;
 		return -1;
 	}
+	if (rtl_tag_owns((uintptr_t)addr))
+		return rtl_tag_api_find(addr, out);
 	if (rtl_block_find(addr, &b) < 0)
 		return -1;
 	r = b.region;

@@ -27,6 +27,7 @@
 #include "core/region/views.h"
 #include "core/start/init.h"
 #include "core/start/stats.h"
+#include "core/tag/tagged.h"
 #include "core/util/page.h"
 
 #define PAGE rtl_page_size()
@@ -224,7 +225,7 @@ int region_protect_in_place(void *addr, int prot)
 
 	if (rtl_ensure_init() < 0)
 		return -1;
-	if (view < 0) {
+	if (view < 0 || (addr && rtl_tag_owns((uintptr_t)addr))) {
 		errno = EINVAL;
 		return -1;
 	}

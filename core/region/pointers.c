@@ -14,6 +14,7 @@
 #include "core/region/uthash_meta.h"
 #include "core/region/views.h"
 #include "core/start/init.h"
+#include "core/tag/tagged.h"
 
 struct rtl_ptr {
 	void **var;
@@ -265,6 +266,14 @@ int region_bptr(void *bptr, void *bptr2)
 	}
 	if (rtl_var_load(bptr, &v) < 0 || var_usable(bptr2) < 0)
 		return -1;
+	if (rtl_tag_owns((uintptr_t)v)) { /* its pointers never move */
+		struct rtl_tag_found tf;
+
+		if (rtl_tag_find((uintptr_t)v, &tf) == 0)
+			return 0;
+		errno = ENOENT;
+		return -1;
+	}
 	if (rtl_region_find((uintptr_t)v, &f) < 0) {
 		errno = ENOENT;
 		return -1;

@@ -10,6 +10,8 @@
 #include "core/region/views.h"
 #include "core/start/init.h"
 #include "core/start/stats.h"
+#include "core/tag/api.h"
+#include "core/tag/tagged.h"
 #include "core/trap/trap.h"
 
 void rtl_protect_locked(struct rtl_region *r, int view)
@@ -38,6 +40,8 @@ int region_protect(void *addr, int prot)
 		errno = EINVAL;
 		return -1;
 	}
+	if (rtl_tag_owns((uintptr_t)addr))
+		return rtl_tag_api_protect(addr, prot);
 	/* In a handler, the address is usually in the region that trapped:
 	 * no need to look it up again (the lock checks it is still live). */
 	if (rtl_trap_current_region((uintptr_t)addr, &f) < 0 &&
@@ -68,6 +72,10 @@ int region_protect_ptr(void *pptr, int prot)
 	/* The variable is used directly, unlike the registering calls'
 	 * (pointers.c): MAP2 costs no system call. */
 	v = (uintptr_t)__atomic_load_n((void **)pptr, __ATOMIC_RELAXED);
+	if (rtl_tag_owns(v)) { /* one pointer, one protection: no MAP2 */
+		errno = EINVAL;
+		return -1;
+	}
 	if (rtl_region_find(v, &f) < 0) {
 		errno = ENOENT;
 		return -1;

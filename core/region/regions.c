@@ -19,6 +19,8 @@
 #include "core/region/views.h"
 #include "core/start/init.h"
 #include "core/start/stats.h"
+#include "core/tag/api.h"
+#include "core/tag/tagged.h"
 #include "core/util/say.h"
 
 /* Adaptive: a waiter spins a while before it sleeps (its sections are
@@ -288,7 +290,8 @@ void *region_define(void *addr, size_t size, void *bptr)
 
 	if (rtl_ensure_decoder() < 0)
 		return NULL;
-	if (!addr || size == 0 || a + size < a) {
+	if (!addr || size == 0 || a + size < a ||
+	    rtl_tag_overlaps(a, size)) { /* tag regions are made whole */
 		errno = EINVAL;
 		return NULL;
 	}
@@ -333,6 +336,8 @@ int region_free(void *addr)
 		errno = EINVAL;
 		return -1;
 	}
+	if (rtl_tag_owns((uintptr_t)addr))
+		return rtl_tag_api_free(addr);
 	if (rtl_region_find((uintptr_t)addr, &f) < 0) {
 		errno = ENOENT;
 		return -1;
@@ -350,6 +355,8 @@ int region_handler(void *addr, region_handler_t h)
 		atomic_store(&rtl_default_handler, h);
 		return 0;
 	}
+	if (rtl_tag_owns((uintptr_t)addr))
+		return rtl_tag_api_handler(addr, h);
 	if (rtl_region_find_locked(addr, &f) < 0)
 		return -1;
 	atomic_store(&f.r->handler, h);
@@ -363,6 +370,8 @@ int region_set_data(void *addr, void *data)
 
 	if (rtl_ensure_init() < 0)
 		return -1;
+	if (addr && rtl_tag_owns((uintptr_t)addr))
+		return rtl_tag_api_set_data(addr, data);
 	if (rtl_region_find_locked(addr, &f) < 0)
 		return -1;
 	atomic_store(&f.r->data, data);

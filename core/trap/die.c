@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/region/views.h"
+#include "core/tag/tagged.h"
 #include "core/trap/backtrace.h"
 #include "core/trap/context.h"
 #include "core/trap/die.h"
@@ -94,4 +95,39 @@ void rtl_trap_die_unresolved(struct trap *t, int mixed)
 	else
 		rtl_trap_die(t, "trap that no register explains (the address was not "
 		                "formed from a register pointing into the region)");
+}
+
+void rtl_trap_die_tag(void *uc, uintptr_t addr, int write,
+                      const struct rtl_tag_region *r, const char *why)
+{
+	ucontext_t *u = uc;
+	struct rtl_line d;
+	struct sigaction dfl;
+
+	d.n = 0;
+	rtl_line_str(&d, "rtl: ");
+	rtl_line_str(&d, why);
+	rtl_line_str(&d, write ? "\nrtl:   write" : "\nrtl:   read");
+	rtl_line_str(&d, " at ");
+	rtl_line_hex(&d, addr);
+	if (r) {
+		rtl_line_str(&d, ", offset ");
+		rtl_line_dec(&d, rtl_mte_untag(addr) - r->lo);
+		rtl_line_str(&d, " of region ");
+		rtl_line_hex(&d, rtl_tag_base(r));
+		rtl_line_str(&d, " (");
+		rtl_line_dec(&d, r->size);
+		rtl_line_str(&d, " bytes), on memory tags; region protection ");
+		rtl_line_str(&d, atomic_load(&r->prot) ? prot_name(RTL_VIEW_RW)
+		                                       : prot_name(RTL_VIEW_NONE));
+	}
+	rtl_line_str(&d, "\nrtl:   at ");
+	rtl_line_hex(&d, rtl_ctx_pc(u));
+	rtl_line_str(&d, "\nrtl:   backtrace:\n");
+	rtl_backtrace_write(&d, u);
+	rtl_line_flush(&d);
+	rtl_hooks_death(SIGSEGV);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	rtl_hooks_real_sigaction(SIGSEGV, &dfl, NULL);
 }

@@ -18,6 +18,8 @@
 #include "core/region/region.h"
 #include "core/region/views.h"
 #include "core/start/stats.h"
+#include "core/tag/fault.h"
+#include "core/tag/mte.h"
 #include "core/trap/attribute.h"
 #include "core/trap/context.h"
 #include "core/trap/foreign.h"
@@ -449,6 +451,17 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 {
 	if (si->si_code > 0 && fast_trap(sig, si, ucv) == 0)
 		return;
+#if defined(__aarch64__)
+	/* A tag-check fault never lies in the views: the tag arena's. */
+	if (si->si_code == SEGV_MTESERR) {
+		int saved_errno = errno;
+
+		if (rtl_tag_fault(si, ucv) == 0) {
+			errno = saved_errno;
+			return;
+		}
+	}
+#endif
 	general_trap(sig, si, ucv);
 }
 

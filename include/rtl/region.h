@@ -222,6 +222,46 @@ RTL_API void *region_view(const void *addr, int prot);
  * block under a page), ENOMEM (the kernel's mapping limit). */
 RTL_API int region_protect_in_place(void *addr, int prot);
 
+/* ---- Regions of 16 bytes: memory tags (aarch64 MTE; docs/mechanisms.md) ----
+ *
+ * Where the CPU and kernel have Arm's memory tagging, a region can keep its
+ * protection in the 4-bit tags of its 16-byte granules instead of in the
+ * views: its pointer carries a tag that never changes, and protecting it
+ * gives its granules another, so that every access through the pointer
+ * faults at granule grain. No pointer moves, no system call, no copy;
+ * neighbours on one page trap only on their own granules. Tags give
+ * PROT_NONE and PROT_READ|PROT_WRITE. The process's threads check tags
+ * from rtl's start on (threads started before it: see docs/guide.md). */
+
+/* Where a region keeps its protection: region_mechanism's and
+ * region_tag_backend's answers. */
+#define RTL_MECH_VIEWS 1 /* the views: pointers move between them */
+#define RTL_MECH_TAG 2   /* memory tags per 16-byte granule */
+
+/* Allocate a zero-filled, readable and writable region of size bytes on
+ * memory tags where this process has them (region_tag_backend), else on
+ * the views exactly as region_alloc does. read_only: non-zero if the
+ * region will ever be given PROT_READ alone, which tags cannot express:
+ * then it goes on the views. *bptr, if given, is set; a tag region's
+ * pointers never move, so nothing is registered. region_mechanism says
+ * where it went. NULL with errno (EINVAL for size 0, ENOMEM). */
+RTL_API void *region_alloc_tagged(size_t size, void *bptr, int read_only);
+
+/* Where the region holding addr keeps its protection: RTL_MECH_VIEWS or
+ * RTL_MECH_TAG; -1 with errno (EINVAL for NULL, ENOENT). On a tag region,
+ * region_protect takes PROT_NONE and PROT_READ|PROT_WRITE (ENOTSUP for
+ * PROT_READ); region_protect_ptr, region_view, region_track and
+ * region_protect_in_place, which need the views, fail with EINVAL or
+ * ENOTSUP; the other calls work as on any region. */
+RTL_API int region_mechanism(const void *addr);
+
+/* Whether region_alloc_tagged can place regions on tags here:
+ * RTL_MECH_TAG, or RTL_MECH_VIEWS with *why (if why is not NULL) saying
+ * why not (no MTE in the CPU or kernel, x86-64, RTL_TAG=off). Asking
+ * turns tag checks on for the calling thread. -1 with errno if rtl cannot
+ * start. */
+RTL_API int region_tag_backend(const char **why);
+
 /* ---- Statistics ---- */
 
 struct region_stats {

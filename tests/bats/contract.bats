@@ -95,9 +95,10 @@ PY
   assert_line "region_alloc@@RTL_0.1"
   assert_line "region_find@@RTL_0.2"
   assert_line "region_dirty_backend@@RTL_0.3"
+  assert_line "region_alloc_tagged@@RTL_0.4"
   assert_line "rtl_reserve@@RTL_PRIVATE"
   refute_line --regexp '^region_.*@@RTL_PRIVATE$'
-  refute_line --regexp '^rtl_.*@@RTL_0\.[123]$'
+  refute_line --regexp '^rtl_.*@@RTL_0\.[1234]$'
 }
 
 # -lrtl alone replaces no libc function: every name librtl.so defines is

@@ -30,7 +30,7 @@ int region_tag_backend(const char **why)
 {
 	if (rtl_ensure_init() < 0)
 		return -1;
-	return have_tags(why) ? RTL_MECH_TAG : RTL_MECH_VIEWS;
+	return have_tags(why) ? RTL_ON_TAGS : RTL_ON_VIEWS;
 }
 
 void *region_alloc_tagged(size_t size, void *bptr, int read_only)
@@ -66,9 +66,9 @@ int region_mechanism(const void *addr)
 			errno = ENOENT;
 			return -1;
 		}
-		return RTL_MECH_TAG;
+		return RTL_ON_TAGS;
 	}
-	return region_find(addr, &info) < 0 ? -1 : RTL_MECH_VIEWS;
+	return region_find(addr, &info) < 0 ? -1 : RTL_ON_VIEWS;
 }
 
 static int found(const void *addr, struct rtl_tag_found *f)

@@ -235,8 +235,8 @@ RTL_API int region_protect_in_place(void *addr, int prot);
 
 /* Where a region keeps its protection: region_mechanism's and
  * region_tag_backend's answers. */
-#define RTL_MECH_VIEWS 1 /* the views: pointers move between them */
-#define RTL_MECH_TAG 2   /* memory tags per 16-byte granule */
+#define RTL_ON_VIEWS 1 /* the views: pointers move between them */
+#define RTL_ON_TAGS 2  /* memory tags per 16-byte granule */
 
 /* Allocate a zero-filled, readable and writable region of size bytes on
  * memory tags where this process has them (region_tag_backend), else on
@@ -247,8 +247,8 @@ RTL_API int region_protect_in_place(void *addr, int prot);
  * where it went. NULL with errno (EINVAL for size 0, ENOMEM). */
 RTL_API void *region_alloc_tagged(size_t size, void *bptr, int read_only);
 
-/* Where the region holding addr keeps its protection: RTL_MECH_VIEWS or
- * RTL_MECH_TAG; -1 with errno (EINVAL for NULL, ENOENT). On a tag region,
+/* Where the region holding addr keeps its protection: RTL_ON_VIEWS or
+ * RTL_ON_TAGS; -1 with errno (EINVAL for NULL, ENOENT). On a tag region,
  * region_protect takes PROT_NONE and PROT_READ|PROT_WRITE (ENOTSUP for
  * PROT_READ); region_protect_ptr, region_view, region_track and
  * region_protect_in_place, which need the views, fail with EINVAL or
@@ -256,7 +256,7 @@ RTL_API void *region_alloc_tagged(size_t size, void *bptr, int read_only);
 RTL_API int region_mechanism(const void *addr);
 
 /* Whether region_alloc_tagged can place regions on tags here:
- * RTL_MECH_TAG, or RTL_MECH_VIEWS with *why (if why is not NULL) saying
+ * RTL_ON_TAGS, or RTL_ON_VIEWS with *why (if why is not NULL) saying
  * why not (no MTE in the CPU or kernel, x86-64, RTL_TAG=off). Asking
  * turns tag checks on for the calling thread. -1 with errno if rtl cannot
  * start. */

@@ -17,10 +17,10 @@ static int tags(void)
 	const char *why = NULL;
 	int b = region_tag_backend(&why);
 
-	CHECK(b == RTL_MECH_TAG || b == RTL_MECH_VIEWS);
+	CHECK(b == RTL_ON_TAGS || b == RTL_ON_VIEWS);
 	CHECK(why != NULL && why[0] != '\0');
 	printf("# %s\n", why);
-	return b == RTL_MECH_TAG;
+	return b == RTL_ON_TAGS;
 }
 
 static _Atomic int grants;
@@ -46,7 +46,7 @@ TEST(without_tags_regions_go_on_the_views)
 		return;                     /* the tag half below */
 	p = region_alloc_tagged(40, &p, 0); /* bound: it moves on the views */
 	CHECK(p != NULL);
-	CHECK_EQ(region_mechanism(p), RTL_MECH_VIEWS);
+	CHECK_EQ(region_mechanism(p), RTL_ON_VIEWS);
 	CHECK_EQ(region_handler(p, grant_rw), 0);
 	CHECK_EQ(region_protect(p, PROT_NONE), 0);
 	poke(p + 3, 7); /* a trap on the views, granted */
@@ -59,7 +59,7 @@ TEST(read_only_regions_go_on_the_views)
 	char *p = region_alloc_tagged(40, NULL, 1);
 
 	CHECK(p != NULL);
-	CHECK_EQ(region_mechanism(p), RTL_MECH_VIEWS);
+	CHECK_EQ(region_mechanism(p), RTL_ON_VIEWS);
 	CHECK_EQ(region_protect(p, PROT_READ), 0);
 	CHECK_EQ(region_free(p), 0);
 }
@@ -69,9 +69,9 @@ TEST(rtl_tag_off_chooses_the_views)
 	const char *why = NULL;
 
 	setenv("RTL_TAG", "off", 1);
-	CHECK_EQ(region_tag_backend(&why), RTL_MECH_VIEWS);
+	CHECK_EQ(region_tag_backend(&why), RTL_ON_VIEWS);
 	CHECK(strstr(why, "RTL_TAG=off") != NULL);
-	CHECK_EQ(region_mechanism(region_alloc_tagged(16, NULL, 0)), RTL_MECH_VIEWS);
+	CHECK_EQ(region_mechanism(region_alloc_tagged(16, NULL, 0)), RTL_ON_VIEWS);
 }
 
 /* Two regions of 16 bytes side by side, in one pair of granules: each
@@ -87,8 +87,8 @@ TEST(two_granule_regions_trap_alone)
 	a = region_alloc_tagged(16, NULL, 0);
 	b = region_alloc_tagged(16, NULL, 0);
 	CHECK(a && b);
-	CHECK_EQ(region_mechanism(a), RTL_MECH_TAG);
-	CHECK_EQ(region_mechanism(b), RTL_MECH_TAG);
+	CHECK_EQ(region_mechanism(a), RTL_ON_TAGS);
+	CHECK_EQ(region_mechanism(b), RTL_ON_TAGS);
 	CHECK_EQ(region_find(a, &ia), 0);
 	CHECK_EQ(region_find(b, &ib), 0);
 	/* Adjacent granules: no page, no 64-byte granule between them. */

@@ -312,7 +312,7 @@ static void rtl_key(struct parser *ps, const char *name, const char *v)
 		break;
 	case R_MECHANISM:
 		if ((w = rtl_policy_parse_word(v, rtl_policy_mechanisms, RTL_MECH_COUNT)) < 0)
-			error_at(ps, ps->line, "mechanism: '%s' is not auto, swizzle, alias or page", v);
+			error_at(ps, ps->line, "mechanism: '%s' is not auto, swizzle, alias, page or tag", v);
 		else
 			p->mechanism = w;
 		break;
@@ -396,7 +396,7 @@ static void rule_key(struct parser *ps, const char *name, const char *v)
 	}
 	case K_MECHANISM:
 		if ((w = rtl_policy_parse_word(v, rtl_policy_mechanisms, RTL_MECH_COUNT)) < 0)
-			error_at(ps, ps->line, "mechanism: '%s' is not auto, swizzle, alias or page", v);
+			error_at(ps, ps->line, "mechanism: '%s' is not auto, swizzle, alias, page or tag", v);
 		else
 			r->mechanism = w;
 		break;
@@ -462,7 +462,7 @@ static void check_rule(struct parser *ps, int i)
 	if (r->mechanism < 0)
 		r->mechanism = ps->p->mechanism;
 	if (r->epoch_ns && r->mechanism == RTL_MECH_SWIZZLE)
-		error_at(ps, lines[K_EPOCH], "epoch needs mechanism = auto, alias or page: swizzle cannot re-protect pointers it does not know (rule %s)",
+		error_at(ps, lines[K_EPOCH], "epoch needs mechanism = auto, alias, page or tag: swizzle cannot re-protect pointers it does not know (rule %s)",
 		         r->name);
 	if (r->on_write & RTL_ACT_GRANT_READ)
 		error_at(ps, lines[K_ON_WRITE] ? lines[K_ON_WRITE] : r->line,

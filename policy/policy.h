@@ -20,8 +20,9 @@ enum rtl_mechanism {
 	RTL_MECH_AUTO, /* the default: exact (docs/policy.md, "Mechanisms") */
 	RTL_MECH_PAGE, /* page protection on the same blocks: the baseline
 	                  that rtlctl compare sets regions beside */
+	RTL_MECH_TAG,  /* memory tags per 16-byte granule (aarch64 MTE) */
 };
-#define RTL_MECH_COUNT 4
+#define RTL_MECH_COUNT 5
 
 /* How the kernel's accesses to selected memory are resolved
  * (docs/syscalls.md): every call through a seccomp filter, or the libc
@@ -141,6 +142,10 @@ int rtl_policy_warnings(const struct rtl_policy *p, struct rtl_policy_warning *w
 
 /* The effective policy, every default filled in, in the file format. */
 void rtl_policy_write(const struct rtl_policy *p, FILE *out);
+
+/* Whether mechanism = tag can hold r's blocks: tags give none and
+ * read-write, and no twin (docs/mechanisms.md, "tag"). */
+int rtl_policy_tag_fits(const struct rtl_rule *r);
 
 /* Names for actions and mechanisms, for reports. */
 void rtl_policy_actions_str(unsigned actions, char *buf, size_t len);

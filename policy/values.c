@@ -135,7 +135,7 @@ int rtl_policy_parse_word(const char *v, const char *const *words, int n)
 }
 
 const char *const rtl_policy_mechanisms[] = { "swizzle", "alias", "auto",
-	                                      "page" };
+	                                      "page", "tag" };
 const char *const rtl_policy_protects[] = { "none", "read", "rw" };
 const int rtl_policy_protect_values[] = { PROT_NONE, PROT_READ,
 	                                  PROT_READ | PROT_WRITE };

@@ -11,6 +11,11 @@
 
 /* Whether r's regions can trap under swizzle: a protection below rw at
  * allocation, or dirty, which starts them read-only (docs/policy.md). */
+int rtl_policy_tag_fits(const struct rtl_rule *r)
+{
+	return r->protect != PROT_READ && !(r->on_write & RTL_ACT_DIRTY);
+}
+
 static int swizzle_traps(const struct rtl_rule *r)
 {
 	return r->mechanism == RTL_MECH_SWIZZLE &&
@@ -63,6 +68,23 @@ int rtl_policy_warnings(const struct rtl_policy *p, struct rtl_policy_warning *w
 				         "exact",
 				         r->name);
 		}
+		if (r->mechanism == RTL_MECH_TAG && !rtl_policy_tag_fits(r) &&
+		    (x = next(w, max, &n, r, i)))
+			snprintf(x->text, sizeof(x->text),
+			         "rule %s: mechanism = tag has no %s: its blocks are "
+			         "placed as mechanism = auto places them "
+			         "(docs/mechanisms.md, \"tag\")",
+			         r->name,
+			         r->protect == PROT_READ ? "read-only (protect = read)"
+			                                 : "dirty tracking");
+		else if (r->mechanism == RTL_MECH_TAG && (r->on_read & RTL_ACT_GRANT_READ) &&
+		         (x = next(w, max, &n, r, i)))
+			snprintf(x->text, sizeof(x->text),
+			         "rule %s: mechanism = tag has no read-only: grant-read "
+			         "grants read-write, and a write after it does not trap "
+			         "until the block is protected again (docs/mechanisms.md, "
+			         "\"tag\")",
+			         r->name);
 		for (int k = 0; k < i; k++) {
 			if (!covers(&p->rules[k], r) || !(x = next(w, max, &n, r, i)))
 				continue;

@@ -11,6 +11,7 @@ const char *rtl_policy_mechanism_str(int mechanism)
 	return mechanism == RTL_MECH_ALIAS  ? "alias"
 	       : mechanism == RTL_MECH_AUTO ? "auto"
 	       : mechanism == RTL_MECH_PAGE ? "page"
+	       : mechanism == RTL_MECH_TAG  ? "tag"
 	                                    : "swizzle";
 }
 

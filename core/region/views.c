@@ -188,9 +188,31 @@ int rtl_parse_size(const char *s, size_t *out)
 	return 0;
 }
 
+/* Under qemu-user, which keeps state for every guest page it maps and
+ * grew to 24 GiB on the default views (the machine's OOM killer ended
+ * it), the default is QEMU_SIZE. qemu-user is told by the process's own
+ * name, which the kernel keeps as the emulator's: /proc/self/status is
+ * one of the files qemu does not stand in for (it does for maps, exe,
+ * cmdline and auxv). */
+#define QEMU_SIZE ((size_t)1 << 30)
+
+static int under_qemu_user(void)
+{
+	char buf[64] = "";
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strncmp(buf, "Name:\tqemu-", 11) == 0;
+}
+
 int rtl_views_init(void)
 {
-	size_t size = DEFAULT_SIZE;
+	size_t size = under_qemu_user() ? QEMU_SIZE : DEFAULT_SIZE;
 	const char *env = secure_getenv("RTL_ARENA_SIZE");
 	void *res, *ro, *rw;
 	int fd;

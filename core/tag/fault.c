@@ -14,6 +14,7 @@
 #include "core/tag/tagged.h"
 #include "core/trap/context.h"
 #include "core/trap/die.h"
+#include "core/util/clock.h"
 #include "decoder/decoder.h"
 
 #define TLS __thread __attribute__((tls_model("initial-exec")))
@@ -23,6 +24,18 @@
  * region's tag (a program that rewrote the top byte), not a grant that
  * raced the fault. */
 static TLS uintptr_t last_pc, last_addr;
+
+/* The region this thread's innermost tag trap is on, and whether its
+ * handler granted it: an epoch may protect it again before the handler
+ * returns, and the instruction then meets that as a trap of its own. */
+static TLS const struct rtl_tag_region *trapping;
+static TLS int granted;
+
+void rtl_tag_granted(const struct rtl_tag_region *r)
+{
+	if (trapping == r)
+		granted = 1;
+}
 
 static region_handler_t handler_of(const struct rtl_tag_region *r)
 {
@@ -70,7 +83,28 @@ static int fault_write(ucontext_t *uc)
 	return w >= 0 ? w : 1;
 }
 
+static int fault(const siginfo_t *si, ucontext_t *uc);
+
+/* Nested tag traps (a handler touching another protected region) are
+ * timed with the outermost. */
+static TLS int depth;
+
 int rtl_tag_fault(const siginfo_t *si, ucontext_t *uc)
+{
+	uint64_t t0 = 0;
+	int rc;
+
+	if (si->si_code != SEGV_MTESERR || !rtl_tag_owns((uintptr_t)si->si_addr))
+		return -1;
+	if (depth++ == 0 && atomic_load_explicit(&rtl_time_traps, memory_order_relaxed))
+		t0 = rtl_now_ns();
+	rc = fault(si, uc);
+	if (--depth == 0 && t0)
+		RTL_ADD(trap_ns, rtl_now_ns() - t0);
+	return rc;
+}
+
+static int fault(const siginfo_t *si, ucontext_t *uc)
 {
 	uintptr_t a = (uintptr_t)si->si_addr, pc = rtl_ctx_pc(uc);
 	struct rtl_tag_found f;
@@ -78,8 +112,6 @@ int rtl_tag_fault(const siginfo_t *si, ucontext_t *uc)
 	region_handler_t h;
 	int write;
 
-	if (si->si_code != SEGV_MTESERR || !rtl_tag_owns(a))
-		return -1;
 	write = fault_write(uc);
 	RTL_COUNT(traps);
 	if (rtl_tag_find(a, &f) < 0) {
@@ -120,7 +152,20 @@ int rtl_tag_fault(const siginfo_t *si, ucontext_t *uc)
 		rtl_trap_die_tag(uc, a, write, r, "unhandled region trap (no handler)");
 		return 0;
 	}
-	call(r, h, a, write);
+	{
+		const struct rtl_tag_region *outer = trapping;
+		int outer_granted = granted;
+
+		trapping = r;
+		granted = 0;
+		call(r, h, a, write);
+		trapping = outer;
+		if (granted) {
+			granted = outer_granted;
+			return 0;
+		}
+		granted = outer_granted;
+	}
 	if (!rtl_tag_still(&f) || !allows(r))
 		rtl_trap_die_tag(uc, a, write, rtl_tag_still(&f) ? r : NULL,
 		                 "region trap not granted by its handler");

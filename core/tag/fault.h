@@ -16,6 +16,11 @@ int rtl_tag_fault(const siginfo_t *si, ucontext_t *uc);
 /* rtl_kernel_access for a buffer in the tag arena: every tag region the
  * range covers whose protection forbids the access goes to its handler.
  * The pointer to hand the kernel (p itself), or NULL with errno EFAULT. */
+/* rtl_tag_protect made r read-write: if this thread is in a trap on r,
+ * its handler granted it. Signal handler. */
+struct rtl_tag_region;
+void rtl_tag_granted(const struct rtl_tag_region *r);
+
 RTL_PRIVATE_API void *rtl_tag_kernel_access(const void *p, size_t len, int write);
 
 #endif

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/util/export.h"
+
 #define RTL_MTE_GRANULE 16u
 #define RTL_MTE_TAG_SHIFT 56
 /* The tag no pointer rtl hands out carries: protected and free granules. */
@@ -127,7 +129,7 @@ static inline void rtl_mte_unchecked(int on)
  * calling thread), 0 if not. *why, if not NULL, gets a sentence saying
  * which, and why not. Asks once; RTL_TAG=off chooses 0. Not
  * async-signal-safe. */
-int rtl_mte_probe(const char **why);
+RTL_PRIVATE_API int rtl_mte_probe(const char **why);
 
 /* Synchronous tag checks and tagged system-call arguments for the calling
  * thread (threads it starts inherit them). 0, or -1 with errno. */

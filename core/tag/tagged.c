@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 
 #include "core/region/views.h"
+#include "core/tag/fault.h"
 #include "core/util/page.h"
 
 #ifndef PROT_MTE
@@ -313,6 +314,7 @@ int rtl_tag_protect(struct rtl_tag_found *f, int prot)
 	} else {
 		rtl_mte_set_tags(rtl_tag_base(r), r->span, 0);
 		atomic_store_explicit(&r->prot, prot, memory_order_release);
+		rtl_tag_granted(r);
 	}
 	rtl_lock_release(&r->lock);
 	return 0;

@@ -201,6 +201,23 @@ void rtl_act_prot_changed(int rule)
 		bump(&rtl_engine.rules[rule].prot_changes);
 }
 
+void rtl_act_tag_trap(rtl_trap_t *t)
+{
+	struct rtl_rec *rec = t->data;
+	int prot;
+
+	if (!rec)
+		return;
+	prot = rtl_act_trap(rec, t->offset, t->write);
+	rtl_reprotect_note(rec); /* its rule's next epoch protects it again */
+	/* Tags have no read-only: a grant of a read is read-write. */
+	if (prot >= 0 && (prot & (t->write ? PROT_WRITE : PROT_READ)) &&
+	    region_protect(t->addr, PROT_READ | PROT_WRITE) == 0) {
+		rtl_act_granted(rec, rec->size);
+		rtl_act_prot_changed(rec->rule);
+	}
+}
+
 void rtl_act_swizzle_trap(rtl_trap_t *t)
 {
 	struct rtl_rec *rec = t->data;

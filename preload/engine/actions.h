@@ -25,5 +25,7 @@ void rtl_act_granted(struct rtl_rec *rec, size_t bytes);
 void rtl_act_prot_changed(int rule);
 /* The swizzle mechanism's region handler. */
 void rtl_act_swizzle_trap(rtl_trap_t *t);
+/* The tag mechanism's: a grant is always read-write. */
+void rtl_act_tag_trap(rtl_trap_t *t);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/tag/mte.h"
 #include "core/util/clock.h"
 #include "interpose/access.h"
 #include "interpose/sigsys.h"
@@ -50,14 +51,45 @@ uint64_t rtl_allocations(void)
 
 /* ---- the policy ---- */
 
+/* mechanism = tag where the machine has memory tags and tags can hold
+ * the rule's blocks (rtl_policy_tag_fits); else auto, and the report's
+ * tag record says why. The probe turns tag checks on for this thread, the
+ * program's first (its threads inherit them). */
+static int placed(const struct rtl_rule *r)
+{
+	static char why[320];
+	struct rtl_engine *e = &rtl_engine;
+	const char *mte;
+	int have;
+
+	if (r->mechanism != RTL_MECH_TAG)
+		return r->mechanism;
+	have = rtl_mte_probe(&mte);
+	if (!e->tag_why) {
+		snprintf(why, sizeof(why), "%s", mte);
+		e->tag_why = why;
+	}
+	if (have && rtl_policy_tag_fits(r)) {
+		e->any_tag = 1;
+		return RTL_MECH_TAG;
+	}
+	if (have && strlen(why) + 80 + strlen(r->name) < sizeof(why))
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+		         "; rule %s (%s) placed as auto", r->name,
+		         r->protect == PROT_READ ? "protect = read" : "dirty");
+	e->tag_auto = 1;
+	return RTL_MECH_AUTO;
+}
+
 static void choose(struct rtl_rule_rt *rt, int i)
 {
 	const struct rtl_rule *r = rt->r;
 	struct rtl_engine *e = &rtl_engine;
 	unsigned acts = r->on_read | r->on_write;
+	int mech = placed(r);
 
 	rt->choice.rule = i;
-	rt->choice.mechanism = r->mechanism;
+	rt->choice.mechanism = mech;
 	rt->choice.track = (r->on_write & RTL_ACT_DIRTY) != 0;
 	rt->choice.prot = r->protect;
 	/* A write that does not trap cannot be tracked: a dirty rule's
@@ -70,19 +102,21 @@ static void choose(struct rtl_rule_rt *rt, int i)
 	 * the handler; its smaller blocks, like alias objects, have pages of
 	 * their own (slots). page blocks are no regions: they live in the
 	 * alias reservation's page copy (page.c). */
-	if (r->mechanism == RTL_MECH_SWIZZLE || r->mechanism == RTL_MECH_AUTO)
+	if (mech == RTL_MECH_SWIZZLE || mech == RTL_MECH_AUTO)
 		rt->choice.handler = rtl_act_swizzle_trap;
-	if (r->mechanism != RTL_MECH_SWIZZLE)
+	if (mech == RTL_MECH_TAG)
+		rt->choice.handler = rtl_act_tag_trap;
+	if (mech != RTL_MECH_SWIZZLE && mech != RTL_MECH_TAG)
 		e->any_alias = 1;
-	if (r->mechanism == RTL_MECH_AUTO || r->mechanism == RTL_MECH_ALIAS)
+	if (mech == RTL_MECH_AUTO || mech == RTL_MECH_ALIAS)
 		e->any_slots = 1; /* auto's small blocks, alias objects */
-	if (r->mechanism == RTL_MECH_AUTO)
+	if (mech == RTL_MECH_AUTO)
 		e->any_auto = 1;
 	/* Protection changes outside rtl's views: the backend probes the
 	 * kernel for page tables (core/prot/prot.h). */
-	if (rt->choice.traps && r->mechanism != RTL_MECH_SWIZZLE)
+	if (rt->choice.traps && mech != RTL_MECH_SWIZZLE && mech != RTL_MECH_TAG)
 		e->any_prot = 1;
-	if (r->mechanism == RTL_MECH_PAGE)
+	if (mech == RTL_MECH_PAGE)
 		e->any_page = 1;
 	if (rt->choice.track)
 		e->any_dirty = 1;
@@ -91,13 +125,13 @@ static void choose(struct rtl_rule_rt *rt, int i)
 	rt->choice.wbits = rt->choice.track && r->protect != PROT_NONE &&
 	                   !(r->on_write & (RTL_ACT_COUNT | RTL_ACT_LOG |
 	                                    RTL_ACT_BACKTRACE | RTL_ACT_ABORT)) &&
-	                   (r->mechanism == RTL_MECH_AUTO ||
-	                    r->mechanism == RTL_MECH_SWIZZLE);
+	                   (mech == RTL_MECH_AUTO ||
+	                    mech == RTL_MECH_SWIZZLE);
 	if (r->epoch_ns)
 		e->any_epoch = 1;
 	if (rt->choice.traps)
 		e->any_traps = 1;
-	if (rt->choice.traps && r->mechanism == RTL_MECH_SWIZZLE)
+	if (rt->choice.traps && mech == RTL_MECH_SWIZZLE)
 		e->any_swizzle_traps = 1;
 	if (acts & (RTL_ACT_LOG | RTL_ACT_ABORT))
 		e->names_early = 1;

@@ -36,6 +36,9 @@ struct rtl_engine {
 	int any_swizzle_traps; /* regions that move pointers: rtl's decoder */
 	int any_wbits;         /* a rule tracks by the kernel's written bits */
 	const char *dirty_why; /* which way dirty rules see writes, and why */
+	int any_tag;           /* a rule's blocks are on memory tags */
+	int tag_auto;          /* a tag rule's blocks are placed as auto */
+	const char *tag_why;   /* whether the machine has tags, and why not */
 	int sigsys_failed;     /* errno of a filter the kernel refused, or 0 */
 	uint64_t start_ns;
 };

@@ -168,6 +168,18 @@ static void in_place(struct rtl_rec *rec, int prot, struct rtl_reprotect_stats *
 	}
 }
 
+/* A tag block: its granules retagged, no system call. */
+static void tagged(struct rtl_rec *rec, int prot, struct rtl_reprotect_stats *st)
+{
+	struct region_info r;
+
+	if (region_find((void *)rec->addr, &r) == 0 && r.prot != prot &&
+	    region_protect((void *)rec->addr, prot) == 0) {
+		rtl_act_prot_changed(rec->rule);
+		st->blocks++;
+	}
+}
+
 void rtl_reprotect_rule(int rule, int prot, void (*done)(struct rtl_rec *),
                         struct rtl_reprotect_stats *st)
 {
@@ -197,7 +209,9 @@ void rtl_reprotect_rule(int rule, int prot, void (*done)(struct rtl_rec *),
 				again(rec);
 			continue;
 		}
-		if (!rec->alias) {
+		if (rec->mech == RTL_MECH_TAG) {
+			tagged(rec, prot, st);
+		} else if (!rec->alias) {
 			/* region_protect: the region's own lock and the call, a
 			 * block at a time (mprotect backend only). */
 			if (atomic_load(&rec->in_place) == RTL_REC_IN_PLACE)

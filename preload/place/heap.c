@@ -6,7 +6,9 @@
  * auto: blocks of whole pages are swizzle regions protected in place,
  * smaller ones get a slot of their own (alias.c, auto.c); either way the
  * program's address never changes. page: laid out as auto's, reached
- * through the page mechanism's shared copy (page.c).
+ * through the page mechanism's shared copy (page.c). tag: a region on
+ * memory tags (core/tag), outside the arena: granules of its own, a
+ * tagged pointer that never changes.
  *
  * A swizzle region of size bytes gets round_up(size + 1, 64) bytes at a
  * 64-byte boundary: its span (what rtl looks up and swizzles) lies inside
@@ -19,11 +21,13 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/region/placement.h"
 #include "core/region/views.h"
+#include "core/tag/tagged.h"
 #include "core/util/page.h"
 #include "core/util/say.h"
 #include <rtl/region.h>
@@ -61,7 +65,23 @@ int rtl_heap_init(uint64_t max_regions)
 
 int rtl_heap_owns(const void *p)
 {
-	return (uintptr_t)p - views_lo < views_len || rtl_alias_owns(p);
+	return (uintptr_t)p - views_lo < views_len || rtl_alias_owns(p) ||
+	       rtl_tag_owns((uintptr_t)p);
+}
+
+void rtl_heap_copy(void *dst, const void *src, size_t n)
+{
+	/* A tag block may be protected (its granules tagged 0): rtl's own
+	 * copy goes with tag checks off, as a copy through the RW view does
+	 * for the other mechanisms. */
+	int unchecked = rtl_tag_arena.base &&
+	                (rtl_tag_owns((uintptr_t)dst) || rtl_tag_owns((uintptr_t)src));
+
+	if (unchecked)
+		rtl_mte_unchecked(1);
+	memcpy(dst, src, n);
+	if (unchecked)
+		rtl_mte_unchecked(0);
 }
 
 void rtl_heap_pin(const void *p, int delta)
@@ -71,6 +91,8 @@ void rtl_heap_pin(const void *p, int delta)
 
 	if (!rec)
 		rec = rtl_pageprot_find((uintptr_t)p); /* the page mechanism's copy */
+	if (!rec && rtl_tag_owns((uintptr_t)p) && region_find(p, &r) == 0)
+		rec = r.data;
 	if (!rec && region_find(p, &r) == 0 && rtl_arena_owns((void *)rtl_view_move((uintptr_t)r.base, RTL_VIEW_RW)))
 		rec = r.data;
 	if (!rec)
@@ -281,6 +303,35 @@ static void *alloc_alias(struct rtl_rec *rec, size_t size, size_t align,
 	return p;
 }
 
+/* tag: a region on memory tags, zero-filled, born read-write and then
+ * given the rule's protection (none or read-write: engine.c places a rule
+ * tags cannot hold as auto). Granules are 16 bytes: a larger alignment
+ * is not kept, and the allocation falls back. */
+static void *alloc_tag(struct rtl_rec *rec, size_t size, size_t align,
+                       const struct rtl_choice *c)
+{
+	void *p;
+
+	if (align > RTL_MTE_GRANULE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = region_alloc_tagged(size, NULL, 0);
+	if (!p)
+		return NULL;
+	if (region_mechanism(p) != RTL_ON_TAGS) { /* RTL_TAG=off since start */
+		region_free(p);
+		errno = ENOTSUP;
+		return NULL;
+	}
+	region_set_data(p, rec);
+	region_handler(p, c->handler);
+	if (c->prot != (PROT_READ | PROT_WRITE))
+		region_protect(p, c->prot);
+	rec->rw = p;
+	return p;
+}
+
 void *rtl_heap_alloc(size_t size, size_t align, int zero,
                      const struct rtl_choice *c, uint32_t site, void **rw_out)
 {
@@ -309,8 +360,12 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 	rec->size = size;
 	rec->mech = (uint8_t)c->mechanism;
 	atomic_store_explicit(&rec->in_place, 0, memory_order_relaxed);
-	if (c->mechanism == RTL_MECH_ALIAS || c->mechanism == RTL_MECH_PAGE ||
-	    auto_in_copy(size, align, c)) {
+	if (c->mechanism == RTL_MECH_TAG) {
+		if (!(p = alloc_tag(rec, size, align, c)))
+			goto fail_rec;
+		rw = p;
+	} else if (c->mechanism == RTL_MECH_ALIAS || c->mechanism == RTL_MECH_PAGE ||
+	           auto_in_copy(size, align, c)) {
 		why = RTL_FALLBACK_MAPS;
 		errno = 0;
 		if ((c->mechanism != RTL_MECH_ALIAS && rtl_alias_splits(c) && !rtl_alias_room()) ||
@@ -355,7 +410,17 @@ fail:
 int rtl_heap_find(const void *p, struct rtl_obj *o)
 {
 	struct rtl_rec *rec;
+	struct region_info ri;
 
+	if (rtl_tag_owns((uintptr_t)p)) {
+		if (region_find(p, &ri) < 0 || !(rec = ri.data) || (uintptr_t)p != rec->addr)
+			return -1;
+		o->rw = (void *)p;
+		o->size = ri.size;
+		o->rec = rec;
+		o->region.region = NULL;
+		return 0;
+	}
 	if (rtl_alias_owns(p)) {
 		rec = rtl_alias_find(p);
 		if (!rec || (uintptr_t)p != rec->alias +
@@ -391,6 +456,17 @@ int rtl_heap_free(const struct rtl_obj *o)
 	 * it by a program's own mistake, and stays too). */
 	if (rec && atomic_load_explicit(&rec->pins, memory_order_acquire)) {
 		atomic_fetch_add_explicit(&rtl_totals.kept_pinned, 1, memory_order_relaxed);
+		return 0;
+	}
+	if (rec && rec->mech == RTL_MECH_TAG) {
+		if (!atomic_exchange(&rec->live, 0))
+			return -1; /* freed twice, racing */
+		rtl_epoch_freeing(rec);
+		if (region_free(o->rw) < 0)
+			return -1;
+		rtl_timeline_add(rec->rule, RTL_TL_FREED);
+		rtl_rec_free(rec);
+		rtl_tally_add(&rtl_stripe()->freed, 1);
 		return 0;
 	}
 	if (rec && rec->alias) { /* alias, or auto in a slot */

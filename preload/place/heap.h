@@ -51,6 +51,10 @@ void rtl_heap_left_in_place(void *data);
 void *rtl_heap_resize(const struct rtl_obj *o, size_t size,
                       const struct rtl_choice *c);
 
+/* Copy n bytes between blocks (or a block and other memory) as rtl does
+ * for realloc: whatever the blocks' protection. */
+void rtl_heap_copy(void *dst, const void *src, size_t n);
+
 /* Regions not yet freed (the other counts: tally.h). */
 uint64_t rtl_heap_live(void);
 

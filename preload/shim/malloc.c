@@ -163,7 +163,7 @@ static void *realloc_ours(void *p, size_t size, const struct rtl_choice *c,
 	if (!q)
 		q = qrw = n->malloc(size);
 	if (q) {
-		memcpy(qrw, o.rw, o.size < size ? o.size : size);
+		rtl_heap_copy(qrw, o.rw, o.size < size ? o.size : size);
 		rtl_heap_free(&o);
 	}
 	rtl_preload_busy--;
@@ -187,7 +187,7 @@ static void *do_realloc(void *p, size_t size, const void *caller)
 			struct rtl_obj o;
 			if (rtl_heap_owns(q) && rtl_heap_find(q, &o) == 0)
 				dst = o.rw;
-			memcpy(dst, p, old < size ? old : size);
+			rtl_heap_copy(dst, p, old < size ? old : size);
 		}
 		return q;
 	}
@@ -207,7 +207,7 @@ static void *do_realloc(void *p, size_t size, const void *caller)
 	if (c && (q = selected(size, MIN_ALIGN, 0, c, site, &qrw))) {
 		size_t old = n->malloc_usable_size(p);
 
-		memcpy(qrw, p, old < size ? old : size);
+		rtl_heap_copy(qrw, p, old < size ? old : size);
 		n->free(p);
 		return q;
 	}

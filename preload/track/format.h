@@ -80,6 +80,10 @@ enum rtl_track_tag {
 	 * for a write), tid (u32), offset and size (u32 each, saturating at
 	 * 2^32 - 1). A file may hold EVENT records instead (before 0.4.0). */
 	RTL_TRACK_EVENTS = 15,
+	/* Since 0.4.0, where mechanism = tag rules' blocks went: placed
+	 * (string: "tags" or "auto"), why (string). Only when a rule asks
+	 * for tags. */
+	RTL_TRACK_TAG = 16,
 };
 #define RTL_TRACK_EVENT_BYTES 24
 

@@ -322,6 +322,12 @@ static void write_epochs(void)
 		rtl_raw_str(rtl_prot_why());
 		rtl_raw_end();
 	}
+	if ((rtl_engine.any_tag || rtl_engine.tag_auto) && rtl_engine.tag_why) {
+		rtl_raw_start(RTL_TRACK_TAG);
+		rtl_raw_str(rtl_engine.any_tag ? "tags" : "auto");
+		rtl_raw_str(rtl_engine.tag_why);
+		rtl_raw_end();
+	}
 	if (rtl_engine.any_dirty && rtl_engine.dirty_why) {
 		rtl_raw_start(RTL_TRACK_DIRTY);
 		rtl_raw_str(rtl_engine.any_wbits ? "written bits" : "traps");

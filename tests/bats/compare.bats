@@ -112,7 +112,7 @@ PY
   assert_equal "${stderr_lines[0]}" "rtlctl compare: no program given"
   run --separate-stderr "$rtlctl" compare --with page -- true
   assert_equal "$status" 2
-  assert_equal "${stderr_lines[0]}" "rtlctl compare: --with: 'page' is not auto, alias, swizzle, policy or written"
+  assert_equal "${stderr_lines[0]}" "rtlctl compare: --with: 'page' is not auto, alias, swizzle, tag, policy or written"
   run --separate-stderr "$rtlctl" compare --with auto,auto -- true
   assert_equal "${stderr_lines[0]}" "rtlctl compare: --with: 'auto' twice"
   # Valid with auto, not with swizzle: said before anything runs.

@@ -158,7 +158,7 @@ rtl: bad policy; nothing selected"
 
   printf '# c\n[rule a]\nmechanism = swizzle\nsize = 1..\nepoch = 10ms\n' >"$POL/bad2.ini"
   RTL_CONFIG=$POL/bad2.ini LD_PRELOAD=$PRELOAD run --separate-stderr /bin/true
-  assert_equal "${stderr_lines[0]}" "$POL/bad2.ini:5: epoch needs mechanism = auto, alias or page: swizzle cannot re-protect pointers it does not know (rule a)"
+  assert_equal "${stderr_lines[0]}" "$POL/bad2.ini:5: epoch needs mechanism = auto, alias, page or tag: swizzle cannot re-protect pointers it does not know (rule a)"
 
   printf '[rtl]\nmax_regions = 10\n[rules x]\nsize = 1\n' >"$POL/bad3.ini"
   RTL_CONFIG=$POL/bad3.ini LD_PRELOAD=$PRELOAD run --separate-stderr /bin/true

@@ -362,6 +362,8 @@ json_t *rtl_report_merge(json_t **reports, size_t n, long root_pid)
 			json_object_set(r, "dirty", json_object_get(x, "dirty"));
 		if (!json_object_get(r, "protection") && json_object_get(x, "protection"))
 			json_object_set(r, "protection", json_object_get(x, "protection"));
+		if (!json_object_get(r, "tag") && json_object_get(x, "tag"))
+			json_object_set(r, "tag", json_object_get(x, "tag"));
 	}
 	/* Not sums: the most any one process had live at once, and the live
 	 * regions of the program itself as it ended. */

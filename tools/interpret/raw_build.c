@@ -435,6 +435,8 @@ json_t *rtl_raw_build(struct run *r)
 		json_object_set(out, "dirty", r->dirty);
 	if (r->protection)
 		json_object_set(out, "protection", r->protection);
+	if (r->tag)
+		json_object_set(out, "tag", r->tag);
 	json_object_set(out, "events", r->events);
 	json_object_set_new(out, "backtraces", bts);
 	json_object_set_new(out, "timeline", timeline(r));

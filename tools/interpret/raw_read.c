@@ -116,10 +116,25 @@ static int read_protection(struct run *r, struct cur *c)
 
 	if (!c->bad) {
 		json_decref(r->protection);
+		json_decref(r->tag);
 		r->protection = json_pack("{s:o, s:o}", "backend", rtl_json_text(backend),
 		                          "why", rtl_json_text(why));
 	}
 	free(backend);
+	free(why);
+	return c->bad ? -1 : 0;
+}
+
+static int read_tag(struct run *r, struct cur *c)
+{
+	char *placed = str(c, NULL), *why = str(c, NULL);
+
+	if (!c->bad) {
+		json_decref(r->tag);
+		r->tag = json_pack("{s:o, s:o}", "placed", rtl_json_text(placed), "why",
+		                   rtl_json_text(why));
+	}
+	free(placed);
 	free(why);
 	return c->bad ? -1 : 0;
 }
@@ -348,6 +363,7 @@ static int read_record(struct run *r, uint32_t tag, struct cur *c)
 	case RTL_TRACK_TIMELINE: return read_timeline(r, c);
 	case RTL_TRACK_DIRTY: return read_dirty(r, c);
 	case RTL_TRACK_PROTECTION: return read_protection(r, c);
+	case RTL_TRACK_TAG: return read_tag(r, c);
 	}
 	return 0; /* a record of a later version: skipped */
 }

@@ -49,6 +49,7 @@ struct run {
 	json_t *run, *policy, *totals, *rules, *epochs, *events;
 	json_t *dirty;      /* how dirty rules saw writes: way, why; or NULL */
 	json_t *protection; /* how protection changed: backend, why; or NULL */
+	json_t *tag;        /* where tag rules' blocks went: placed, why; or NULL */
 	struct rtl_modules mods;
 	struct site *sites;
 	size_t nsites, capsites;

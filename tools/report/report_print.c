@@ -56,6 +56,18 @@ static void print_protection(json_t *r, FILE *out)
 	fprintf(out, "\n");
 }
 
+/* Where tag rules' blocks went, and why (the why opens with what the
+ * machine has). */
+static void print_tag(json_t *r, FILE *out)
+{
+	json_t *t = json_object_get(r, "tag");
+	char placed[SHOWN], why[SHOWN];
+
+	if (t)
+		fprintf(out, "tag       on %s: %s\n", str(t, "placed", "?", placed),
+		        str(t, "why", "?", why));
+}
+
 static void print_run(json_t *r, FILE *out)
 {
 	json_t *run = json_object_get(r, "run"), *t = json_object_get(r, "totals");
@@ -85,6 +97,7 @@ static void print_run(json_t *r, FILE *out)
 		fprintf(out, "in place  %" JSON_INTEGER_FORMAT " protection changes by mprotect (blocks of whole pages)\n",
 		        report_num(t, "in_place_protects"));
 	print_protection(r, out);
+	print_tag(r, out);
 	if (report_num(t, "epochs")) {
 		fprintf(out, "epochs    %" JSON_INTEGER_FORMAT " (%" JSON_INTEGER_FORMAT " blocks protected again, %" JSON_INTEGER_FORMAT " protection calls)",
 		        report_num(t, "epochs"), report_num(t, "epoch_blocks"),

@@ -41,7 +41,7 @@ static int parse_with(struct compare *c, char *list)
 				m = k;
 		if (m == -1)
 			return usage_error("compare",
-			                   "--with: '%s' is not auto, alias, swizzle, policy or written",
+			                   "--with: '%s' is not auto, alias, swizzle, tag, policy or written",
 			                   w),
 			       -1;
 		for (int i = 0; i < c->nruns; i++)

@@ -10,7 +10,10 @@
 /* What the preload reads, for `run` (and so for `compare`-like commands). */
 #define PRELOAD_ENV                                                                      \
 	"  RTL_PRELOAD        the preload library (default: found relative to rtlctl)\n" \
-	"  RTL_ARENA_SIZE     size of rtl's views, e.g. 16G (default 64G, sparse)\n"     \
+	"  RTL_ARENA_SIZE     size of rtl's views, e.g. 16G (default 64G, sparse;\n"     \
+	"                     1G under qemu-user)\n"                                     \
+	"  RTL_TAG            off: mechanism = tag rules placed as auto (aarch64 MTE)\n" \
+	"  RTL_TAG_ARENA_SIZE size of the memory for tag blocks (default 256M)\n"        \
 	"  RTL_MAX_MAP_COUNT  lower vm.max_map_count as the alias budget counts it\n"    \
 	"  RTL_RAW            keep the run's raw records in this file (FILE.1, ...)\n"   \
 	"  RTL_DIRTY          traps: dirty tracking by traps only, not written bits\n"   \

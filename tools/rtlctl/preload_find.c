@@ -105,13 +105,33 @@ static void reason_only(char *why)
 	why[strcspn(why, "\n")] = '\0';
 }
 
+/* The ELF machine of the file at path (e_machine), or -1. */
+static int elf_machine(const char *path)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n;
+
+	if (fd < 0)
+		return -1;
+	n = (int)read(fd, h, sizeof(h));
+	close(fd);
+	if (n != (int)sizeof(h) || memcmp(h, "\177ELF", 4) || h[5] != 1)
+		return -1;
+	return h[18] | h[19] << 8; /* little-endian, as both machines are */
+}
+
 int preload_check(const char *path, char *why, size_t len)
 {
 	const char *ld = loader();
-	int fds[2], status;
+	int fds[2], status, theirs = elf_machine(path);
 	pid_t pid;
 
 	why[0] = '\0';
+	/* Another machine's preload (RTL_PRELOAD): the program runs under an
+	 * emulator the command names (qemu-user), whose loader is the one to
+	 * ask; this one cannot. */
+	if (theirs >= 0 && theirs != elf_machine("/proc/self/exe"))
+		return 0;
 	if (!ld || pipe2(fds, O_CLOEXEC) < 0)
 		return 0; /* nothing to ask: let the program's start show it */
 	pid = fork();

@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# mechanism = tag (docs/mechanisms.md, "tag"): blocks on memory tags where
+# the machine has them (aarch64 MTE: make test-aarch64 runs this suite
+# under qemu-user, whose CPU has it), placed as auto elsewhere, and said
+# so. Unmodified programs compute exactly what they compute without rtl,
+# as under every mechanism; traps are per 16-byte granule.
+#
+# The records are read by this machine's rtlctl (RTL_HOST_BUILD under
+# qemu-user, where the build's own rtlctl is the other machine's).
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+  preload_setup
+  rtlctl=${RTL_HOST_BUILD:-$build}/tools/rtlctl
+  policy tag-none '[rule all]' 'mechanism = tag' 'protect = none' \
+    'on_read = count, grant-rw' 'on_write = count, grant-rw'
+  policy tag-epoch '[rule all]' 'mechanism = tag' 'protect = none' \
+    'on_read = count, grant-rw' 'on_write = count, grant-rw' 'epoch = 1ms'
+  policy tag-grant-read '[rule all]' 'mechanism = tag' 'protect = none' \
+    'on_read = count, grant-read' 'on_write = count, grant-rw'
+  # Tags have no read-only: placed as auto places them.
+  policy tag-read '[rule all]' 'mechanism = tag' 'protect = read' \
+    'on_write = count, grant-rw'
+  MODES=(tag-none tag-epoch tag-grant-read tag-read)
+}
+
+# Whether this machine's librtl places regions on tags (its probe's
+# sentence, from the unit test that prints it).
+have_tags() {
+  ${RTL_RUN:-} "$build/tests/unit/unit-tag" 2>/dev/null | grep -q '^# memory tagging (MTE)'
+}
+
+# Each mode, its policy's warnings said already (rtlctl check says them;
+# the run must print what the program prints).
+tag_runs() {
+  local m
+  run_mode none "$@"
+  for m in "${MODES[@]}"; do
+    RTL_WARNED=$POL/$m.ini run_mode "$m" "$@"
+  done
+  same_as_without "${MODES[@]}"
+}
+
+@test "the report says where tag rules' blocks went, and why" {
+  RTL_WARNED=$POL/tag-none.ini run_mode tag-none ${RTL_RUN:-} "$PROGS/heap_walk"
+  run rep tag-none 'r["tag"]["placed"] + ": " + r["tag"]["why"]'
+  assert_success
+  if have_tags; then
+    assert_output --regexp '^tags: memory tagging \(MTE\)'
+  else
+    assert_output --regexp '^auto: '
+  fi
+  run "$rtlctl" report "$REP/tag-none"/*.raw
+  assert_line --regexp '^tag +on (tags|auto): '
+}
+
+@test "protect = read and grant-read: warned, placed as auto, exact" {
+  run_mode tag-read ${RTL_RUN:-} "$PROGS/heap_walk"
+  run cat "$BATS_TEST_TMPDIR/runs/tag-read.err"
+  assert_output --partial "warning: rule all: mechanism = tag has no read-only (protect = read)"
+  run "$rtlctl" check "$POL/tag-grant-read.ini"
+  assert_output --partial "grant-read grants read-write"
+  if have_tags; then
+    run rep tag-read 'r["tag"]["placed"] + ": " + r["tag"]["why"]'
+    assert_output --regexp '^auto: .*rule all \(protect = read\) placed as auto'
+  fi
+}
+
+@test "heap walks, strings and wide strings: exact under every tag policy" {
+  tag_runs ${RTL_RUN:-} "$PROGS/heap_walk"
+  tag_runs ${RTL_RUN:-} "$PROGS/wide_chars"
+  # Every block trapped on its first touch, under tags as on the views.
+  [[ $(report_sum tag-none read_traps) -gt 0 ]]
+}
+
+@test "threads allocate, resize and free through every malloc call: exact" {
+  tag_runs ${RTL_RUN:-} "$PROGS/stress"
+  [[ $(report_sum tag-none traps) -gt 0 ]]
+}
+
+@test "fork: the child sees the heap of the fork and keeps its own writes" {
+  tag_runs ${RTL_RUN:-} "$PROGS/fork_iso"
+}
+
+@test "system calls on protected granules: waitpid's status, path names, fortified reads" {
+  # Under qemu-user, auto (tag-read's placement) has the wrappers alone:
+  # waitpid is no wrapped call (docs/aarch64.md).
+  [[ -z ${RTL_RUN:-} ]] || MODES=(tag-none tag-epoch tag-grant-read)
+  tag_runs ${RTL_RUN:-} "$PROGS/wait_status"
+  run cat "$BATS_TEST_TMPDIR/runs/none.out"
+  assert_output "child exited 42, rusage filled"
+  tag_runs ${RTL_RUN:-} "$PROGS/path_names"
+  tag_runs ${RTL_RUN:-} "$PROGS/fortified"
+  # read, fread, recv and getcwd into protected granules: resolved by
+  # rtl before the kernel saw them (tests/unit/tag.c shows the trap).
+  [[ $(report_sum tag-none syscall_buffers) -gt 0 ]]
+}
+
+@test "epochs re-protect tag blocks with no system call" {
+  tag_runs ${RTL_RUN:-} "$PROGS/epoch_blocks" 200 20 2000
+  # Later rounds trap again: the epochs protected the blocks again.
+  [[ $(report_sum tag-epoch write_traps) -gt 200 ]]
+}
+
+@test "a program's own SIGSEGV handler and its own crash stay its own" {
+  local m
+  tag_runs ${RTL_RUN:-} "$PROGS/own_segv"
+  # The shell's line naming the command differs; the status may not.
+  run_mode none ${RTL_RUN:-} "$PROGS/null_crash"
+  for m in "${MODES[@]}"; do
+    RTL_WARNED=$POL/$m.ini run_mode "$m" ${RTL_RUN:-} "$PROGS/null_crash"
+    cmp "$BATS_TEST_TMPDIR/runs/none.rc" "$BATS_TEST_TMPDIR/runs/$m.rc"
+    cmp "$BATS_TEST_TMPDIR/runs/none.out" "$BATS_TEST_TMPDIR/runs/$m.out"
+  done
+  run cat "$BATS_TEST_TMPDIR/runs/tag-none.rc"
+  assert_output 139
+}
+
+@test "compare --with tag: no false sharing where page protection has some" {
+  local dir=$BATS_TEST_TMPDIR/cmp
+  printf '[rule blocks]\nsite = *new_block\nprotect = none\non_read = count, grant-rw\non_write = count, grant-rw\n' \
+    >"$POL/blocks.ini"
+  RTL_PRELOAD=$PRELOAD run "$rtlctl" compare --with tag -o "$dir" -c "$POL/blocks.ini" \
+    -- ${RTL_RUN:-} "$PROGS/granularity" shared 100 16
+  assert_success
+  assert_output --partial "outputs: identical in every run"
+  run python3 - "$dir" <<'PY'
+import json, sys
+for name in ("page", "tag"):
+    t = json.load(open(sys.argv[1] + "/" + name + ".json"))["totals"]
+    print(name, t["traps"], t["false_sharing_traps"])
+PY
+  assert_success
+  # 100 pairs of 16-byte blocks on shared pages: the page tracker traps
+  # twice a pair, once for the neighbour's protection; granules once.
+  assert_line "page 200 100"
+  assert_line "tag 100 0"
+}

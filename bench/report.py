@@ -49,6 +49,8 @@ KEYS = [
     "events_traps_in_trace_over_traps",
     "events_peak_mib",
     "events_report_and_trace_over_read",
+    "tag_traps",
+    "tag_false_sharing_traps",
 ]
 
 # Keys whose value is an object of numbers (by mechanism, program...).
@@ -57,7 +59,8 @@ NESTED = ("preload_malloc_over_glibc", "preload_malloc_read_over_budget",
           "real_programs_traps_per_second", "real_programs_overhead_over_trap_floor",
           "real_programs_calls_per_trap", "real_programs_mprotects_per_trap",
           "epoch_over_bound", "epoch_calls_per_epoch", "epoch_ms_per_epoch",
-          "many_blocks_kept", "many_blocks_mappings",
+          "many_blocks_kept", "many_blocks_mappings", "tag_traps",
+          "tag_false_sharing_traps",
           "process_overhead_ms", "routed_block_bytes", "peak_pss_over_bound",
           "dirty_first_write_ns", "dirty_first_write_over_page_trap",
           "dirty_region_dirty_1e5_ns_per_page", "dirty_threads_scaling_2",
@@ -210,6 +213,18 @@ def events_summary(ev):
             "events_report_and_trace_over_read": ev.get("report_and_trace_over_read")}
 
 
+def tags_summary(tg):
+    """Traps and false-sharing traps by program and run (tags.json): counts
+    under qemu-user, keyed "PROGRAM/RUN"; None where the part was skipped."""
+    progs = {k: v for k, v in (tg or {}).items() if isinstance(v, dict)}
+    if not progs:
+        return {"tag_traps": None, "tag_false_sharing_traps": None}
+    return {key: {"%s/%s" % (p, run): dig(progs[p], run, field)
+                  for p in progs for run in ("page", "auto", "tag")}
+            for key, field in (("tag_traps", "traps"),
+                               ("tag_false_sharing_traps", "false_sharing_traps"))}
+
+
 def summary(al, pc, pre, th, ti):
     t4 = (al or {}).get("table4", {})
     routed = dig(pre, "routed_malloc") or {}
@@ -316,6 +331,7 @@ def main():
     s.update(programs_summary(load(os.path.join(out, "programs.json"))))
     s.update(dirty_summary(dj))
     s.update(events_summary(load(os.path.join(out, "events.json"))))
+    s.update(tags_summary(load(os.path.join(out, "tags.json"))))
     s = {k: ({n: number(v) for n, v in s[k].items()} if k in NESTED and
              isinstance(s[k], dict) else number(s[k])) for k in KEYS}
     with open(os.path.join(out, "summary.json"), "w") as f:

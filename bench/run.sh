@@ -40,6 +40,10 @@ python3 "$top/bench/preload.py" "$build" "$out" "${quick[@]}"
 # peak memory, the report and the trace of every trap (bench/events.py).
 echo "rtl bench: events"
 python3 "$top/bench/events.py" "$build" "$out" "${quick[@]}"
+# mechanism = tag (aarch64 MTE) under qemu-user beside page and auto:
+# traps and false-sharing traps, counts only (bench/tags.py).
+echo "rtl bench: memory tags under qemu-user"
+python3 "$top/bench/tags.py" "$build" "$out"
 # Real programs against their own traps' floor, a process's cost, memory
 # per routed block (bench/programs.py).
 echo "rtl bench: real programs"

@@ -90,7 +90,8 @@ keys = ["rt_basic_trap_over_floor", "rt_basic_prot1_over_vm",
         "dirty_first_write_ns", "dirty_first_write_over_page_trap",
         "dirty_region_dirty_1e5_ns_per_page", "dirty_threads_scaling_2",
         "events_raw_bytes_per_trap", "events_traps_in_trace_over_traps",
-        "events_peak_mib", "events_report_and_trace_over_read"]
+        "events_peak_mib", "events_report_and_trace_over_read",
+        "tag_traps", "tag_false_sharing_traps"]
 assert sorted(s) == sorted(keys), sorted(s)
 for k in keys[:7] + ["lookup_1e3_ns"]:
     assert isinstance(s[k], (int, float)) and s[k] > 0, (k, s[k])

@@ -10,8 +10,10 @@
 
 /* A SIGSEGV that may be a tag-check fault on a tag region: 0 if it was
  * (handled, or the process is ending with rtl's message), -1 if it is not
- * rtl's. */
-int rtl_tag_fault(const siginfo_t *si, ucontext_t *uc);
+ * rtl's. si_addr with or without the pointer's tag (hardware clears it
+ * unless SA_EXPOSE_TAGBITS). Exported for tests/unit/tag.c, which hands
+ * it both forms. */
+RTL_PRIVATE_API int rtl_tag_fault(const siginfo_t *si, ucontext_t *uc);
 
 /* rtl_kernel_access for a buffer in the tag arena: every tag region the
  * range covers whose protection forbids the access goes to its handler.

@@ -62,6 +62,7 @@ tag_runs() {
   assert_output --partial "warning: rule all: mechanism = tag has no read-only (protect = read)"
   run "$rtlctl" check "$POL/tag-grant-read.ini"
   assert_output --partial "grant-read grants read-write"
+  assert_line --regexp "^tag rules here: (on memory tags|placed as auto): "
   if have_tags; then
     run rep tag-read 'r["tag"]["placed"] + ": " + r["tag"]["why"]'
     assert_output --regexp '^auto: .*rule all \(protect = read\) placed as auto'

@@ -7,8 +7,11 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
+#include "core/tag/fault.h"
+#include "core/tag/mte.h"
 #include "tests/unit/helpers.h"
 #include "tests/unit/test.h"
 
@@ -343,4 +346,49 @@ TEST(fork_keeps_tags)
 	CHECK_EQ(grants, 0);
 	CHECK_EQ(peek(p), 42); /* the parent's copy: its own trap */
 	CHECK_EQ(grants, 1);
+}
+
+/* The fault's address as hardware gives it (no tag bits) and as qemu-user
+ * does (with them): the same region, the address as the program used it,
+ * the grant. Faults that are not a tag check, or outside the arena, are
+ * not rtl's. Handed to the trap path directly: the kernel decides the
+ * form. */
+TEST(fault_address_with_or_without_its_tag)
+{
+	char *p;
+	siginfo_t si;
+	ucontext_t uc;
+	struct region_info info;
+
+	if (!tags())
+		return;
+	p = region_alloc_tagged(32, NULL, 0);
+	CHECK(p != NULL);
+	CHECK_EQ(region_handler(p, grant_rw), 0);
+	CHECK_EQ(getcontext(&uc), 0);
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGSEGV;
+	si.si_code = SEGV_MTESERR;
+
+	CHECK_EQ(region_protect(p, PROT_NONE), 0);
+	si.si_addr = (void *)rtl_mte_untag((uintptr_t)(p + 17));
+	CHECK_EQ(rtl_tag_fault(&si, &uc), 0);
+	CHECK_EQ(grants, 1);
+	CHECK(atomic_load(&last_addr) == p + 17); /* its tag put back */
+	CHECK(atomic_load(&last_base) == p);
+	CHECK_EQ(region_find(p, &info), 0);
+	CHECK_EQ(info.prot, RW);
+
+	CHECK_EQ(region_protect(p, PROT_NONE), 0);
+	si.si_addr = p + 5;
+	CHECK_EQ(rtl_tag_fault(&si, &uc), 0);
+	CHECK_EQ(grants, 2);
+	CHECK(atomic_load(&last_addr) == p + 5);
+
+	si.si_code = SEGV_ACCERR;
+	CHECK_EQ(rtl_tag_fault(&si, &uc), -1);
+	si.si_code = SEGV_MTESERR;
+	si.si_addr = &si; /* not in the arena */
+	CHECK_EQ(rtl_tag_fault(&si, &uc), -1);
+	CHECK_EQ(grants, 2);
 }

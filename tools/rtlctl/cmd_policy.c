@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include "core/prot/pagetable.h"
+#include "core/tag/mte.h"
 
 #include "policy/policy.h"
 #include "tools/rtlctl/rtlctl.h"
@@ -89,11 +90,15 @@ static int policy_arg(int argc, char **argv, const char **file,
 static void say_protection(const struct rtl_policy *p)
 {
 	char why[240];
-	int any = 0;
+	int any = 0, tags = -1;
 
 	for (int i = 0; i < p->nrules; i++) {
 		const struct rtl_rule *r = &p->rules[i];
 
+		/* A tag rule on tags changes no page's protection. */
+		if (r->mechanism == RTL_MECH_TAG && rtl_policy_tag_fits(r) &&
+		    (tags < 0 ? (tags = rtl_mte_probe(NULL)) : tags))
+			continue;
 		any |= r->mechanism != RTL_MECH_SWIZZLE &&
 		       (r->protect != (PROT_READ | PROT_WRITE) ||
 		        (r->on_write & RTL_ACT_DIRTY) || r->epoch_ns);
@@ -102,6 +107,21 @@ static void say_protection(const struct rtl_policy *p)
 		return;
 	rtl_pt_choose(why, sizeof(why), 0);
 	printf("protection changes here by %s\n", why);
+}
+
+/* For a policy with tag rules: whether the preload places them on memory
+ * tags here, asked as the preload asks (core/tag/mte.c). */
+static void say_tags(const struct rtl_policy *p)
+{
+	const char *why;
+	int any = 0, have;
+
+	for (int i = 0; i < p->nrules; i++)
+		any |= p->rules[i].mechanism == RTL_MECH_TAG;
+	if (!any)
+		return;
+	have = rtl_mte_probe(&why);
+	printf("tag rules here: %s: %s\n", have ? "on memory tags" : "placed as auto", why);
 }
 
 int cmd_check(int argc, char **argv)
@@ -114,6 +134,7 @@ int cmd_check(int argc, char **argv)
 		return rc;
 	printf("%s: ok, %d rule%s\n", file, p.nrules, p.nrules == 1 ? "" : "s");
 	say_protection(&p);
+	say_tags(&p);
 	warn(file, &p);
 	return 0;
 }

@@ -51,10 +51,20 @@ uint64_t rtl_allocations(void)
 
 /* ---- the policy ---- */
 
+/* Whether auto takes tags for r's blocks where the machine has them: a
+ * rule whose blocks start with no access and whose every grant is
+ * read-write, which tags keep exactly as auto's copies do. */
+static int auto_tags(const struct rtl_rule *r)
+{
+	return r->mechanism == RTL_MECH_AUTO && r->protect == PROT_NONE &&
+	       rtl_policy_tag_fits(r) && !(r->on_read & RTL_ACT_GRANT_READ);
+}
+
 /* mechanism = tag where the machine has memory tags and tags can hold
  * the rule's blocks (rtl_policy_tag_fits); else auto, and the report's
- * tag record says why. The probe turns tag checks on for this thread, the
- * program's first (its threads inherit them). */
+ * tag record says why. auto takes tags too where auto_tags says. The
+ * probe turns tag checks on for this thread, the program's first (its
+ * threads inherit them). */
 static int placed(const struct rtl_rule *r)
 {
 	static char why[320];
@@ -62,6 +72,14 @@ static int placed(const struct rtl_rule *r)
 	const char *mte;
 	int have;
 
+	if (auto_tags(r) && rtl_mte_probe(&mte)) {
+		if (!e->tag_why) {
+			snprintf(why, sizeof(why), "%s", mte);
+			e->tag_why = why;
+		}
+		e->any_tag = 1;
+		return RTL_MECH_TAG;
+	}
 	if (r->mechanism != RTL_MECH_TAG)
 		return r->mechanism;
 	have = rtl_mte_probe(&mte);
@@ -87,6 +105,10 @@ static void choose(struct rtl_rule_rt *rt, int i)
 	struct rtl_engine *e = &rtl_engine;
 	unsigned acts = r->on_read | r->on_write;
 	int mech = placed(r);
+	/* A tag rule's allocation that tags cannot take (an alignment above
+	 * 16 bytes, the tag arena full) goes auto's way (heap.c): auto's
+	 * machinery is set up for it too. */
+	int way = mech == RTL_MECH_TAG ? RTL_MECH_AUTO : mech;
 
 	rt->choice.rule = i;
 	rt->choice.mechanism = mech;
@@ -102,19 +124,17 @@ static void choose(struct rtl_rule_rt *rt, int i)
 	 * the handler; its smaller blocks, like alias objects, have pages of
 	 * their own (slots). page blocks are no regions: they live in the
 	 * alias reservation's page copy (page.c). */
-	if (mech == RTL_MECH_SWIZZLE || mech == RTL_MECH_AUTO)
+	if (way == RTL_MECH_SWIZZLE || way == RTL_MECH_AUTO)
 		rt->choice.handler = rtl_act_swizzle_trap;
-	if (mech == RTL_MECH_TAG)
-		rt->choice.handler = rtl_act_tag_trap;
-	if (mech != RTL_MECH_SWIZZLE && mech != RTL_MECH_TAG)
+	if (way != RTL_MECH_SWIZZLE)
 		e->any_alias = 1;
-	if (mech == RTL_MECH_AUTO || mech == RTL_MECH_ALIAS)
+	if (way == RTL_MECH_AUTO || way == RTL_MECH_ALIAS)
 		e->any_slots = 1; /* auto's small blocks, alias objects */
-	if (mech == RTL_MECH_AUTO)
+	if (way == RTL_MECH_AUTO)
 		e->any_auto = 1;
 	/* Protection changes outside rtl's views: the backend probes the
 	 * kernel for page tables (core/prot/prot.h). */
-	if (rt->choice.traps && mech != RTL_MECH_SWIZZLE && mech != RTL_MECH_TAG)
+	if (rt->choice.traps && way != RTL_MECH_SWIZZLE)
 		e->any_prot = 1;
 	if (mech == RTL_MECH_PAGE)
 		e->any_page = 1;
@@ -125,8 +145,8 @@ static void choose(struct rtl_rule_rt *rt, int i)
 	rt->choice.wbits = rt->choice.track && r->protect != PROT_NONE &&
 	                   !(r->on_write & (RTL_ACT_COUNT | RTL_ACT_LOG |
 	                                    RTL_ACT_BACKTRACE | RTL_ACT_ABORT)) &&
-	                   (mech == RTL_MECH_AUTO ||
-	                    mech == RTL_MECH_SWIZZLE);
+	                   (way == RTL_MECH_AUTO ||
+	                    way == RTL_MECH_SWIZZLE);
 	if (r->epoch_ns)
 		e->any_epoch = 1;
 	if (rt->choice.traps)

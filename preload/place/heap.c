@@ -325,7 +325,7 @@ static void *alloc_tag(struct rtl_rec *rec, size_t size, size_t align,
 		return NULL;
 	}
 	region_set_data(p, rec);
-	region_handler(p, c->handler);
+	region_handler(p, rtl_act_tag_trap);
 	if (c->prot != (PROT_READ | PROT_WRITE))
 		region_protect(p, c->prot);
 	rec->rw = p;
@@ -335,8 +335,9 @@ static void *alloc_tag(struct rtl_rec *rec, size_t size, size_t align,
 void *rtl_heap_alloc(size_t size, size_t align, int zero,
                      const struct rtl_choice *c, uint32_t site, void **rw_out)
 {
+	struct rtl_choice as_auto;
 	struct rtl_rec *rec;
-	void *rw, *p;
+	void *rw, *p = NULL;
 	int why = RTL_FALLBACK_FULL;
 
 	if (size == 0)
@@ -360,9 +361,15 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 	rec->size = size;
 	rec->mech = (uint8_t)c->mechanism;
 	atomic_store_explicit(&rec->in_place, 0, memory_order_relaxed);
-	if (c->mechanism == RTL_MECH_TAG) {
-		if (!(p = alloc_tag(rec, size, align, c)))
-			goto fail_rec;
+	if (c->mechanism == RTL_MECH_TAG && !(p = alloc_tag(rec, size, align, c))) {
+		/* What tags cannot take (an alignment above 16, the arena
+		 * full) goes auto's way, which engine.c set up for the rule. */
+		as_auto = *c;
+		as_auto.mechanism = RTL_MECH_AUTO;
+		c = &as_auto;
+		rec->mech = RTL_MECH_AUTO;
+	}
+	if (p) {
 		rw = p;
 	} else if (c->mechanism == RTL_MECH_ALIAS || c->mechanism == RTL_MECH_PAGE ||
 	           auto_in_copy(size, align, c)) {

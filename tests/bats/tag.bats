@@ -56,6 +56,25 @@ tag_runs() {
   assert_line --regexp '^tag +on (tags|auto): '
 }
 
+@test "auto takes tags for protect = none where every grant is read-write" {
+  policy auto-none '[rule all]' 'protect = none' \
+    'on_read = count, grant-rw' 'on_write = count, grant-rw'
+  policy auto-grant-read '[rule all]' 'protect = none' \
+    'on_read = count, grant-read' 'on_write = count, grant-rw'
+  MODES=(auto-none auto-grant-read)
+  tag_runs ${RTL_RUN:-} "$PROGS/stress"
+  if have_tags; then
+    run rep auto-none 'r["tag"]["placed"]'
+    assert_output tags
+  else
+    run rep auto-none '"tag" in r'
+    assert_output False
+  fi
+  # grant-read keeps auto's copies: a write after a read traps again.
+  run rep auto-grant-read '"tag" in r'
+  assert_output False
+}
+
 @test "protect = read and grant-read: warned, placed as auto, exact" {
   run_mode tag-read ${RTL_RUN:-} "$PROGS/heap_walk"
   run cat "$BATS_TEST_TMPDIR/runs/tag-read.err"

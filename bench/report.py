@@ -220,7 +220,7 @@ def tags_summary(tg):
     if not progs:
         return {"tag_traps": None, "tag_false_sharing_traps": None}
     return {key: {"%s/%s" % (p, run): dig(progs[p], run, field)
-                  for p in progs for run in ("page", "auto", "tag")}
+                  for p in progs for run in ("page", "alias", "tag")}
             for key, field in (("tag_traps", "traps"),
                                ("tag_false_sharing_traps", "false_sharing_traps"))}
 

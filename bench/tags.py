@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """make bench, memory tags part: what the tag mechanism (aarch64 MTE) changes
-in the traps of a program, against page protection and auto, by `rtlctl
-compare --with auto,tag` on the aarch64 build run under qemu-user. Counts
-only: under qemu-user every time is the emulator's (docs/aarch64.md).
-Writes OUT/tags.json: per program, per run (page, auto, tag), the traps
+in the traps of a program, against page protection and alias (a copy of
+each block's page: auto, where the machine has tags, takes them for these
+rules), by `rtlctl compare --with alias,tag` on the aarch64 build run
+under qemu-user. Counts only: under qemu-user every time is the
+emulator's (docs/aarch64.md).
+Writes OUT/tags.json: per program, per run (page, alias, tag), the traps
 and the false-sharing traps, and where the tag run's blocks went.
 
 Needs the aarch64 build (make test-aarch64 makes it in build-aarch64;
@@ -22,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-RUNS = ("page", "auto", "tag")
+RUNS = ("page", "alias", "tag")
 RULE = ("protect = none\non_read = count, grant-rw\n"
         "on_write = count, grant-rw\n")
 PROGRAMS = (
@@ -40,7 +42,7 @@ def compare(rtlctl, preload, qemu, progs, args, policy, tmp):
     out = os.path.join(tmp, "cmp")
     shutil.rmtree(out, ignore_errors=True)
     env = dict(os.environ, RTL_PRELOAD=preload)
-    cmd = [rtlctl, "compare", "--with", "auto,tag", "-o", out, "-c", pol, "--",
+    cmd = [rtlctl, "compare", "--with", "alias,tag", "-o", out, "-c", pol, "--",
            qemu, "-L", "/", os.path.join(progs, args[0])] + args[1:]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if r.returncode:

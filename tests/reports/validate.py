@@ -93,8 +93,9 @@ def check(path):
 
     # "dirty" (how dirty rules saw writes) after the epochs, when a rule
     # tracks them; then "protection" (how protection changed outside rtl's
-    # views), when a rule of auto, alias or page can trap.
-    top = (TOP[:9] + [k for k in ("dirty", "protection") if k in r] + TOP[9:])
+    # views), when a rule of auto, alias or page can trap; then "tag" (where
+    # tag rules' blocks went), when a rule asks for tags.
+    top = (TOP[:9] + [k for k in ("dirty", "protection", "tag") if k in r] + TOP[9:])
     want(list(r) == top, f"top-level keys {list(r)}, want {top}")
     if "dirty" in r:
         fields(r["dirty"], {"way": str, "why": str}, "dirty")
@@ -105,6 +106,9 @@ def check(path):
              "protection.backend")
         want(r["protection"].get("why", "").startswith(r["protection"].get("backend", "?") + ": "),
              "protection.why opens with its backend")
+    if "tag" in r:
+        fields(r["tag"], {"placed": str, "why": str}, "tag")
+        want(r["tag"].get("placed") in ("tags", "auto"), "tag.placed")
     want(r.get("rtl_report") == 1, "rtl_report is not 1")
     want(isinstance(r.get("rtl_version"), str) and r.get("rtl_version", "")[:1].isdigit(),
          "rtl_version is not a version string")

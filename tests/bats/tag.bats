@@ -54,6 +54,9 @@ tag_runs() {
   fi
   run "$rtlctl" report "$REP/tag-none"/*.raw
   assert_line --regexp '^tag +on (tags|auto): '
+  "$rtlctl" report --json "$REP/tag-none"/*.raw >"$BATS_TEST_TMPDIR/r.json"
+  run "$top/tests/reports/validate.py" "$BATS_TEST_TMPDIR/r.json"
+  assert_success
 }
 
 @test "auto takes tags for protect = none where every grant is read-write" {

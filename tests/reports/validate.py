@@ -157,7 +157,7 @@ def check(path):
             if isinstance(e, dict) and "kind" in e:
                 want(e["kind"] in ("read", "write"), f"{name}[{i}].kind is {e['kind']}")
             if isinstance(e, dict) and "mechanism" in e:
-                want(e["mechanism"] in ("auto", "swizzle", "alias", "page"), f"{name}[{i}].mechanism")
+                want(e["mechanism"] in ("auto", "swizzle", "alias", "page", "tag"), f"{name}[{i}].mechanism")
             if isinstance(e, dict) and isinstance(e.get("frames"), list):
                 want(all(isinstance(f, str) for f in e["frames"]), f"{name}[{i}].frames")
                 want(isinstance(e.get("sources"), list) and

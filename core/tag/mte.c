@@ -23,6 +23,7 @@
 #endif
 #ifndef PR_MTE_TCF_SYNC
 #define PR_MTE_TCF_SYNC (1UL << 1)
+#define PR_MTE_TCF_ASYNC (1UL << 2)
 #define PR_MTE_TAG_SHIFT 3
 #endif
 #ifndef PROT_MTE
@@ -94,6 +95,26 @@ static void probe(void)
 	    "");
 #endif
 }
+
+#if defined(__aarch64__)
+/* Tag checks from the process's start, where the machine has MTE: the
+ * mode is a thread's own, and threads inherit it, so set in the first
+ * thread before the program starts others it reaches every thread; a
+ * thread running before (librtl loaded by dlopen) would never check the
+ * tags of a region it touches. Unchecked memory is unaffected; a mode the
+ * program chose itself is kept. */
+__attribute__((constructor)) static void checks_from_start(void)
+{
+	const char *env = secure_getenv("RTL_TAG");
+	int ctrl;
+
+	if ((env && strcmp(env, "off") == 0) || !(getauxval(AT_HWCAP2) & HWCAP2_MTE))
+		return;
+	ctrl = prctl(PR_GET_TAGGED_ADDR_CTRL, 0, 0, 0, 0);
+	if (ctrl >= 0 && !(ctrl & (PR_MTE_TCF_SYNC | PR_MTE_TCF_ASYNC)))
+		rtl_mte_thread_enable();
+}
+#endif
 
 int rtl_mte_probe(const char **why)
 {

@@ -392,3 +392,42 @@ TEST(fault_address_with_or_without_its_tag)
 	CHECK_EQ(rtl_tag_fault(&si, &uc), -1);
 	CHECK_EQ(grants, 2);
 }
+
+static pthread_barrier_t ready, made;
+static char *volatile early_region;
+
+static void *early(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&ready);
+	pthread_barrier_wait(&made);
+	if (early_region) /* tags: protected, must trap here too */
+		poke(early_region + 3, 9);
+	return NULL;
+}
+
+/* A thread started before the program's first rtl call checks tags too:
+ * librtl turned the checks on when it was loaded, and threads inherit
+ * them. */
+TEST(a_thread_started_before_rtl_checks_tags)
+{
+	pthread_t t;
+
+	CHECK_EQ(pthread_barrier_init(&ready, NULL, 2), 0);
+	CHECK_EQ(pthread_barrier_init(&made, NULL, 2), 0);
+	CHECK_EQ(pthread_create(&t, NULL, early, NULL), 0);
+	pthread_barrier_wait(&ready);
+	if (!tags()) {
+		pthread_barrier_wait(&made);
+		pthread_join(t, NULL);
+		return;
+	}
+	early_region = region_alloc_tagged(16, NULL, 0);
+	CHECK(early_region != NULL);
+	CHECK_EQ(region_handler(early_region, grant_rw), 0);
+	CHECK_EQ(region_protect(early_region, PROT_NONE), 0);
+	pthread_barrier_wait(&made);
+	pthread_join(t, NULL);
+	CHECK_EQ(grants, 1);
+	CHECK_EQ(peek(early_region + 3), 9);
+}

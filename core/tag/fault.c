@@ -19,11 +19,15 @@
 
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
-/* The last fault this thread resumed without a handler: the same
- * instruction and address again means the pointer itself lacks the
- * region's tag (a program that rewrote the top byte), not a grant that
- * raced the fault. */
+/* The last fault this thread resumed without a handler, and how many
+ * times in a row: the same instruction and address faulting again and
+ * again on a region that allows it means the pointer itself lacks the
+ * region's tag (a program that rewrote the top byte; hardware reports
+ * the address without it), not grants racing the fault, which another
+ * thread's protection changes can make happen a few times. */
+#define STALE_MAX 8
 static TLS uintptr_t last_pc, last_addr;
+static TLS int stale_run;
 
 /* The region this thread's innermost tag trap is on, and whether its
  * handler granted it: an epoch may protect it again before the handler
@@ -132,17 +136,17 @@ static int fault(const siginfo_t *si, ucontext_t *uc)
 		return 0;
 	}
 	if (allows(r)) {
-		/* Granted by another thread since the fault: run it again,
-		 * once; twice in a row, the pointer is at fault. */
-		if (pc == last_pc && a == last_addr) {
+		/* Granted by another thread since the fault: run it again. */
+		stale_run = pc == last_pc && a == last_addr ? stale_run + 1 : 1;
+		last_pc = pc;
+		last_addr = a;
+		if (stale_run >= STALE_MAX && rtl_mte_load_tag(a) == r->tag) {
 			last_pc = 0;
 			rtl_trap_die_tag(uc, a, write, r,
 			                 "access through a pointer that does not carry "
 			                 "its region's tag (the top byte was changed)");
 			return 0;
 		}
-		last_pc = pc;
-		last_addr = a;
 		RTL_COUNT(stale_traps);
 		return 0;
 	}

@@ -38,7 +38,7 @@ static int start_errno;
 static _Atomic uint32_t *owner;        /* per granule: record index + 1, or 0 */
 static struct rtl_tag_region *recs;    /* type-stable: never unmapped */
 static uint32_t recs_used, spare;      /* spare: index + 1 of a free record */
-static size_t bump, in_use;            /* granules */
+static size_t bump;                    /* granules handed out at least once */
 static uint64_t small_free[SMALL + 1]; /* granule index + 1 of the first */
 static uint64_t class_free[CLASSES];
 static unsigned next_tag;
@@ -253,7 +253,6 @@ void *rtl_tag_alloc(size_t size)
 	rtl_mte_set_tags(rtl_tag_base(r), r->span, 1);
 	atomic_fetch_add_explicit(&r->gen, 1, memory_order_release); /* even */
 	set_owner((uint64_t)g, n, (uint32_t)(r - recs) + 1);
-	in_use += n;
 	pthread_mutex_unlock(&store_lock);
 	return (void *)rtl_tag_base(r);
 }
@@ -281,7 +280,6 @@ int rtl_tag_free(struct rtl_tag_found *f)
 	/* Tag 0: a pointer to the freed region faults from now on. */
 	rtl_mte_set_tags(r->lo, r->span, 0);
 	give_granules(g, n);
-	in_use -= n;
 	atomic_store(&r->prot, PROT_NONE);
 	atomic_fetch_add_explicit(&r->gen, 1, memory_order_release); /* even */
 	rtl_lock_release(&r->lock);
@@ -318,14 +316,4 @@ int rtl_tag_protect(struct rtl_tag_found *f, int prot)
 	}
 	rtl_lock_release(&r->lock);
 	return 0;
-}
-
-size_t rtl_tag_in_use(void)
-{
-	size_t n;
-
-	pthread_mutex_lock(&store_lock);
-	n = in_use << GSHIFT;
-	pthread_mutex_unlock(&store_lock);
-	return n;
 }

@@ -90,10 +90,4 @@ static inline uintptr_t rtl_tag_base(const struct rtl_tag_region *r)
 	return rtl_mte_with_tag(r->lo, r->tag);
 }
 
-/* Bytes of the arena handed out, for tests and reports. */
-size_t rtl_tag_in_use(void);
-
-/* In a forked child: the locks the parent's other threads held. */
-void rtl_tag_forked(void);
-
 #endif

@@ -230,8 +230,8 @@ RTL_API int region_protect_in_place(void *addr, int prot);
  * gives its granules another, so that every access through the pointer
  * faults at granule grain. No pointer moves, no system call, no copy;
  * neighbours on one page trap only on their own granules. Tags give
- * PROT_NONE and PROT_READ|PROT_WRITE. The process's threads check tags
- * from rtl's start on (threads started before it: see docs/guide.md). */
+ * PROT_NONE and PROT_READ|PROT_WRITE. Threads check tags from librtl's
+ * load on (one running before a dlopen of it: see docs/guide.md). */
 
 /* Where a region keeps its protection: region_mechanism's and
  * region_tag_backend's answers. */

@@ -190,24 +190,32 @@ int rtl_parse_size(const char *s, size_t *out)
 
 /* Under qemu-user, which keeps state for every guest page it maps and
  * grew to 24 GiB on the default views (the machine's OOM killer ended
- * it), the default is QEMU_SIZE. qemu-user is told by the process's own
- * name, which the kernel keeps as the emulator's: /proc/self/status is
- * one of the files qemu does not stand in for (it does for maps, exe,
- * cmdline and auxv). */
+ * it), the default is QEMU_SIZE. qemu-user is told by the process's name,
+ * which the kernel keeps as the emulator's ("qemu-aarch64-st"), where
+ * /proc/self/exe, which qemu stands in for, names the guest program; a
+ * native qemu-img has both its own name. */
 #define QEMU_SIZE ((size_t)1 << 30)
 
 static int under_qemu_user(void)
 {
-	char buf[64] = "";
+	char buf[64] = "", exe[4096];
 	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1), e;
+	const char *name = buf + 6, *base;
 
 	if (fd >= 0)
 		close(fd);
-	if (n <= 0)
+	if (n <= 6 || strncmp(buf, "Name:\tqemu-", 11) != 0)
 		return 0;
 	buf[n] = '\0';
-	return strncmp(buf, "Name:\tqemu-", 11) == 0;
+	buf[6 + strcspn(name, "\n")] = '\0';
+	e = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (e <= 0)
+		return 1;
+	exe[e] = '\0';
+	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	/* The kernel keeps 15 bytes of a name. */
+	return strncmp(base, name, 15) != 0;
 }
 
 int rtl_views_init(void)

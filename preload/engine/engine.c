@@ -53,11 +53,14 @@ uint64_t rtl_allocations(void)
 
 /* Whether auto takes tags for r's blocks where the machine has them: a
  * rule whose blocks start with no access and whose every grant is
- * read-write, which tags keep exactly as auto's copies do. */
+ * read-write, which tags keep exactly as auto's copies do, and with no
+ * epoch (on hardware an epoch can protect a block again between a
+ * system call's grant and the kernel's access: docs/mechanisms.md). */
 static int auto_tags(const struct rtl_rule *r)
 {
 	return r->mechanism == RTL_MECH_AUTO && r->protect == PROT_NONE &&
-	       rtl_policy_tag_fits(r) && !(r->on_read & RTL_ACT_GRANT_READ);
+	       rtl_policy_tag_fits(r) && !(r->on_read & RTL_ACT_GRANT_READ) &&
+	       !r->epoch_ns;
 }
 
 /* mechanism = tag where the machine has memory tags and tags can hold

@@ -77,8 +77,8 @@ int rtl_policy_warnings(const struct rtl_policy *p, struct rtl_policy_warning *w
 			         r->name,
 			         r->protect == PROT_READ ? "read-only (protect = read)"
 			                                 : "dirty tracking");
-		else if (r->mechanism == RTL_MECH_TAG && (r->on_read & RTL_ACT_GRANT_READ) &&
-		         (x = next(w, max, &n, r, i)))
+		else if (r->mechanism == RTL_MECH_TAG && r->protect == PROT_NONE &&
+		         (r->on_read & RTL_ACT_GRANT_READ) && (x = next(w, max, &n, r, i)))
 			snprintf(x->text, sizeof(x->text),
 			         "rule %s: mechanism = tag has no read-only: grant-read "
 			         "grants read-write, and a write after it does not trap "

@@ -85,6 +85,11 @@ tag_runs() {
   run "$rtlctl" check "$POL/tag-grant-read.ini"
   assert_output --partial "grant-read grants read-write"
   assert_line --regexp "^tag rules here: (on memory tags|placed as auto): "
+  # protect = rw: no read traps, nothing to warn of.
+  policy tag-rw '[rule all]' 'mechanism = tag' 'protect = rw'
+  run "$rtlctl" check "$POL/tag-rw.ini"
+  assert_success
+  refute_output --partial "warning"
   if have_tags; then
     run rep tag-read 'r["tag"]["placed"] + ": " + r["tag"]["why"]'
     assert_output --regexp '^auto: .*rule all \(protect = read\) placed as auto'

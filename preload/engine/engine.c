@@ -108,13 +108,16 @@ static void choose(struct rtl_rule_rt *rt, int i)
 	struct rtl_engine *e = &rtl_engine;
 	unsigned acts = r->on_read | r->on_write;
 	int mech = placed(r);
-	/* A tag rule's allocation that tags cannot take (an alignment above
-	 * 16 bytes, the tag arena full) goes auto's way (heap.c): auto's
-	 * machinery is set up for it too. */
-	int way = mech == RTL_MECH_TAG ? RTL_MECH_AUTO : mech;
+	/* An allocation of an auto rule on tags that tags cannot take (an
+	 * alignment above 16 bytes, the tag arena full) goes auto's way
+	 * (heap.c), with auto's machinery; a tag rule's goes to the next
+	 * allocator (fallbacks), and its process maps nothing of auto's
+	 * (under qemu-user those reservations alone cost 0.8 GiB and 5 s). */
+	int way = mech == RTL_MECH_TAG && r->mechanism == RTL_MECH_AUTO ? RTL_MECH_AUTO : mech;
 
 	rt->choice.rule = i;
 	rt->choice.mechanism = mech;
+	rt->choice.tag_else_auto = mech == RTL_MECH_TAG && way == RTL_MECH_AUTO;
 	rt->choice.track = (r->on_write & RTL_ACT_DIRTY) != 0;
 	rt->choice.prot = r->protect;
 	/* A write that does not trap cannot be tracked: a dirty rule's
@@ -129,7 +132,7 @@ static void choose(struct rtl_rule_rt *rt, int i)
 	 * alias reservation's page copy (page.c). */
 	if (way == RTL_MECH_SWIZZLE || way == RTL_MECH_AUTO)
 		rt->choice.handler = rtl_act_swizzle_trap;
-	if (way != RTL_MECH_SWIZZLE)
+	if (way != RTL_MECH_SWIZZLE && way != RTL_MECH_TAG)
 		e->any_alias = 1;
 	if (way == RTL_MECH_AUTO || way == RTL_MECH_ALIAS)
 		e->any_slots = 1; /* auto's small blocks, alias objects */
@@ -137,7 +140,7 @@ static void choose(struct rtl_rule_rt *rt, int i)
 		e->any_auto = 1;
 	/* Protection changes outside rtl's views: the backend probes the
 	 * kernel for page tables (core/prot/prot.h). */
-	if (rt->choice.traps && way != RTL_MECH_SWIZZLE)
+	if (rt->choice.traps && way != RTL_MECH_SWIZZLE && way != RTL_MECH_TAG)
 		e->any_prot = 1;
 	if (mech == RTL_MECH_PAGE)
 		e->any_page = 1;

@@ -23,6 +23,8 @@ struct rtl_choice {
 	int wbits;                /* dirty by the kernel's written bits: its
 	                             blocks are writable regions in rtl's views
 	                             (rtl_select_start, engine.c) */
+	int tag_else_auto;        /* tag: what tags cannot take goes auto's
+	                             way (an auto rule on tags) */
 	region_handler_t handler; /* swizzle: the trap handler (NULL: none) */
 };
 
@@ -55,6 +57,7 @@ enum {
 	RTL_FALLBACK_MAX_REGIONS,
 	RTL_FALLBACK_MAPS,
 	RTL_FALLBACK_SLOTS, /* auto: every copy of its page had a live block */
+	RTL_FALLBACK_TAGS,  /* tag: an alignment above 16, the tag arena full */
 	RTL_NFALLBACKS
 };
 

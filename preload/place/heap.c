@@ -363,7 +363,12 @@ void *rtl_heap_alloc(size_t size, size_t align, int zero,
 	atomic_store_explicit(&rec->in_place, 0, memory_order_relaxed);
 	if (c->mechanism == RTL_MECH_TAG && !(p = alloc_tag(rec, size, align, c))) {
 		/* What tags cannot take (an alignment above 16, the arena
-		 * full) goes auto's way, which engine.c set up for the rule. */
+		 * full): an auto rule's goes auto's way, which engine.c set up
+		 * for it; a tag rule's to the next allocator. */
+		if (!c->tag_else_auto) {
+			why = RTL_FALLBACK_TAGS;
+			goto fail_rec;
+		}
 		as_auto = *c;
 		as_auto.mechanism = RTL_MECH_AUTO;
 		c = &as_auto;

@@ -100,6 +100,7 @@ enum rtl_track_tag {
 #define RTL_TRACK_LIMIT_FALLBACK_FULL "fallback_full"       /* views or records full */
 #define RTL_TRACK_LIMIT_FALLBACK_MAPS "fallback_maps"       /* the mapping budget full */
 #define RTL_TRACK_LIMIT_FALLBACK_SLOTS "fallback_slots"     /* every copy of a page taken */
+#define RTL_TRACK_LIMIT_FALLBACK_TAGS "fallback_tags"       /* tags could not take it */
 #define RTL_TRACK_LIMIT_ALIAS_HIT "alias_budget_hit"
 #define RTL_TRACK_LIMIT_IN_PLACE_HIT "in_place_budget_hit"
 #define RTL_TRACK_LIMIT_BUDGET "maps_budget"

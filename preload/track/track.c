@@ -390,6 +390,7 @@ static void write_limits(int epoch_open)
 	kv(RTL_TRACK_LIMIT_FALLBACK_FULL, load(&rtl_totals.fallbacks[RTL_FALLBACK_FULL]));
 	kv(RTL_TRACK_LIMIT_FALLBACK_MAPS, load(&rtl_totals.fallbacks[RTL_FALLBACK_MAPS]));
 	kv(RTL_TRACK_LIMIT_FALLBACK_SLOTS, load(&rtl_totals.fallbacks[RTL_FALLBACK_SLOTS]));
+	kv(RTL_TRACK_LIMIT_FALLBACK_TAGS, load(&rtl_totals.fallbacks[RTL_FALLBACK_TAGS]));
 	kv(RTL_TRACK_LIMIT_ALIAS_HIT, (uint64_t)m.alias_hit);
 	kv(RTL_TRACK_LIMIT_IN_PLACE_HIT, (uint64_t)m.in_place_hit);
 	kv(RTL_TRACK_LIMIT_BUDGET, m.budget);

@@ -298,6 +298,11 @@ static void limit_notes(struct run *r)
 		note(r, "rtl's views or records were full: %llu selected allocations "
 		        "left to the system allocator",
 		     (unsigned long long)v);
+	if ((v = limit(r, RTL_TRACK_LIMIT_FALLBACK_TAGS)))
+		note(r, "memory tags could not take %llu allocations of mechanism = tag "
+		        "rules (an alignment above 16 bytes, or the tag arena full: "
+		        "RTL_TAG_ARENA_SIZE): left to the system allocator",
+		     (unsigned long long)v);
 	if ((v = limit(r, RTL_TRACK_LIMIT_FALLBACK_MAPS)) ||
 	    limit(r, RTL_TRACK_LIMIT_ALIAS_HIT))
 		note(r, "the mapping budget was full: %llu selected allocations left to "

@@ -42,6 +42,25 @@ fetch_jemalloc() {
   rm -rf "$tmp"
 }
 
+# Real arm64 programs for tests/bats/tag.bats (coreutils' sort, sed, grep,
+# gawk and the libraries they need besides libc), unpacked into
+# SYSROOT/programs: run under qemu-user with that folder's libraries.
+fetch_programs() {
+  local dir=$sysroot/programs tmp
+  [[ -x $dir/usr/bin/gawk ]] && return 0
+  tmp=$(mktemp -d)
+  chmod 777 "$tmp"
+  (cd "$tmp" && apt-get download -qq coreutils:arm64 sed:arm64 grep:arm64 gawk:arm64 \
+    libsigsegv2:arm64 libmpfr6:arm64 libgmp10:arm64 libreadline8:arm64 \
+    libtinfo6:arm64 libpcre2-8-0:arm64 libselinux1:arm64 libacl1:arm64 \
+    libattr1:arm64 >/dev/null)
+  mkdir -p "$dir"
+  for d in "$tmp"/*.deb; do
+    dpkg-deb -x "$d" "$dir"
+  done
+  rm -rf "$tmp"
+}
+
 missing=()
 for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -54,3 +73,4 @@ if ((${#missing[@]} > 0 || added)); then
     "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 fetch_jemalloc
+fetch_programs

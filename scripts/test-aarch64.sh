@@ -33,5 +33,6 @@ wrapper=$(sed -n "s/^exe_wrapper = \[\(.*\)\]$/\1/p" cross/aarch64-linux-gnu.ini
 make --no-print-directory build >/dev/null
 
 echo "machine: aarch64 under $($wrapper --version | head -n 1)"
-RTL_RUN="$wrapper" RTL_HOST_BUILD="$(pwd)/build" RTL_BATS_ONLY="examples tag" \
+RTL_RUN="$wrapper" RTL_HOST_BUILD="$(pwd)/build" RTL_AARCH64_PROGRAMS="$sysroot/programs" \
+  RTL_BATS_ONLY="examples tag" \
   RTL_MACHINE_SHOWN=1 tests/run.sh "$build"

@@ -174,3 +174,29 @@ PY
   assert_line "page 200 100"
   assert_line "tag 100 0"
 }
+
+@test "real programs: sort, sed, grep and gawk on tags, as without rtl" {
+  local p=${RTL_AARCH64_PROGRAMS:-} text=$BATS_TEST_TMPDIR/text lib
+  [[ -n ${RTL_RUN:-} && -x $p/usr/bin/gawk ]] ||
+    skip "Debian's arm64 programs: make test-aarch64 fetches them (scripts/deps-aarch64.sh)"
+  lib=$p/usr/lib/aarch64-linux-gnu:$p/lib/aarch64-linux-gnu
+  python3 - "$text" <<'PY'
+import random, sys
+random.seed(1)
+words = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"]
+with open(sys.argv[1], "w") as f:
+    for _ in range(20000):
+        f.write(" ".join(random.choice(words) + str(random.randint(0, 99)) for _ in range(8)) + "\n")
+PY
+  policy auto-none '[rule all]' 'protect = none' \
+    'on_read = count, grant-rw' 'on_write = count, grant-rw'
+  MODES=(tag-none tag-epoch auto-none)
+  LD_LIBRARY_PATH=$lib tag_runs $RTL_RUN "$p/usr/bin/sort" "$text"
+  [[ $(report_sum tag-none traps) -gt 0 ]]
+  LD_LIBRARY_PATH=$lib tag_runs $RTL_RUN "$p/bin/sed" -e 's/alpha\([0-9]*\)/A\1a/g' "$text"
+  LD_LIBRARY_PATH=$lib tag_runs $RTL_RUN "$p/bin/grep" -c -E 'beta[0-9]+ gamma' "$text"
+  LD_LIBRARY_PATH=$lib tag_runs $RTL_RUN "$p/usr/bin/gawk" \
+    '{ for (i = 1; i <= NF; i++) c[$i]++ } END { for (k in c) n++; print n, NR }' "$text"
+  run cat "$BATS_TEST_TMPDIR/runs/none.out"
+  assert_output "800 20000"
+}

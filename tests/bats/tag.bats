@@ -13,6 +13,7 @@ load helpers
 
 setup() {
   preload_setup
+  unset RTL_TAG # tags wherever the machine has them (tests/run.sh)
   rtlctl=${RTL_HOST_BUILD:-$build}/tools/rtlctl
   policy tag-none '[rule all]' 'mechanism = tag' 'protect = none' \
     'on_read = count, grant-rw' 'on_write = count, grant-rw'

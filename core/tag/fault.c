@@ -66,6 +66,23 @@ static void call(struct rtl_tag_region *r, region_handler_t h, uintptr_t a, int 
 	h(&info);
 }
 
+/* call, noting whether the handler granted r (rtl_tag_granted), with
+ * the trap it interrupted (a nested one) kept as it was. */
+static int call_granting(struct rtl_tag_region *r, region_handler_t h, uintptr_t a,
+                         int write)
+{
+	const struct rtl_tag_region *outer = trapping;
+	int outer_granted = granted, mine;
+
+	trapping = r;
+	granted = 0;
+	call(r, h, a, write);
+	mine = granted;
+	trapping = outer;
+	granted = outer_granted;
+	return mine;
+}
+
 static int allows(const struct rtl_tag_region *r)
 {
 	return atomic_load_explicit(&r->prot, memory_order_acquire) != PROT_NONE;
@@ -156,20 +173,8 @@ static int fault(const siginfo_t *si, ucontext_t *uc)
 		rtl_trap_die_tag(uc, a, write, r, "unhandled region trap (no handler)");
 		return 0;
 	}
-	{
-		const struct rtl_tag_region *outer = trapping;
-		int outer_granted = granted;
-
-		trapping = r;
-		granted = 0;
-		call(r, h, a, write);
-		trapping = outer;
-		if (granted) {
-			granted = outer_granted;
-			return 0;
-		}
-		granted = outer_granted;
-	}
+	if (call_granting(r, h, a, write))
+		return 0;
 	if (!rtl_tag_still(&f) || !allows(r))
 		rtl_trap_die_tag(uc, a, write, rtl_tag_still(&f) ? r : NULL,
 		                 "region trap not granted by its handler");

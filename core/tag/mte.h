@@ -47,6 +47,13 @@ static inline unsigned rtl_mte_tag_of(uintptr_t p)
  * and these run only where the probe found MTE. */
 #define RTL_MTE_ASM ".arch armv8.5-a+memtag\n\t"
 
+/* One tag store at p: STG, ST2G, STZG or STZ2G. */
+#define RTL_MTE_STORE(insn, p)                        \
+	__asm__ volatile(RTL_MTE_ASM insn " %0, [%0]" \
+	                 :                            \
+	                 : "r"(p)                     \
+	                 : "memory")
+
 /* Give the granules of [p, p + len) (p and len multiples of 16) the tag p
  * carries; with zero, clear their bytes too (STZG). Two granules a store
  * where it can (ST2G). No system call: any thread, any context. */
@@ -54,29 +61,18 @@ static inline void rtl_mte_set_tags(uintptr_t p, size_t len, int zero)
 {
 	uintptr_t end = p + len;
 
-	if (zero) {
-		for (; p + 32 <= end; p += 32)
-			__asm__ volatile(RTL_MTE_ASM "stz2g %0, [%0]"
-			                 :
-			                 : "r"(p)
-			                 : "memory");
-		if (p < end)
-			__asm__ volatile(RTL_MTE_ASM "stzg %0, [%0]"
-			                 :
-			                 : "r"(p)
-			                 : "memory");
-		return;
+	for (; p + 32 <= end; p += 32) {
+		if (zero)
+			RTL_MTE_STORE("stz2g", p);
+		else
+			RTL_MTE_STORE("st2g", p);
 	}
-	for (; p + 32 <= end; p += 32)
-		__asm__ volatile(RTL_MTE_ASM "st2g %0, [%0]"
-		                 :
-		                 : "r"(p)
-		                 : "memory");
-	if (p < end)
-		__asm__ volatile(RTL_MTE_ASM "stg %0, [%0]"
-		                 :
-		                 : "r"(p)
-		                 : "memory");
+	if (p < end) {
+		if (zero)
+			RTL_MTE_STORE("stzg", p);
+		else
+			RTL_MTE_STORE("stg", p);
+	}
 }
 
 /* The tag of the granule at p (LDG). */

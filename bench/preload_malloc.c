@@ -16,7 +16,12 @@
  * shared memory (else -1): "uffd_wp_ns" one write-protect call on one page
  * of a memfd mapping, and "uffd_trap_ns" a whole trap as the page-table
  * backend takes it: the page write-protected, written (a SIGBUS whose
- * handler clears the bit) and written again. */
+ * handler clears the bit) and written again; "uffd_refault_ns" the part
+ * of it that is a page fault more: after the bit is cleared the kernel
+ * leaves a shared mapping's entry read-only, and the write faults again
+ * (the pair of calls and a write, less the pair), and
+ * "uffd_refaults_per_trap" those faults counted (getrusage's minor faults:
+ * the SIGBUS fault is not counted there, the one after it is). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -24,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -141,7 +147,16 @@ static void unprotect(int sig, siginfo_t *si, void *uc)
 
 static int by_value(const void *a, const void *b);
 
-/* Appends " uffd_wp_ns X uffd_trap_ns Y" (-1 each where the kernel has no
+static long minor_faults(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt;
+}
+
+/* Appends " uffd_wp_ns X uffd_trap_ns Y uffd_refault_ns Z
+ * uffd_refaults_per_trap F" (-1 each where the kernel has no
  * write-protection of shared memory with SIGBUS). */
 static void uffd_costs(long n)
 {
@@ -151,7 +166,7 @@ static void uffd_costs(long n)
 		.features = UFFD_FEATURE_SIGBUS | UFFD_FEATURE_WP_HUGETLBFS_SHMEM,
 	};
 	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_WP };
-	double wp[9], trap[9];
+	double wp[9], trap[9], refault[9], refaults = 0;
 	int fd = memfd_create("rtl-bench-uffd", MFD_CLOEXEC);
 	volatile char *p = MAP_FAILED;
 
@@ -164,7 +179,8 @@ static void uffd_costs(long n)
 	reg.range.len = (uint64_t)page_size;
 	if (uffd < 0 || p == MAP_FAILED || ioctl(uffd, UFFDIO_API, &api) < 0 ||
 	    ioctl(uffd, UFFDIO_REGISTER, &reg) < 0 || sigaction(SIGBUS, &sa, NULL) < 0) {
-		printf(" uffd_wp_ns -1 uffd_trap_ns -1");
+		printf(" uffd_wp_ns -1 uffd_trap_ns -1 uffd_refault_ns -1 "
+		       "uffd_refaults_per_trap -1");
 		return;
 	}
 	p[0] = 1;
@@ -174,6 +190,8 @@ static void uffd_costs(long n)
 		for (long i = 0; i < n; i++)
 			write_protect((void *)p, i & 1);
 		wp[b] = (seconds() - t0) * 1e9 / (double)n;
+		long f0 = minor_faults();
+
 		t0 = seconds();
 		for (long i = 0; i < n; i++) {
 			write_protect((void *)p, 1);
@@ -181,10 +199,21 @@ static void uffd_costs(long n)
 			p[1] = (char)i;
 		}
 		trap[b] = (seconds() - t0) * 1e9 / (double)n;
+		refaults += (double)(minor_faults() - f0) / (double)n / 9;
+		t0 = seconds();
+		for (long i = 0; i < n; i++) {
+			write_protect((void *)p, 1);
+			write_protect((void *)p, 0);
+			p[0] = (char)i; /* no SIGBUS: only the fault after a clear */
+		}
+		refault[b] = (seconds() - t0) * 1e9 / (double)n - 2 * wp[b];
 	}
 	qsort(wp, 9, sizeof(*wp), by_value);
 	qsort(trap, 9, sizeof(*trap), by_value);
-	printf(" uffd_wp_ns %.1f uffd_trap_ns %.1f", wp[4], trap[4]);
+	qsort(refault, 9, sizeof(*refault), by_value);
+	printf(" uffd_wp_ns %.1f uffd_trap_ns %.1f uffd_refault_ns %.1f "
+	       "uffd_refaults_per_trap %.2f",
+	       wp[4], trap[4], refault[4], refaults);
 }
 
 /* ---- floor ---- */

@@ -33,7 +33,10 @@ KEYS = [
     "real_programs_overhead_over_trap_floor",
     "real_programs_calls_per_trap",
     "real_programs_mprotects_per_trap",
+    "real_programs_overhead_over_kernel",
+    "kernel_trap",
     "epoch_over_bound",
+    "epoch_over_kernel_bound",
     "epoch_calls_per_epoch",
     "epoch_ms_per_epoch",
     "many_blocks_kept",
@@ -58,7 +61,9 @@ NESTED = ("preload_malloc_over_glibc", "preload_malloc_read_over_budget",
           "threads_scaling_2", "threads_scaling_4", "real_programs_over_plain",
           "real_programs_traps_per_second", "real_programs_overhead_over_trap_floor",
           "real_programs_calls_per_trap", "real_programs_mprotects_per_trap",
-          "epoch_over_bound", "epoch_calls_per_epoch", "epoch_ms_per_epoch",
+          "real_programs_overhead_over_kernel", "kernel_trap",
+          "epoch_over_bound", "epoch_over_kernel_bound", "epoch_calls_per_epoch",
+          "epoch_ms_per_epoch",
           "many_blocks_kept", "many_blocks_mappings", "tag_traps",
           "tag_false_sharing_traps",
           "process_overhead_ms", "routed_block_bytes", "peak_pss_over_bound",
@@ -137,7 +142,7 @@ def ratio(a, b):
 def programs_summary(pg):
     """The real programs' keys (programs.json)."""
     over, blocks, pss, plain, tps = {}, {}, {}, {}, {}
-    calls, mprotects = {}, {}
+    calls, mprotects, kernel = {}, {}, {}
     for prog, row in (dig(pg, "programs") or {}).items():
         for pol, fig in row.items():
             if isinstance(fig, dict):
@@ -148,6 +153,17 @@ def programs_summary(pg):
                 if pol != "builtin":
                     calls[key] = fig.get("calls_per_trap")
                     mprotects[key] = fig.get("mprotects_per_trap")
+                    kernel[key] = fig.get("overhead_over_kernel")
+    fl = dig(pg, "floor") or {}
+    trap_ns = None
+    if number(fl.get("signal_ns")) and number(fl.get("mprotect_ns")):
+        pt = None
+        if number(fl.get("uffd_trap_ns")) and number(fl.get("uffd_wp_ns")):
+            pt = fl["uffd_trap_ns"] - fl["uffd_wp_ns"]
+        trap_ns = {"floor_ns": fl["signal_ns"] + fl["mprotect_ns"], "page_tables_ns": pt,
+                   "page_tables_over_floor": ratio(pt, fl["signal_ns"] + fl["mprotect_ns"]),
+                   "refault_ns": fl.get("uffd_refault_ns"),
+                   "refaults_per_trap": fl.get("uffd_refaults_per_trap")}
     ep = dig(pg, "epochs") or {}
     runs = {k: v for k, v in ep.items() if isinstance(v, dict)}
     mb = {k: v for k, v in (dig(pg, "many_blocks") or {}).items() if isinstance(v, dict)}
@@ -162,7 +178,11 @@ def programs_summary(pg):
             "real_programs_overhead_over_trap_floor": over or None,
             "real_programs_calls_per_trap": calls or None,
             "real_programs_mprotects_per_trap": mprotects or None,
+            "real_programs_overhead_over_kernel": kernel or None,
+            "kernel_trap": trap_ns,
             "epoch_over_bound": {k: v.get("over_bound") for k, v in runs.items()} or None,
+            "epoch_over_kernel_bound": {k: v.get("over_kernel_bound")
+                                        for k, v in runs.items()} or None,
             "epoch_calls_per_epoch": {k: v.get("calls_per_epoch")
                                       for k, v in runs.items()} or None,
             "epoch_ms_per_epoch": {k: v.get("ms_per_epoch") for k, v in runs.items()} or None,

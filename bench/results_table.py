@@ -15,7 +15,8 @@ import sys
 BEGIN = "<!-- results: begin -->"
 END = "<!-- results: end -->"
 
-# (summary.json key, sub-key or None, what, target, "<=" or ">=")
+# (summary.json key, sub-key or None, what, target, "<=" or ">="); a row
+# with no target says what bounds the one above it.
 ROWS = [
     ("rt_basic_trap_over_floor", None, "a region trap / the bare signal round trip", 1.05, "<="),
     ("rt_basic_prot1_over_vm", None, "protect one region / mprotect one page (prot1)", 0.40, "<="),
@@ -33,8 +34,11 @@ ROWS = [
     ("real_programs_overhead_over_trap_floor", "sqlite3/auto", "sqlite3, read + grant, auto: overhead / traps' floor", 1.2, "<="),
     ("real_programs_overhead_over_trap_floor", "make/auto", "make -j2, read + grant, auto: overhead / traps' floor", 1.2, "<="),
     ("real_programs_overhead_over_trap_floor", "sqlite3/auto/mprotect", "... sqlite3 with RTL_PROTECT=mprotect (the fallback)", 1.2, "<="),
+    ("kernel_trap", "page_tables_over_floor", "the kernel's own trap in the page tables, no rtl code / the traps' floor", None, None),
+    ("real_programs_overhead_over_kernel", "sqlite3/auto", "sqlite3, read + grant, auto: overhead / what the kernel charges for its traps and calls", None, None),
     ("real_programs_mprotects_per_trap", "sqlite3/auto", "sqlite3, read + grant, auto: mprotect calls a trap", 0.01, "<="),
     ("epoch_over_bound", "alias", "lua, read + grant, epoch = 1ms, alias: time / (without + traps x floor)", 1.5, "<="),
+    ("epoch_over_kernel_bound", "alias", "... the same / (without + traps x the kernel's own trap)", None, None),
     ("many_blocks_kept", "default", "10^6 live protected blocks: traps / blocks written (vm.max_map_count 65530)", 1.0, ">="),
     ("peak_pss_over_bound", "lua/swizzle", "lua, every block routed, swizzle: peak Pss / (1.5 x + 64 MiB)", 1.0, "<="),
     ("peak_pss_over_bound", "jq/auto", "jq, every block routed, auto: peak Pss / (1.5 x + 64 MiB)", 1.0, "<="),
@@ -57,10 +61,13 @@ def table(s, machine, day):
              "|---|---:|---:|---|"]
     for key, sub, what, target, way in ROWS:
         v = value(s, key, sub)
+        shown = "-" if v is None else "%.3g" % v
+        if target is None:
+            lines.append("| %s | %s | — | |" % (what, shown))
+            continue
         if v is None:
-            shown, verdict = "-", "not measured"
+            verdict = "not measured"
         else:
-            shown = "%.3g" % v
             ok = v <= target if way == "<=" else v >= target
             verdict = "met" if ok else "**missed**"
         lines.append("| %s | %s | %s %g | %s |" % (what, shown, way.replace("<=", "≤").replace(">=", "≥"),

@@ -1,4 +1,4 @@
-/* Dirty tracking's accounts and the epoch timer. A region written since its
+/* Dirty tracking's accounts and an epoch's work. A region written since its
  * twin was taken is diffed (swizzle: rtl's region_diff; alias: the
  * preload's own twin, taken in the fault handler before the first write)
  * when it is freed, at each epoch of its rule, and at exit; an epoch record
@@ -13,18 +13,13 @@
  * Blocks on written bits (rec->wbits: a dirty rule whose write needs no
  * trap) never trap: each epoch asks region_dirty which were written.
  *
- * The epoch thread (auto, alias and page rules with an epoch) re-applies the
- * rule's protection to the blocks that trapped since its last epoch
- * (reprotect.c: in runs of pages, never waiting for a trap) and closes a
- * dirty epoch. An epoch whose work takes more than a tenth of its period
- * puts the next one off, and the report says by how much. It and the
- * callers here run outside signal handlers, under the re-entrancy guard. */
+ * An epoch (rtl_epoch_tick, run by the timer's thread, epoch_timer.c)
+ * re-applies each due rule's protection to the blocks that trapped since
+ * its last epoch (reprotect.c: in runs of pages, never waiting for a trap)
+ * and closes a dirty epoch. It and the callers here run outside signal
+ * handlers, under the re-entrancy guard. */
 #include "preload/engine/epoch.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,8 +74,6 @@ static int acc_freeing_wbits;
 static struct rtl_epoch list[MAX_EPOCHS];
 static size_t nlist;
 static uint64_t dropped;
-static pthread_t thread;
-static int thread_running;
 
 /* A page with a changed byte: counted once per epoch (acc_lock held). */
 static void add_page(uintptr_t page)
@@ -429,9 +422,7 @@ size_t rtl_epoch_list(const struct rtl_epoch **out, uint64_t *drop)
 	return nlist;
 }
 
-/* ---- the epoch thread ---- */
-
-static uint64_t n_epochs, n_calls, n_blocks, n_stretched, stretch_ns;
+/* ---- an epoch's work (epoch_timer.c calls it) ---- */
 
 /* A block the epoch set again (or found unchanged): its diff, if its rule
  * tracks writes. Under its lock if free (a trap holding it notes it for the
@@ -461,11 +452,12 @@ static void account_noted(struct rtl_rec *rec)
 	rtl_rec_unlock(rec);
 }
 
-static void tick(uint64_t due_mask)
+void rtl_epoch_tick(uint64_t due_mask, struct rtl_reprotect_stats *st)
 {
 	uint64_t t0 = rtl_now_ns();
 	int dirty = 0, wbits = 0;
-	struct rtl_reprotect_stats st = { 0, 0 };
+
+	*st = (struct rtl_reprotect_stats){ 0, 0 };
 
 	for (int i = 0; i < rtl_engine.policy.nrules; i++)
 		if (((due_mask >> i) & 1) && rtl_engine.rules[i].choice.track) {
@@ -480,9 +472,9 @@ static void tick(uint64_t due_mask)
 		if (!((due_mask >> i) & 1) || c->mechanism == RTL_MECH_SWIZZLE)
 			continue;
 		if (c->mechanism == RTL_MECH_PAGE)
-			rtl_reprotect_pages(i, c->prot, &st);
+			rtl_reprotect_pages(i, c->prot, st);
 		else
-			rtl_reprotect_rule(i, c->prot, account_noted, &st);
+			rtl_reprotect_rule(i, c->prot, account_noted, st);
 	}
 	/* Blocks on written bits never trap: each is asked (harvest marked
 	 * those the kernel found written). */
@@ -494,9 +486,6 @@ static void tick(uint64_t due_mask)
 	}
 	if (dirty && rtl_engine.any_page)
 		rtl_pageprot_diff(1);
-	n_epochs++;
-	n_calls += st.calls;
-	n_blocks += st.blocks;
 	epoch_ns += rtl_now_ns() - t0;
 	if (dirty)
 		push();
@@ -507,120 +496,6 @@ uint64_t rtl_epoch_time_ns(void)
 	return epoch_ns;
 }
 
-/* The process's threads that still run (a main thread that left with
- * pthread_exit stays a zombie till the end), or -1. */
-static long threads_running(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	long n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		char path[300], buf[512], *p;
-		ssize_t len;
-		int fd;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		/* The state follows the command's closing parenthesis. */
-		if ((p = strrchr(buf, ')')) && p[1] == ' ' && p[2] != 'Z' &&
-		    p[2] != 'X')
-			n++;
-	}
-	closedir(d);
-	return n;
-}
-
-/* An epoch whose work took more than a tenth of the period: the next one
- * comes that much later, so that the epochs' own work stays under a tenth
- * of the time (it would starve the program otherwise). */
-static void stretch(uint64_t *next, uint64_t period, uint64_t work)
-{
-	if (10 * work <= period)
-		return;
-	*next += 10 * work - period;
-	n_stretched++;
-	stretch_ns += 10 * work - period;
-}
-
-static void *epoch_main(void *arg)
-{
-	uint64_t last_check = 0;
-	uint64_t next[RTL_POLICY_MAX_RULES] = { 0 };
-	sigset_t all;
-
-	(void)arg;
-	rtl_preload_busy = 1; /* whatever this thread allocates is glibc's */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	for (int i = 0; i < rtl_engine.policy.nrules; i++)
-		if (rtl_engine.rules[i].r->epoch_ns)
-			next[i] = rtl_now_ns() + rtl_engine.rules[i].r->epoch_ns;
-	for (;;) {
-		uint64_t due = UINT64_MAX, mask = 0, now, work;
-		struct timespec ts;
-
-		for (int i = 0; i < rtl_engine.policy.nrules; i++)
-			if (next[i] && next[i] < due)
-				due = next[i];
-		ts.tv_sec = (time_t)(due / 1000000000u);
-		ts.tv_nsec = (long)(due % 1000000000u);
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
-			;
-		now = rtl_now_ns();
-		for (int i = 0; i < rtl_engine.policy.nrules; i++) {
-			if (!next[i] || next[i] > now)
-				continue;
-			mask |= 1ull << i;
-			while (next[i] <= now) /* a late tick does not pile up */
-				next[i] += rtl_engine.rules[i].r->epoch_ns;
-		}
-		tick(mask);
-		work = rtl_now_ns() - now;
-		for (int i = 0; i < rtl_engine.policy.nrules; i++)
-			if ((mask >> i) & 1)
-				stretch(&next[i], rtl_engine.rules[i].r->epoch_ns, work);
-		/* The program's last thread left with pthread_exit: the process
-		 * ends as the kernel would have ended it, with status 0 and the
-		 * atexit handlers run, not kept alive by this thread. */
-		if (now - last_check > 100 * 1000 * 1000) {
-			last_check = now;
-			if (threads_running() == 1)
-				exit(0);
-		}
-	}
-	return NULL;
-}
-
-void rtl_epoch_counts(struct rtl_epoch_counts *out)
-{
-	out->epochs = n_epochs;
-	out->calls = n_calls;
-	out->blocks = n_blocks;
-	out->stretched = n_stretched;
-	out->stretch_ns = stretch_ns;
-}
-
-int rtl_epoch_start(void)
-{
-	if (thread_running)
-		return 0;
-	if (pthread_create(&thread, NULL, epoch_main, NULL))
-		return -1;
-	thread_running = 1;
-	return 0;
-}
-
 void rtl_epoch_forked(void)
 {
 	rtl_lock_reset(&acc_lock); /* its holder did not come along */
@@ -629,11 +504,8 @@ void rtl_epoch_forked(void)
 	acc_regions = acc_diff = acc_pages = acc_objects = acc_written = 0;
 	memset(acc_cards, 0, sizeof(acc_cards));
 	epoch_ns = 0;
-	n_epochs = n_calls = n_blocks = n_stretched = stretch_ns = 0;
 	if (pageset && npageset)
 		memset(pageset, 0, SET_CAP * sizeof(*pageset));
 	npageset = 0;
-	thread_running = 0; /* threads do not survive fork */
-	if (rtl_engine.any_epoch)
-		rtl_epoch_start();
+	rtl_epoch_timer_forked();
 }

@@ -1,5 +1,6 @@
-/* Dirty tracking's accounts and the epoch timer (epoch.c). Outside signal
- * handlers, under the re-entrancy guard. */
+/* Dirty tracking's accounts and an epoch's work (epoch.c), and the epoch
+ * timer (epoch_timer.c). Outside signal handlers, under the re-entrancy
+ * guard. */
 #ifndef RTL_EPOCH_H
 #define RTL_EPOCH_H
 
@@ -7,8 +8,17 @@
 #include <stdint.h>
 
 #include "preload/engine/record.h"
+#include "preload/engine/reprotect.h"
 
+/* The timer's thread, started once (again in a forked child). */
 int rtl_epoch_start(void);
+/* One epoch of the rules in due_mask: their blocks protected again, their
+ * dirty epoch closed; st gets the protection calls and blocks. The
+ * timer's thread only. */
+void rtl_epoch_tick(uint64_t due_mask, struct rtl_reprotect_stats *st);
+/* In a forked child (from rtl_epoch_forked): the timer's counts from
+ * zero, its thread started again. */
+void rtl_epoch_timer_forked(void);
 /* The page mechanism diffed a page written since its twin (len bytes at
  * now, in the RW view): one written page of the epoch. */
 void rtl_epoch_page_written(const unsigned char *now,

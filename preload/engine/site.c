@@ -1,7 +1,8 @@
 /* Allocating sites: where a malloc-family call comes from, past the
  * allocators' wrappers (operator new, the C++ containers, runtimes'
  * allocators, the policy's site_skip), its name ("module!function", by
- * dladdr, else libunwind's reading of the symbol table), cached once per
+ * the exported symbols (symindex.c), else libunwind's reading of the
+ * symbol table), cached once per
  * call-site address in a lock-free table, and the
  * per (site, rule) counters. Also the text ranges of libc and the loader
  * (whose allocations are never selected) and of rtl itself (skipped in
@@ -24,6 +25,7 @@
 
 #include "policy/policy.h"
 #include "preload/engine/engine.h"
+#include "preload/engine/symindex.h"
 #include "preload/engine/tally.h"
 #include "preload/engine/wrappers.h"
 #include "preload/track/modules.h"
@@ -41,7 +43,8 @@ struct callsite {
 	char name[RTL_SITE_NAME_MAX];
 };
 
-#define FRAMES 32 /* looked at past the wrappers, rtl's own included */
+#define FRAMES 32      /* looked at past the wrappers, rtl's own included */
+#define NEAR_FRAMES 10 /* looked at first: rtl's frames, a wrapper, its caller */
 
 struct range {
 	uintptr_t lo, hi;
@@ -158,23 +161,21 @@ void rtl_site_symbolise(uintptr_t ip, int with_offset, char *out, size_t len)
 	const char *mod = "?", *fn = NULL;
 	uintptr_t at = ip - 1, off = 0, base = 0;
 	char buf[256];
-	Dl_info di;
+	struct rtl_sym sym;
+	int found = rtl_symindex_lookup(at, &sym) == 0;
 
-	const ElfW(Sym) *sym = NULL;
-
-	if (dladdr1((void *)at, &di, (void **)&sym, RTLD_DL_SYMENT)) {
-		mod = di.dli_fname && *di.dli_fname ? base_name(di.dli_fname)
-		                                    : program_invocation_short_name;
-		base = (uintptr_t)di.dli_fbase;
-		/* dladdr names the nearest exported symbol below: only if ip
-		 * lies inside it (static functions lie between them). */
-		if (di.dli_sname && sym &&
-		    (sym->st_size == 0 || at - (uintptr_t)di.dli_saddr < sym->st_size)) {
-			fn = di.dli_sname;
-			off = at - (uintptr_t)di.dli_saddr;
+	if (found) {
+		mod = *sym.file ? base_name(sym.file) : program_invocation_short_name;
+		base = sym.base;
+		/* The exported symbol covering ip, if one does (static
+		 * functions lie between them). */
+		if (sym.name && (sym.size == 0 || at - sym.addr < sym.size)) {
+			fn = sym.name;
+			off = at - sym.addr;
 		}
 	}
-	if (!fn) { /* static functions: the symbol table, if not stripped */
+	/* Static functions: the file's full symbol table, where it has one. */
+	if (!fn && (!found || sym.has_symtab)) {
 		unw_context_t ctx;
 		unw_cursor_t cur;
 		unw_word_t o = 0;
@@ -275,19 +276,24 @@ static int wrapper(uint32_t cs)
 static uint32_t past_wrappers(uintptr_t caller, uint32_t cs)
 {
 	void *ips[FRAMES];
-	int n = unw_backtrace(ips, FRAMES), i = 0;
+	/* A backtrace costs by the frame: the near ones first, which
+	 * usually hold the caller of the wrapper. */
+	for (int depth = NEAR_FRAMES;; depth = FRAMES) {
+		int n = unw_backtrace(ips, depth), i = 0;
 
-	while (i < n && (uintptr_t)ips[i] != caller)
-		i++;
-	for (i++; i < n; i++) {
-		uint32_t next = lookup((uintptr_t)ips[i]);
+		while (i < n && (uintptr_t)ips[i] != caller)
+			i++;
+		for (i++; i < n; i++) {
+			uint32_t next = lookup((uintptr_t)ips[i]);
 
-		if (!next)
-			break;
-		if (!wrapper(next))
-			return next;
+			if (!next)
+				return cs;
+			if (!wrapper(next))
+				return next;
+		}
+		if (n < depth || depth == FRAMES)
+			return cs;
 	}
-	return cs;
 }
 
 uint32_t rtl_site_callsite(const void *caller, int resolve)

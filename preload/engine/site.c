@@ -420,6 +420,7 @@ void rtl_site_forked(void)
 {
 	uint32_t n;
 
+	rtl_symindex_forked(); /* its lock's holder may not have come along */
 	if (!slots)
 		return;
 	zero(&slots[0]);

@@ -18,6 +18,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,6 +43,7 @@ struct table {
 	uintptr_t *maxend; /* maxend[i]: the largest end of e[0..i] */
 	uint32_t n;
 	int failed, has_symtab;
+	_Atomic int ready; /* built (or failed): only then read */
 };
 
 static struct rtl_lock lock = RTL_LOCK_INIT;
@@ -223,9 +225,24 @@ static struct table *table_of(const struct found *f)
 		t->subs = f->subs;
 		t->failed = build(t, &f->info) < 0;
 		t->has_symtab = file_has_symtab(f->info.dlpi_name ? f->info.dlpi_name : "");
+		atomic_store_explicit(&t->ready, 1, memory_order_release);
 	}
 	rtl_lock_release(&lock);
-	return t && !t->failed ? t : NULL;
+	return t && atomic_load_explicit(&t->ready, memory_order_acquire) && !t->failed ? t
+	                                                                                : NULL;
+}
+
+void rtl_symindex_forked(void)
+{
+	/* A thread building a table did not come along: its table is left
+	 * unread (another is built for the object), the lock free again. */
+	for (int i = 0; i < ntables; i++)
+		if (!atomic_load_explicit(&tables[i].ready, memory_order_acquire)) {
+			tables[i].failed = 1;
+			tables[i].phdr = NULL;
+			atomic_store_explicit(&tables[i].ready, 1, memory_order_release);
+		}
+	rtl_lock_reset(&lock);
 }
 
 static int from_dladdr(uintptr_t at, struct rtl_sym *out)

@@ -26,4 +26,7 @@ struct rtl_sym {
  * hash order among equals. 0, or -1 where no object holds at. */
 int rtl_symindex_lookup(uintptr_t at, struct rtl_sym *out);
 
+/* In a forked child, from the preload's fork handler. */
+void rtl_symindex_forked(void);
+
 #endif

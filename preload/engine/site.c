@@ -2,9 +2,8 @@
  * allocators' wrappers (operator new, the C++ containers, runtimes'
  * allocators, the policy's site_skip), its name ("module!function", by
  * the exported symbols (symindex.c), else libunwind's reading of the
- * symbol table), cached once per
- * call-site address in a lock-free table, and the
- * per (site, rule) counters. Also the text ranges of libc and the loader
+ * symbol table), cached once per call-site address in a lock-free table,
+ * and the per (site, rule) counters. Also the text ranges of libc and the loader
  * (whose allocations are never selected) and of rtl itself (skipped in
  * backtraces). Naming runs in the allocation path under the guard, never in
  * a signal handler; lookups of a named site are lock-free. */

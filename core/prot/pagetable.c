@@ -44,37 +44,59 @@ static int open_enabled(void)
 	return fd;
 }
 
-int rtl_pt_register(uintptr_t at, size_t len)
-{
-	return rtl_uffd_register_wp(uffd, at, len);
-}
-
-/* The ioctl's argument, off the stack: a trap handler may run on an
+/* The ioctls' arguments, off the stack: a trap handler may run on an
  * alternate stack the program carved from a block the preload routes, and
  * a pointer there is one the system-call interposition must check first
  * (a SIGSYS, a signal frame more on a stack that may have no room for it:
  * a 10 KiB stack overflowed so). A slot per nesting depth: a handler that
  * interrupts this one between the filling and the call takes the next. */
 #define PT_DEPTH 8
-static __thread struct rtl_uffdio_writeprotect pt_args[PT_DEPTH]
-        __attribute__((tls_model("initial-exec")));
+union pt_arg {
+	struct rtl_uffdio_register reg;
+	struct rtl_uffdio_writeprotect wp;
+};
+static __thread union pt_arg pt_args[PT_DEPTH] __attribute__((tls_model("initial-exec")));
 static __thread int pt_depth __attribute__((tls_model("initial-exec")));
+
+/* This call's slot (local past the deepest); *d gets the depth to give
+ * back with arg_done. */
+static union pt_arg *arg_take(union pt_arg *local, int *d)
+{
+	*d = pt_depth;
+	pt_depth = *d + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the depth before the slot */
+	return *d < PT_DEPTH ? &pt_args[*d] : local;
+}
+
+static void arg_done(int d)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pt_depth = d;
+}
+
+int rtl_pt_register(uintptr_t at, size_t len)
+{
+	union pt_arg local, *a;
+	int d, r;
+
+	a = arg_take(&local, &d);
+	r = rtl_uffd_register_wp_in(uffd, &a->reg, at, len);
+	arg_done(d);
+	return r;
+}
 
 int rtl_pt_protect(uintptr_t at, size_t len, int on)
 {
-	struct rtl_uffdio_writeprotect local, *wp;
-	int d = pt_depth, r;
+	union pt_arg local, *a;
+	int d, r;
 
-	pt_depth = d + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the depth before the slot */
-	wp = d < PT_DEPTH ? &pt_args[d] : &local;
-	*wp = (struct rtl_uffdio_writeprotect){
+	a = arg_take(&local, &d);
+	a->wp = (struct rtl_uffdio_writeprotect){
 		.range = { at, len },
 		.mode = on ? RTL_UFFDIO_WRITEPROTECT_MODE_WP : 0,
 	};
-	r = ioctl(uffd, RTL_UFFDIO_WRITEPROTECT, wp);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	pt_depth = d;
+	r = ioctl(uffd, RTL_UFFDIO_WRITEPROTECT, &a->wp);
+	arg_done(d);
 	return r;
 }
 

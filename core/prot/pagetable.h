@@ -22,8 +22,8 @@ int rtl_pt_choose(char *why, size_t len, int keep);
  * it would change the parent's page tables); the child's own. 0 or -1. */
 int rtl_pt_reopen(void);
 
-/* A mapping rtl just made at [at, at + len): its writes may be protected
- * from now on. 0 or -1 with errno. */
+/* A mapping rtl made at [at, at + len): its writes may be protected from
+ * now on. A system call; signal-safe. 0 or -1 with errno. */
 int rtl_pt_register(uintptr_t at, size_t len);
 
 /* Write-protect [at, at + len) (on) or let it be written again (off). A

@@ -11,6 +11,7 @@
  *               through it (docs/mechanisms.md, "Protection in the page
  *               tables"). A bit per page of the span says which pages are
  *               held by mprotect that way (rtl_prot_set).
+ * A mapping made read-write is registered at its first write-protection.
  * rtl_prot_set runs in signal handlers: system calls and atomics only. */
 #include "core/prot/prot.h"
 
@@ -42,6 +43,28 @@ static size_t span_len;
  * reads. */
 static _Atomic uint64_t *none_bits;
 static _Atomic int none_ever;
+
+/* A mapping made read-write is registered with the userfaultfd at its
+ * first write-protection, not when made: until then the kernel faults its
+ * pages in as any shared memory's, a read mapping its neighbours too and
+ * a page writable at its first touch, where in a registered mapping each
+ * page takes a fault of its own, read-only first and a write after it
+ * another (docs/mechanisms.md). A forked child maps every copy of the pool
+ * again and protects pages of few of them. Found from an address in two
+ * loads: only mappings of whole granules of the span are deferred, each
+ * granule naming the first of its mapping, whose entry holds the
+ * mapping's length and whether it still waits. A mapping is made again
+ * only at the bounds it had (the callers' are fixed), so an entry is
+ * replaced whole. */
+#define GRANULE_SHIFT 30
+_Static_assert(RTL_PROT_GRANULE == (size_t)1 << GRANULE_SHIFT, "granule");
+struct granule {
+	_Atomic uint32_t head;    /* 1 + the first granule of its deferred mapping; 0: none */
+	uint32_t count;           /* at the head: the mapping's granules */
+	_Atomic uint32_t waiting; /* at the head: not registered yet */
+};
+static struct granule *granules;
+static _Atomic int deferred_ever;
 
 static int choose(void)
 {
@@ -94,6 +117,11 @@ void rtl_prot_span(uintptr_t base, size_t len)
 		if (bits == MAP_FAILED)
 			return; /* no span: every change is an mprotect */
 		none_bits = bits;
+		/* None: every mapping registered when made. */
+		bits = mmap(NULL, ((len >> GRANULE_SHIFT) + 1) * sizeof(*granules),
+		            PROT_READ | PROT_WRITE,
+		            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		granules = bits == MAP_FAILED ? NULL : bits;
 	}
 	span_len = len;
 	atomic_store_explicit(&span_lo, base, memory_order_release);
@@ -178,8 +206,90 @@ static int raw_mprotect(uintptr_t at, size_t len, int prot)
 	return (int)syscall(SYS_mprotect, (void *)at, len, prot);
 }
 
+/* ---- mappings registered at their first protection ---- */
+
+static size_t granule_of(uintptr_t at)
+{
+	return (at - atomic_load_explicit(&span_lo, memory_order_relaxed)) >> GRANULE_SHIFT;
+}
+
+static uintptr_t granule_addr(size_t g)
+{
+	return atomic_load_explicit(&span_lo, memory_order_relaxed) + ((uintptr_t)g << GRANULE_SHIFT);
+}
+
+/* The mapping just made at [at, at + len): its registration deferred if
+ * it may be (made read-write) and is of whole granules; else any deferred
+ * one it replaced forgotten. Whether deferred. */
+static int defer(uintptr_t at, size_t len, int may)
+{
+	size_t first = granule_of(at), n = len >> GRANULE_SHIFT;
+
+	if (!granules)
+		return 0;
+	if (!may || granule_addr(first) != at || n << GRANULE_SHIFT != len) {
+		if (atomic_load_explicit(&deferred_ever, memory_order_relaxed))
+			for (size_t g = first; g <= granule_of(at + len - 1); g++)
+				if (atomic_load_explicit(&granules[g].head, memory_order_relaxed))
+					atomic_store_explicit(&granules[g].head, 0, memory_order_relaxed);
+		return 0;
+	}
+	granules[first].count = (uint32_t)n;
+	atomic_store_explicit(&granules[first].waiting, 1, memory_order_relaxed);
+	for (size_t g = first; g < first + n; g++)
+		atomic_store_explicit(&granules[g].head, (uint32_t)first + 1, memory_order_release);
+	atomic_store_explicit(&deferred_ever, 1, memory_order_release);
+	return 1;
+}
+
+/* The head entry of the deferred mapping holding at, if it still waits
+ * for its registration; else NULL. */
+static struct granule *waiting(uintptr_t at)
+{
+	uint32_t h;
+
+	if (!atomic_load_explicit(&deferred_ever, memory_order_acquire))
+		return NULL;
+	h = atomic_load_explicit(&granules[granule_of(at)].head, memory_order_acquire);
+	if (!h || !atomic_load_explicit(&granules[h - 1].waiting, memory_order_acquire))
+		return NULL;
+	return &granules[h - 1];
+}
+
+/* Register the deferred mappings [at, at + len) meets that still wait.
+ * Two threads may both register one: the kernel takes a range already
+ * registered to the same descriptor again. The flag falls only after the
+ * registration, so a thread that sees it down may protect. */
+static int register_waiting(uintptr_t at, size_t len)
+{
+	for (size_t g = granule_of(at), last = granule_of(at + len - 1); g <= last;) {
+		struct granule *w = waiting(granule_addr(g));
+		size_t head;
+
+		if (!w) {
+			g++;
+			continue;
+		}
+		head = (size_t)(w - granules);
+		if (rtl_pt_register(granule_addr(head), (size_t)w->count << GRANULE_SHIFT) < 0)
+			return -1;
+		atomic_store_explicit(&w->waiting, 0, memory_order_release);
+		g = head + w->count;
+	}
+	return 0;
+}
+
 static int write_protect(uintptr_t at, size_t len, int on)
 {
+	if (atomic_load_explicit(&deferred_ever, memory_order_acquire)) {
+		struct granule *w = waiting(at);
+
+		/* A mapping not registered is read-write throughout. */
+		if (w && !on && granule_of(at + len - 1) < (size_t)(w - granules) + w->count)
+			return 0;
+		if (register_waiting(at, len) < 0)
+			return -1;
+	}
 	RTL_COUNT(prot_page_table);
 	return rtl_pt_protect(at, len, on);
 }
@@ -194,6 +304,8 @@ int rtl_prot_map(uintptr_t at, size_t len, int fd, off_t off, int prot)
 	if (!pt)
 		return 0;
 	mark(at, len, 0); /* a new mapping: read-write throughout */
+	if (defer(at, len, prot == RW))
+		return 0;
 	if (rtl_pt_register(at, len) < 0)
 		return -1;
 	return prot == RW ? 0 : rtl_prot_set(at, len, prot);

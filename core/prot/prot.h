@@ -43,7 +43,13 @@ int rtl_prot_owns(uintptr_t addr);
 
 /* len bytes of fd from off, mapped at `at` (MAP_SHARED | MAP_FIXED, inside
  * the span) with protection prot: under page tables read-write for the
- * mapping and prot in its page tables. 0, or -1 with errno. */
+ * mapping and prot in its page tables. 0, or -1 with errno. Under page
+ * tables a mapping made read-write whose bounds are whole granules of the
+ * span (counted from its start) is registered with the userfaultfd at its
+ * first write-protection, not when made: until then its pages fault in
+ * as any shared memory's. */
+#define RTL_PROT_GRANULE ((size_t)1 << 30)
+
 RTL_PRIVATE_API int rtl_prot_map(uintptr_t at, size_t len, int fd, off_t off, int prot);
 
 /* [at, at + len) gets prot (PROT_NONE, PROT_READ, PROT_READ | PROT_WRITE).

@@ -136,21 +136,29 @@ static inline int rtl_uffd_api(int fd, uint64_t features, uint64_t *avail)
 }
 
 /* [start, start + len) registered for write-protection, which the kernel
- * must then offer. 0, or -1 with errno. */
-static inline int rtl_uffd_register_wp(int fd, uintptr_t start, uint64_t len)
+ * must then offer; reg is the ioctl's argument, the caller's memory. 0, or
+ * -1 with errno. */
+static inline int rtl_uffd_register_wp_in(int fd, struct rtl_uffdio_register *reg,
+                                          uintptr_t start, uint64_t len)
 {
-	struct rtl_uffdio_register reg = {
+	*reg = (struct rtl_uffdio_register){
 		.range = { start, len },
 		.mode = RTL_UFFDIO_REGISTER_MODE_WP,
 	};
-
-	if (ioctl(fd, RTL_UFFDIO_REGISTER, &reg) < 0)
+	if (ioctl(fd, RTL_UFFDIO_REGISTER, reg) < 0)
 		return -1;
-	if (!(reg.ioctls & (1ull << RTL_UFFDIO_WRITEPROTECT_BIT))) {
+	if (!(reg->ioctls & (1ull << RTL_UFFDIO_WRITEPROTECT_BIT))) {
 		errno = EOPNOTSUPP;
 		return -1;
 	}
 	return 0;
+}
+
+static inline int rtl_uffd_register_wp(int fd, uintptr_t start, uint64_t len)
+{
+	struct rtl_uffdio_register reg;
+
+	return rtl_uffd_register_wp_in(fd, &reg, start, len);
 }
 
 #endif

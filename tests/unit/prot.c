@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "core/prot/prot.h"
@@ -230,6 +232,135 @@ TEST(outside_the_span_mprotect)
 	CHECK_EQ(pt1 - pt0, 0);
 	CHECK_EQ(mp1 - mp0, 1);
 	CHECK_EQ(touch(q, 1), SIGSEGV);
+}
+
+/* Whether the mapping at p is registered for userfaultfd write-protection
+ * (the kernel's "uw" among its VmFlags). */
+static int registered(const char *p)
+{
+	char line[512];
+	int in = 0, uw = -1;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	CHECK(f != NULL);
+	while (uw < 0 && fgets(line, sizeof(line), f)) {
+		uintptr_t lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = lo <= (uintptr_t)p && (uintptr_t)p < hi;
+		else if (in && !strncmp(line, "VmFlags:", 8))
+			uw = strstr(line, " uw") != NULL;
+	}
+	fclose(f);
+	CHECK(uw >= 0);
+	return uw;
+}
+
+static int pair_fd;
+
+/* Two mappings of one granule each of a memfd (pair_fd) whose first 64
+ * pages hold data, at read-write through the backend. */
+static char *granule_pair(void)
+{
+	size_t g = RTL_PROT_GRANULE;
+	int fd = pair_fd = memfd_create("prot-test", MFD_CLOEXEC);
+	char *res = mmap(NULL, 3 * g, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *p = (char *)(((uintptr_t)res + g - 1) & ~(g - 1)), page[4096] = { 0 };
+
+	CHECK(fd >= 0 && res != MAP_FAILED);
+	CHECK_EQ(ftruncate(fd, (off_t)g), 0);
+	for (int i = 0; i < 64; i++)
+		CHECK_EQ(pwrite(fd, page, sizeof(page), (off_t)(i * PAGE)), (ssize_t)sizeof(page));
+	rtl_prot_span((uintptr_t)p, 2 * g);
+	CHECK_EQ(rtl_prot_map((uintptr_t)p, g, fd, 0, RW), 0);
+	CHECK_EQ(rtl_prot_map((uintptr_t)p + g, g, fd, 0, RW), 0);
+	return p;
+}
+
+static long minor_faults(void)
+{
+	struct rusage ru;
+
+	CHECK_EQ(getrusage(RUSAGE_SELF, &ru), 0);
+	return ru.ru_minflt;
+}
+
+/* A read-write mapping of whole granules is registered at its first
+ * write-protection, not when made: until then its pages fault in as
+ * shared memory's do (a read maps the pages around it too, writable),
+ * and read-write changes register nothing. The first protection registers
+ * the mapping whole: still one mapping, a write there a SIGBUS, and the
+ * other mapping still not registered. Registered from the start, 64 pages
+ * read then written take 128 faults. */
+TEST(registered_at_first_protection)
+{
+	int b = start();
+	char *p = granule_pair(), *q = p + RTL_PROT_GRANULE;
+	long f0, f1;
+	uint64_t pt0, mp0, pt1, mp1;
+
+	CHECK_EQ(registered(p), 0);
+	CHECK_EQ(registered(q), 0);
+	f0 = minor_faults();
+	for (int i = 0; i < 64; i++)
+		(void)*(volatile char *)(p + i * PAGE);
+	for (int i = 0; i < 64; i++)
+		p[i * PAGE] = (char)i;
+	f1 = minor_faults();
+	printf("# 64 pages read, then written: %ld faults\n", f1 - f0);
+	CHECK(f1 - f0 < 64);
+	rtl_prot_calls(&pt0, &mp0);
+	CHECK_EQ(rtl_prot_set((uintptr_t)q + PAGE, 4 * PAGE, RW), 0);
+	rtl_prot_calls(&pt1, &mp1);
+	if (b == RTL_PROT_PAGE_TABLES)
+		CHECK_EQ(pt1 - pt0 + mp1 - mp0, 0);
+	CHECK_EQ(rtl_prot_set((uintptr_t)p + 5 * PAGE, PAGE, PROT_READ), 0);
+	CHECK_EQ(registered(p), b == RTL_PROT_PAGE_TABLES);
+	CHECK_EQ(registered(q), 0);
+	CHECK_EQ(mappings(p, 2 * RTL_PROT_GRANULE), b == RTL_PROT_PAGE_TABLES ? 2 : 4);
+	CHECK_EQ(touch(p + 5 * PAGE, 1), b == RTL_PROT_PAGE_TABLES ? SIGBUS : SIGSEGV);
+	CHECK_EQ(p[5 * PAGE], 5);
+	CHECK_EQ(touch(p + 6 * PAGE, 1), 0);
+	CHECK_EQ(rtl_prot_set((uintptr_t)p + 5 * PAGE, PAGE, RW), 0);
+	CHECK_EQ(touch(p + 5 * PAGE, 1), 0);
+}
+
+static pthread_barrier_t both;
+
+static void *protect_page(void *at)
+{
+	pthread_barrier_wait(&both);
+	return (void *)(intptr_t)rtl_prot_set((uintptr_t)at, PAGE, PROT_READ);
+}
+
+/* Two threads protecting pages of one mapping not registered yet both
+ * register it: the kernel takes it twice, and both protections hold. Each
+ * round maps it again, not registered. */
+TEST(first_protections_race)
+{
+	int b = start();
+	char *p = granule_pair();
+
+	for (int round = 0; round < 50; round++) {
+		pthread_t t[2];
+		void *r[2];
+
+		CHECK_EQ(pthread_barrier_init(&both, NULL, 2), 0);
+		for (int i = 0; i < 2; i++)
+			CHECK_EQ(pthread_create(&t[i], NULL, protect_page, p + (size_t)(i + 1) * PAGE), 0);
+		for (int i = 0; i < 2; i++)
+			CHECK_EQ(pthread_join(t[i], &r[i]), 0);
+		pthread_barrier_destroy(&both);
+		CHECK(r[0] == NULL && r[1] == NULL);
+		for (int i = 1; i <= 3; i++)
+			CHECK_EQ(touch(p + (size_t)i * PAGE, 1),
+			         i == 3 ? 0 : b == RTL_PROT_PAGE_TABLES ? SIGBUS
+			                                                : SIGSEGV);
+		CHECK_EQ(rtl_prot_set((uintptr_t)p, 4 * PAGE, RW), 0);
+		CHECK_EQ(touch(p + PAGE, 1), 0);
+		CHECK_EQ(rtl_prot_map((uintptr_t)p, RTL_PROT_GRANULE, pair_fd, 0, RW), 0);
+		CHECK_EQ(registered(p), 0);
+	}
 }
 
 /* A program's own SIGBUS (an access past the end of a file) reaches its

@@ -323,6 +323,16 @@ TEST(registered_at_first_protection)
 	CHECK_EQ(touch(p + 6 * PAGE, 1), 0);
 	CHECK_EQ(rtl_prot_set((uintptr_t)p + 5 * PAGE, PAGE, RW), 0);
 	CHECK_EQ(touch(p + 5 * PAGE, 1), 0);
+	/* Registered whole across the mappings a page at no access split it
+	 * into (no access is an mprotect, and registers nothing). */
+	CHECK_EQ(rtl_prot_set((uintptr_t)q + 20 * PAGE, PAGE, PROT_NONE), 0);
+	CHECK_EQ(registered(q), 0);
+	CHECK_EQ(rtl_prot_set((uintptr_t)q + 30 * PAGE, PAGE, PROT_READ), 0);
+	CHECK_EQ(registered(q), b == RTL_PROT_PAGE_TABLES);
+	CHECK_EQ(registered(q + 30 * PAGE), b == RTL_PROT_PAGE_TABLES);
+	CHECK_EQ(touch(q + 20 * PAGE, 0), SIGSEGV);
+	CHECK_EQ(touch(q + 30 * PAGE, 1), b == RTL_PROT_PAGE_TABLES ? SIGBUS : SIGSEGV);
+	CHECK_EQ(touch(q + 31 * PAGE, 1), 0);
 }
 
 static pthread_barrier_t both;

@@ -283,11 +283,13 @@ static int write_protect(uintptr_t at, size_t len, int on)
 {
 	if (atomic_load_explicit(&deferred_ever, memory_order_acquire)) {
 		struct granule *w = waiting(at);
+		size_t last = granule_of(at + len - 1);
 
 		/* A mapping not registered is read-write throughout. */
-		if (w && !on && granule_of(at + len - 1) < (size_t)(w - granules) + w->count)
+		if (w && !on && last < (size_t)(w - granules) + w->count)
 			return 0;
-		if (register_waiting(at, len) < 0)
+		/* Most ranges lie in one granule: looked up once. */
+		if ((w || last != granule_of(at)) && register_waiting(at, len) < 0)
 			return -1;
 	}
 	RTL_COUNT(prot_page_table);

@@ -5,7 +5,16 @@
  * jemalloc-private.sh): it interposes nothing and starts only here. The
  * extent hooks take no lock and call nothing that does (a bump pointer over
  * one range reserved at start, hole punching to purge), so jemalloc's locks
- * and rtl's never nest and fork needs no ordering between them. */
+ * and rtl's never nest.
+ *
+ * jemalloc starts at the first selected block, not with the process: its
+ * start is some 150 us of page faults and system calls that a process
+ * selecting nothing never needs. It may then start in any thread, or in a
+ * program's fork handler, so its fork handlers are not registered with
+ * libc (jemalloc-private.sh renames its pthread_atfork to
+ * rtl_je_pthread_atfork) but run from the arenas' own, registered at the
+ * preload's start: the start lock first, jemalloc's locks inside it, as
+ * when jemalloc started first. A fork waits for a start under way. */
 #include "preload/place/arena.h"
 
 #include <errno.h>
@@ -33,6 +42,9 @@ size_t rtl_je_nallocx(size_t size, int flags);
 int rtl_je_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp,
                    size_t newlen);
 extern void (*rtl_je_malloc_message)(void *, const char *);
+/* What the private jemalloc calls in place of pthread_atfork. */
+int rtl_je_pthread_atfork(void (*prepare)(void), void (*parent)(void),
+                          void (*child)(void));
 
 /* Its options, read before MALLOC_CONF: thread caches (every block this
  * jemalloc hands out is the pool's, whichever of rtl's arenas made it, so a
@@ -162,17 +174,43 @@ static int create_arena(unsigned *ind)
 	return 0;
 }
 
-/* The arenas are made at the first selected block (arenas_start). */
+/* jemalloc and the arenas start at the first selected block
+ * (arenas_start), under arenas_lock. */
 static _Atomic int arenas_ready;
 static pthread_mutex_t arenas_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* jemalloc's fork handlers, given to rtl_je_pthread_atfork as it starts
+ * (under arenas_lock, which every fork takes first: they do not change
+ * while a fork runs them). */
+static void (*je_prepare)(void), (*je_parent)(void), (*je_child)(void);
+
+int rtl_je_pthread_atfork(void (*prepare)(void), void (*parent)(void),
+                          void (*child)(void))
+{
+	je_prepare = prepare;
+	je_parent = parent;
+	je_child = child;
+	return 0;
+}
 
 static void arenas_fork_prepare(void)
 {
 	pthread_mutex_lock(&arenas_lock);
+	if (je_prepare)
+		je_prepare();
 }
 
-static void arenas_fork_done(void)
+static void arenas_fork_parent(void)
 {
+	if (je_parent)
+		je_parent();
+	pthread_mutex_unlock(&arenas_lock);
+}
+
+static void arenas_fork_child(void)
+{
+	if (je_child)
+		je_child();
 	pthread_mutex_unlock(&arenas_lock);
 }
 
@@ -199,15 +237,11 @@ int rtl_arena_init(void)
 	pool_lo = (uintptr_t)pool;
 	pool_hi = pool_lo + got;
 
-	/* jemalloc starts here (its fork handlers registered: not from inside
-	 * a malloc that a fork's handlers may make); nallocx starts it
-	 * without its statistics, which the first mallctl sets up (some 30
-	 * pages a process that selects no block need not touch). */
-	if (!rtl_je_nallocx(1, 0))
-		return -1;
 	narenas = ncpu < 1 ? 1 : ncpu > MAX_ARENAS ? MAX_ARENAS
 	                                           : (unsigned)ncpu;
-	pthread_atfork(arenas_fork_prepare, arenas_fork_done, arenas_fork_done);
+	/* Now, before any thread can start jemalloc: a fork that runs while
+	 * it starts waits for it. */
+	pthread_atfork(arenas_fork_prepare, arenas_fork_parent, arenas_fork_child);
 	return 0;
 }
 
@@ -229,16 +263,20 @@ static void small_max_find(void)
 	}
 }
 
-/* The arenas themselves, at the first block (arenas_lock held): a process
- * that selects no block never pays for them, nor for jemalloc's
- * statistics. */
+/* jemalloc and the arenas, at the first block (arenas_lock held): a
+ * process that selects no block never pays for them. */
 static int arenas_start(void)
 {
 	int rc = 0;
 
 	pthread_mutex_lock(&arenas_lock);
 	if (!atomic_load_explicit(&arenas_ready, memory_order_relaxed)) {
-		small_max_find();
+		/* nallocx starts jemalloc; small_max_find's mallctl its
+		 * statistics. */
+		if (!rtl_je_nallocx(1, 0))
+			rc = -1;
+		else
+			small_max_find();
 		for (unsigned i = 0; i < narenas && rc == 0; i++)
 			rc = create_arena(&arena_ind[i]);
 		if (rc == 0)

@@ -70,9 +70,8 @@ static void start(void)
 	 * SIGSEGVs that are not its own. */
 	if (rtl_fatal_init() < 0)
 		perror("rtl: preload: no report on fatal signals");
-	/* rtl first, jemalloc second (jemalloc starts on its first mallctl):
-	 * at fork, jemalloc's prepare then runs before rtl's. Not required (the
-	 * extent hooks take no lock, so the two never nest), but natural. */
+	/* rtl first, the arenas second (jemalloc starts at the first selected
+	 * block, its fork handlers run from the arenas', arena.c). */
 	/* Capstone is loaded only where a rule's regions move pointers: the
 	 * exact mechanisms' traps never decode (init.h). */
 	rtl_init_lazy_decoder();

@@ -20,6 +20,7 @@
 #include "policy/policy.h"
 #include "preload/engine/actions.h"
 #include "preload/engine/epoch.h"
+#include "preload/engine/loader.h"
 #include "preload/engine/record.h"
 #include "preload/engine/select.h"
 #include "preload/engine/site.h"
@@ -209,6 +210,7 @@ int rtl_select_start(void)
 
 	if (cap > (1u << 22))
 		cap = 1u << 22; /* 4M records; past that, selection stops */
+	rtl_loader_start();     /* before a block can be selected, in any thread */
 	if (rtl_site_init() < 0 || rtl_rec_init(cap) < 0 || rtl_trace_init() < 0)
 		return -1;
 	if (e->any_dirty)

@@ -24,6 +24,7 @@
 
 #include "policy/policy.h"
 #include "preload/engine/engine.h"
+#include "preload/engine/loader.h"
 #include "preload/engine/symindex.h"
 #include "preload/engine/tally.h"
 #include "preload/engine/wrappers.h"
@@ -214,7 +215,11 @@ static void name(struct callsite *c)
 
 	if (atomic_load_explicit(&c->state, memory_order_acquire) == 2)
 		return;
+	/* Inside the loader gate from before the state says "being named"
+	 * until it says "named": a child never inherits a name half made. */
+	rtl_loader_enter();
 	if (!atomic_compare_exchange_strong(&c->state, &expect, 1)) {
+		rtl_loader_leave();
 		while (atomic_load_explicit(&c->state, memory_order_acquire) != 2)
 			sched_yield(); /* another thread is naming it */
 		return;
@@ -226,6 +231,7 @@ static void name(struct callsite *c)
 			accept |= 1ull << i;
 	c->accept = accept;
 	atomic_store_explicit(&c->state, 2, memory_order_release);
+	rtl_loader_leave();
 }
 
 static uint64_t mix(uint64_t x)
@@ -278,7 +284,11 @@ static uint32_t past_wrappers(uintptr_t caller, uint32_t cs)
 	/* A backtrace costs by the frame: the near ones first, which
 	 * usually hold the caller of the wrapper. */
 	for (int depth = NEAR_FRAMES;; depth = FRAMES) {
-		int n = unw_backtrace(ips, depth), i = 0;
+		int n, i = 0;
+
+		rtl_loader_enter();
+		n = unw_backtrace(ips, depth);
+		rtl_loader_leave();
 
 		while (i < n && (uintptr_t)ips[i] != caller)
 			i++;

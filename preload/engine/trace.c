@@ -20,6 +20,7 @@
 #include "core/util/relax.h"
 #include "policy/policy.h"
 #include "preload/engine/engine.h"
+#include "preload/engine/loader.h"
 #include "preload/engine/record.h"
 #include "preload/engine/site.h"
 #include "preload/track/events.h"
@@ -83,30 +84,11 @@ static int trampoline(uintptr_t pc)
 	return pc && !memcmp((const void *)pc, code, sizeof(code));
 }
 
-void rtl_trace_backtrace(int rule, int write)
+/* Counts one more of this stack, in the table or as dropped. */
+static void count_stack(const uintptr_t *ip, int n, int rule, int write)
 {
-	unw_context_t ctx;
-	unw_cursor_t cur;
-	uintptr_t ip[16];
-	int n = 0, skipping = 1;
-	uint64_t h;
+	uint64_t h = hash_of(ip, n, rule, write);
 
-	if (!stacks || unw_getcontext(&ctx) < 0 || unw_init_local(&cur, &ctx) < 0)
-		return;
-	/* Skip rtl's own frames (this handler, the core's trap path or a
-	 * system-call wrapper) and the signal frame; keep the program's. */
-	while (n < 16 && unw_step(&cur) > 0) {
-		unw_word_t pc = 0;
-
-		unw_get_reg(&cur, UNW_REG_IP, &pc);
-		if (skipping) {
-			if (rtl_site_in_rtl(pc) || trampoline(pc))
-				continue;
-			skipping = 0;
-		}
-		ip[n++] = pc;
-	}
-	h = hash_of(ip, n, rule, write);
 	for (uint32_t k = 0; k < PROBES; k++) {
 		struct rtl_stack *s = &stacks[(h + k) % STACKS];
 		uint64_t cur_h = atomic_load_explicit(&s->hash, memory_order_acquire);
@@ -140,6 +122,38 @@ void rtl_trace_backtrace(int rule, int write)
 		return;
 	}
 	atomic_fetch_add_explicit(&stacks_dropped, 1, memory_order_relaxed);
+}
+
+void rtl_trace_backtrace(int rule, int write)
+{
+	unw_context_t ctx;
+	unw_cursor_t cur;
+	uintptr_t ip[16];
+	int n = 0, skipping = 1;
+
+	/* Not while another thread forks (loader.h): the trap is counted,
+	 * its stack not kept. Inside the gate until the stack is counted: a
+	 * child inherits no entry half filled. */
+	if (!stacks || !rtl_loader_try_enter())
+		return;
+	if (unw_getcontext(&ctx) == 0 && unw_init_local(&cur, &ctx) == 0) {
+		/* Skip rtl's own frames (this handler, the core's trap path or
+		 * a system-call wrapper) and the signal frame; keep the
+		 * program's. */
+		while (n < 16 && unw_step(&cur) > 0) {
+			unw_word_t pc = 0;
+
+			unw_get_reg(&cur, UNW_REG_IP, &pc);
+			if (skipping) {
+				if (rtl_site_in_rtl(pc) || trampoline(pc))
+					continue;
+				skipping = 0;
+			}
+			ip[n++] = pc;
+		}
+		count_stack(ip, n, rule, write);
+	}
+	rtl_loader_leave();
 }
 
 const struct rtl_stack *rtl_trace_stack(uint32_t i)

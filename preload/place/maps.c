@@ -32,7 +32,20 @@ static _Atomic uint64_t made_at_count;      /* objects made by then */
 static _Atomic uint64_t made;               /* objects made that can trap */
 static _Atomic uint64_t live_at_hit;        /* live objects when one found no room */
 static _Atomic int alias_hit, in_place_hit;
+/* Held over a read of /proc/self/maps, and across fork: a child must not
+ * inherit it held by a thread that did not come along. Its holder takes
+ * no other lock, so its place among the fork handlers does not matter. */
 static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void count_lock_take(void)
+{
+	pthread_mutex_lock(&count_lock);
+}
+
+static void count_lock_give(void)
+{
+	pthread_mutex_unlock(&count_lock);
+}
 
 static long read_long(const char *path)
 {
@@ -74,6 +87,7 @@ void rtl_maps_init(void)
 	if (env && (lim = strtol(env, NULL, 10)) > 0 && lim < max_maps)
 		max_maps = lim;
 	limit = max_maps * 3 / 4;
+	pthread_atfork(count_lock_take, count_lock_give, count_lock_give);
 	/* Counted at the first object that can trap (room): a process that
 	 * never makes one never reads its maps. */
 	atomic_store(&counted, limit);

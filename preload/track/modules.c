@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/util/lock.h"
+#include "preload/engine/loader.h"
 #include "preload/track/format.h"
 #include "preload/track/raw.h"
 
@@ -81,7 +82,9 @@ void rtl_modules_refresh(void)
 		return;
 	s = &snaps[!atomic_load_explicit(&cur, memory_order_relaxed)];
 	s->n = 0;
+	rtl_loader_enter();
 	dl_iterate_phdr(add, s);
+	rtl_loader_leave();
 	atomic_store_explicit(&cur, s == &snaps[1], memory_order_release);
 	rtl_lock_release(&refreshing);
 }

@@ -78,6 +78,41 @@ setup() {
     <(grep fork "$BATS_TEST_TMPDIR/runs/all.out")
 }
 
+@test "fork: a child forked while other threads make the first blocks runs to the end" {
+  # The first selected block starts jemalloc (its fork handlers run from
+  # the arenas', preload/place/arena.c); naming sites and backtraces call
+  # into the loader and libunwind (preload/engine/loader.h). A child that
+  # inherited any of their locks held would hang: RUN_LIMIT makes it a
+  # failure. A backtrace on every trap, under each mechanism.
+  local m modes=()
+  for m in auto alias page; do
+    policy "$m-bt" '[rule all]' "mechanism = $m" 'protect = read' \
+      'on_write = count, backtrace, grant-rw'
+    modes+=("$m-bt")
+  done
+  policy site-bt '[rule all]' 'site = *batch*' 'protect = read' \
+    'on_write = count, backtrace, grant-rw'
+  modes+=(site-bt)
+  for m in none "${modes[@]}"; do
+    RUN_LIMIT=120 run_mode "$m" "$PROGS/fork_first_block" threads 10
+  done
+  same_as_without "${modes[@]}"
+  assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/none.out")" \
+    "threads: 10 rounds of 8 forks, 0 failed"
+  [[ $(report_sum auto-bt write_traps) -gt 1000 ]]
+  [[ $(report_sum site-bt selected) -gt 1000 ]]
+}
+
+@test "fork: the first selected block made in the program's own fork handler" {
+  for m in none all; do
+    RUN_LIMIT=120 run_mode "$m" "$PROGS/fork_first_block" prepare
+  done
+  same_as_without all
+  assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/none.out")" \
+    "prepare: first block in the fork handler, children ok"
+  [[ $(report_sum all selected) -gt 300 ]]
+}
+
 @test "jemalloc's metadata stays out of the views: one small region, one extent" {
   policy one '[rule one]' 'size = 200'
   run_mode one "$PROGS/fork_iso"

@@ -18,8 +18,8 @@
 static _Atomic int inside, forking;
 
 #define TLS __attribute__((tls_model("initial-exec")))
-static __thread int depth TLS;        /* this thread's nesting */
-static __thread int this_forks TLS;   /* this thread raised the flag */
+static __thread int depth TLS;      /* this thread's nesting */
+static __thread int this_forks TLS; /* this thread raised the flag */
 
 int rtl_loader_try_enter(void)
 {

@@ -132,10 +132,14 @@ void rtl_trace_backtrace(int rule, int write)
 	int n = 0, skipping = 1;
 
 	/* Not while another thread forks (loader.h): the trap is counted,
-	 * its stack not kept. Inside the gate until the stack is counted: a
+	 * its stack dropped. Inside the gate until the stack is counted: a
 	 * child inherits no entry half filled. */
-	if (!stacks || !rtl_loader_try_enter())
+	if (!stacks)
 		return;
+	if (!rtl_loader_try_enter()) {
+		atomic_fetch_add_explicit(&stacks_dropped, 1, memory_order_relaxed);
+		return;
+	}
 	if (unw_getcontext(&ctx) == 0 && unw_init_local(&cur, &ctx) == 0) {
 		/* Skip rtl's own frames (this handler, the core's trap path or
 		 * a system-call wrapper) and the signal frame; keep the

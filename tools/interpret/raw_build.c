@@ -278,7 +278,8 @@ static json_t *backtraces(struct run *r)
 		json_array_append_new(a, o);
 	}
 	if (limit(r, RTL_TRACK_LIMIT_STACKS_DROPPED))
-		note(r, "backtraces: %llu traps had stacks that did not fit in the table",
+		note(r, "backtraces: %llu traps kept no stack (the table was full, or "
+		        "another thread was forking)",
 		     (unsigned long long)limit(r, RTL_TRACK_LIMIT_STACKS_DROPPED));
 	return a;
 }

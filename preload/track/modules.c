@@ -78,15 +78,17 @@ void rtl_modules_refresh(void)
 		ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 		exe[len > 0 ? len : 0] = '\0';
 	}
-	if (rtl_lock_acquire(&refreshing) < 0)
-		return;
-	s = &snaps[!atomic_load_explicit(&cur, memory_order_relaxed)];
-	s->n = 0;
+	/* The gate around the lock as well as the loader's call: a fork
+	 * never finds the refresh lock held (loader.h). */
 	rtl_loader_enter();
-	dl_iterate_phdr(add, s);
+	if (rtl_lock_acquire(&refreshing) == 0) {
+		s = &snaps[!atomic_load_explicit(&cur, memory_order_relaxed)];
+		s->n = 0;
+		dl_iterate_phdr(add, s);
+		atomic_store_explicit(&cur, s == &snaps[1], memory_order_release);
+		rtl_lock_release(&refreshing);
+	}
 	rtl_loader_leave();
-	atomic_store_explicit(&cur, s == &snaps[1], memory_order_release);
-	rtl_lock_release(&refreshing);
 }
 
 void rtl_modules_cover(uintptr_t ip)

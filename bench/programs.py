@@ -437,6 +437,25 @@ def memory(build, lib, cwd):
     return out
 
 
+def spread_reuse(build, lib, cwd, pol):
+    """Protection calls per trap where a program's reuse spreads over many
+    pages (tests/progs/slot_runs ring: 512 live blocks of 16 B to 4 KiB,
+    each written as made and freed in its turn), under read + grant by
+    mechanism and backend: beside the real programs' figure, what a run of
+    pages saves when the blocks made next fall on the pages it set."""
+    prog = [os.path.join(build, "tests", "progs", "slot_runs"), "ring", "200000"]
+    out = {}
+    for name, (cfg, extra) in pol.items():
+        records = tempfile.mkdtemp(prefix="rec.", dir=cwd)
+        env = {"LD_PRELOAD": lib, "RTL_CONFIG": cfg, "RTL_RUN_DIR": records}
+        env.update(extra)
+        run(prog, env, cwd)
+        t = (report_of(build, records) or {}).get("totals", {})
+        shutil.rmtree(records)
+        out[name] = t.get("protect_calls", 0) / t["traps"] if t.get("traps") else None
+    return out
+
+
 def main():
     build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     quick = "--quick" in sys.argv[3:]
@@ -479,6 +498,10 @@ def main():
                     "%.2f x kernel" % row[p]["overhead_over_kernel"]
                     if row[p]["overhead_over_kernel"] is not None else "-")
                 for p in cfgs))
+        res["spread_calls_per_trap"] = spread_reuse(build, lib, cwd, policies(cwd))
+        print("  reuse spread over many pages (slot_runs ring): calls a trap " + ", ".join(
+            "%s %.2f" % (k, v) for k, v in res["spread_calls_per_trap"].items()
+            if v is not None))
         if shutil.which("lua"):
             res["epochs"] = epoch_costs(build, lib, cwd, fl, quick)
             ep = res["epochs"]

@@ -113,6 +113,23 @@ live() {
   done
 }
 
+@test "slots: a forked child's new blocks, on copies its parent left read-only, each trap once" {
+  # The child maps every copy again (read-write here: most live blocks
+  # were granted) and sets each live page's protection from its parent's
+  # tables; a free page takes its copy's, whatever its parent's block
+  # there had, so a block the child makes there is protected as its rule
+  # says, and the parent's live blocks stay granted.
+  local m
+  for m in auto alias; do
+    policy "forked-$m" "mechanism = $m" '[rule all]' 'size = 64' 'protect = read' \
+      'on_write = count, grant-rw'
+    run_mode "forked-$m" "$SLOTS" forked 20000
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/runs/forked-$m.out")" "child 0"
+    assert_equal "$(rep "forked-$m" 'sorted((p["selected"], p["traps"]) for p in r["processes"])')" \
+      "[(10000, 10000), (20000, 10000)]"
+  done
+}
+
 @test "slots: 10^5 live read-only blocks, each written as made: all selected, under 1,000 mappings; forks see their own" {
   # A block's pages merge with their neighbours of the same protection in
   # its copy: blocks written as they are made hold a few hundred mappings

@@ -12,6 +12,13 @@
  *                      pages hold up to 256 of them, each through a copy
  *                      of its own; each block is read once; prints the
  *                      number of blocks made
+ *   slot_runs forked N  N blocks of 64 B, every other one written and the
+ *                      others freed unwritten; then a child makes N/2
+ *                      blocks of 64 B, writes each and the parent's live
+ *                      ones (its new blocks land on pages whose free
+ *                      copies held its parent's blocks, read-only there
+ *                      while the live ones were granted); prints the
+ *                      child's exit status
  *   slot_runs maps     one 64-byte block, read: prints the permissions of
  *                      the mapping that holds it and how many pages that
  *                      mapping has (under a rule that protects it, a
@@ -23,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define LIVE 512
@@ -162,6 +170,43 @@ static int maps(void)
 	return 1;
 }
 
+static int forked(long n)
+{
+	char **b = malloc(sizeof(*b) * (size_t)n);
+	int status;
+	pid_t pid;
+
+	if (!b)
+		return 1;
+	for (long i = 0; i < n; i++) {
+		if (!(b[i] = malloc(64)))
+			return 1;
+		if (i % 2)
+			b[i][0] = 1;
+	}
+	for (long i = 0; i < n; i += 2)
+		free(b[i]);
+	fflush(stdout);
+	if ((pid = fork()) < 0)
+		return 1;
+	if (pid == 0) {
+		for (long i = 0; i < n / 2; i++) {
+			char *p = malloc(64);
+			if (!p)
+				_exit(1);
+			p[1] = 2;
+		}
+		for (long i = 1; i < n; i += 2)
+			if (b[i][0] != 1 || (b[i][2] = 3) != 3)
+				_exit(1);
+		exit(0); /* under the preload, the child leaves its record */
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return 1;
+	printf("child %d\n", status);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ring total;
@@ -182,9 +227,11 @@ int main(int argc, char **argv)
 		printf("%ld blocks\n", total.small);
 		return 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "forked") == 0 && atol(argv[2]) > 0)
+		return forked(atol(argv[2]));
 	if (argc == 2 && strcmp(argv[1], "maps") == 0)
 		return maps();
 	fprintf(stderr, "usage: slot_runs ring N [THREADS 1-8] | slot_runs dense N THREADS | "
-	                "slot_runs maps\n");
+	                "slot_runs forked N | slot_runs maps\n");
 	return 2;
 }

@@ -17,6 +17,7 @@
 #include "core/region/region.h"
 #include "core/region/views.h"
 #include "core/start/fork.h"
+#include "core/tag/tagged.h"
 #include "core/trap/foreign.h"
 
 /* Child to parent: "copied" (closed, or one byte). -1: no pipe, no wait. */
@@ -70,6 +71,7 @@ void rtl_fork_child(void)
 	}
 	/* Threads that held region locks did not come along. */
 	rtl_regions_after_fork();
+	rtl_tag_forked();
 	rtl_ptrs_after_fork();
 	rtl_dirty_after_fork(); /* the kernel's written bits, of the child's views */
 	rtl_foreign_fork_done();

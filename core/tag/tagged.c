@@ -105,6 +105,15 @@ static void start(void)
 	rtl_tag_arena.base = (uintptr_t)m;
 }
 
+void rtl_tag_forked(void)
+{
+	/* Under store_lock (fork_prepare): no record is being made. Only
+	 * held locks are written: the records' pages stay shared. */
+	for (uint32_t i = 0; i < recs_used; i++)
+		if (atomic_load_explicit(&recs[i].lock.owner, memory_order_relaxed))
+			rtl_lock_reset(&recs[i].lock);
+}
+
 int rtl_tag_find(uintptr_t a, struct rtl_tag_found *f)
 {
 	uintptr_t u = rtl_mte_untag(a), d = u - rtl_tag_arena.base;

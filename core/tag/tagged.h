@@ -84,6 +84,10 @@ int rtl_tag_free(struct rtl_tag_found *f);
  * region handler. -1 with errno: ENOTSUP (PROT_READ alone), ENOENT. */
 int rtl_tag_protect(struct rtl_tag_found *f, int prot);
 
+/* In a forked child: the records' spin locks whose holders did not come
+ * along (an epoch thread retagging at the fork) are free again. */
+void rtl_tag_forked(void);
+
 /* The region's pointer to its first byte (tagged). */
 static inline uintptr_t rtl_tag_base(const struct rtl_tag_region *r)
 {

@@ -104,6 +104,8 @@ same_as_without() {
       if ! cmp -s "$runs/none.$f" "$runs/$m.$f"; then
         echo "mode $m: $f differs from the run without the preload:" >&2
         diff <(head -c 2000 "$runs/none.$f") <(head -c 2000 "$runs/$m.$f") >&2 || true
+        # A hang (137: killed at the limit) or a crash reads as lost output.
+        [[ $f == rc ]] || echo "exit status: $(<"$runs/none.rc") without, $(<"$runs/$m.rc") with" >&2
         return 1
       fi
     done

@@ -348,6 +348,58 @@ TEST(fork_keeps_tags)
 	CHECK_EQ(grants, 1);
 }
 
+static char *volatile retagged;
+static _Atomic int retagging;
+
+static void *retag_loop(void *arg)
+{
+	(void)arg;
+	while (atomic_load(&retagging)) {
+		region_protect(retagged, PROT_NONE);
+		region_protect(retagged, RW);
+	}
+	return NULL;
+}
+
+#define FORKS 8
+
+/* A fork while another thread retags a region (an epoch does): that
+ * thread held the region's lock, and does not come along. The child must
+ * still change the region's protection and trap on it; a lock left held
+ * would spin it until the alarm. */
+TEST(fork_while_another_thread_retags)
+{
+	const size_t size = 256 << 10; /* long to retag: forks land inside */
+	pthread_t th;
+	char *p;
+
+	if (!tags())
+		return;
+	region_handler(NULL, grant_rw);
+	CHECK((p = region_alloc_tagged(size, NULL, 0)) != NULL);
+	retagged = p;
+	atomic_store(&retagging, 1);
+	CHECK_EQ(pthread_create(&th, NULL, retag_loop, NULL), 0);
+	for (int i = 0; i < FORKS; i++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0) {
+			alarm(30);
+			if (region_protect(p, PROT_NONE) != 0)
+				_exit(1);
+			poke(p + size - 1, 7);
+			_exit(peek(p + size - 1) == 7 && grants == 1 ? 0 : 2);
+		}
+		CHECK(pid > 0);
+		CHECK_EQ(waitpid(pid, &st, 0), pid);
+		CHECK(WIFEXITED(st));
+		CHECK_EQ(WEXITSTATUS(st), 0);
+	}
+	atomic_store(&retagging, 0);
+	pthread_join(th, NULL);
+}
+
 /* The fault's address as hardware gives it (no tag bits) and as qemu-user
  * does (with them): the same region, the address as the program used it,
  * the grant. Faults that are not a tag check, or outside the arena, are

@@ -19,6 +19,22 @@
 #include "core/start/fork.h"
 #include "core/tag/tagged.h"
 #include "core/trap/foreign.h"
+#include "core/util/lock.h"
+
+_Atomic unsigned rtl_lock_forks;
+
+static void count_fork(void)
+{
+	atomic_fetch_add_explicit(&rtl_lock_forks, 1, memory_order_relaxed);
+}
+
+/* Registered when librtl is loaded, before the handlers of rtl's start and
+ * its preload: child handlers run in the order they were registered, so
+ * the count is raised before any of them takes a lock. */
+__attribute__((constructor(101))) static void count_forks(void)
+{
+	pthread_atfork(NULL, NULL, count_fork);
+}
 
 /* Child to parent: "copied" (closed, or one byte). -1: no pipe, no wait. */
 static int copied[2] = { -1, -1 };

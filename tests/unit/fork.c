@@ -1,9 +1,12 @@
 /* fork: parent and child each see only their own writes to regions, and
  * traps keep working on both sides. */
+#include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/util/lock.h"
 #include "tests/unit/helpers.h"
 #include "tests/unit/test.h"
 
@@ -93,4 +96,100 @@ TEST(parent_writes_after_fork_stay_out_of_child)
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st));
 	CHECK_EQ(WEXITSTATUS(st), 0);
+}
+
+/* Spin locks another thread holds, from before a fork until told. */
+struct holder {
+	struct rtl_lock a, b;
+	pthread_barrier_t taken, done;
+	pthread_t th;
+};
+
+static void *hold(void *arg)
+{
+	struct holder *h = arg;
+
+	CHECK_EQ(rtl_lock_acquire(&h->a), 0);
+	CHECK_EQ(rtl_lock_acquire(&h->b), 0);
+	pthread_barrier_wait(&h->taken);
+	pthread_barrier_wait(&h->done);
+	rtl_lock_release(&h->b);
+	rtl_lock_release(&h->a);
+	return NULL;
+}
+
+static void hold_start(struct holder *h)
+{
+	*h = (struct holder){ .a = RTL_LOCK_INIT, .b = RTL_LOCK_INIT };
+	CHECK_EQ(pthread_barrier_init(&h->taken, NULL, 2), 0);
+	CHECK_EQ(pthread_barrier_init(&h->done, NULL, 2), 0);
+	CHECK_EQ(pthread_create(&h->th, NULL, hold, h), 0);
+	pthread_barrier_wait(&h->taken);
+}
+
+static void hold_end(struct holder *h)
+{
+	pthread_barrier_wait(&h->done);
+	pthread_join(h->th, NULL);
+}
+
+/* In a child: both of h's locks are free to take (their holder did not
+ * come along), once each. 0, or what failed. */
+static int taken_over(struct holder *h)
+{
+	if (rtl_lock_try(&h->a) != 0)
+		return 1;
+	if (rtl_lock_acquire(&h->b) != 0) /* spins until the alarm if held */
+		return 2;
+	if (rtl_lock_try(&h->a) == 0 || errno != EDEADLK)
+		return 3;
+	rtl_lock_release(&h->a);
+	rtl_lock_release(&h->b);
+	return 0;
+}
+
+static int wait_ok(pid_t pid)
+{
+	int st;
+
+	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 99;
+}
+
+/* A spin lock another thread held at a fork is held in the child by a
+ * thread that is not there: the child takes it over, in a grandchild too.
+ * The forking thread's own stays its own (re-entry refused), and the
+ * parent's other thread keeps its locks. */
+TEST(locks_of_threads_that_did_not_come_along_are_free)
+{
+	static struct rtl_lock mine = RTL_LOCK_INIT;
+	struct holder h;
+	pid_t pid;
+
+	hold_start(&h);
+	CHECK_EQ(rtl_lock_acquire(&mine), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct holder h2;
+		pid_t pid2;
+		int rc;
+
+		alarm(30);
+		if (rtl_lock_acquire(&mine) == 0 || errno != EDEADLK)
+			_exit(10);
+		if ((rc = taken_over(&h)) != 0)
+			_exit(rc);
+		hold_start(&h2);
+		pid2 = fork();
+		if (pid2 == 0)
+			_exit(taken_over(&h2) + 20 * (taken_over(&h) != 0));
+		rc = wait_ok(pid2);
+		hold_end(&h2);
+		_exit(rc ? 40 + rc : 0);
+	}
+	CHECK(pid > 0);
+	CHECK_EQ(wait_ok(pid), 0);
+	CHECK_EQ(rtl_lock_try(&h.a), -1);
+	CHECK_EQ(errno, EBUSY);
+	rtl_lock_release(&mine);
+	hold_end(&h);
 }

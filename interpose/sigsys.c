@@ -396,6 +396,26 @@ static int inherited(const char *sig)
 	return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2;
 }
 
+#ifndef SECCOMP_FILTER_FLAG_SPEC_ALLOW
+#define SECCOMP_FILTER_FLAG_SPEC_ALLOW (1UL << 2)
+#endif
+
+/* The filter on every thread. SPEC_ALLOW: rtl's filter is no sandbox, so
+ * the program keeps the speculative-store-bypass mitigation it had; a
+ * kernel whose spec_store_bypass_disable is "seccomp" (the default before
+ * Linux 5.16) would otherwise force it on, and every load of the program
+ * would wait for older stores. EINVAL: a kernel before 4.17. */
+static int set_filter(const struct sock_fprog *prog)
+{
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	            SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_SPEC_ALLOW, prog) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC,
+	                    prog);
+}
+
 int rtl_sigsys_install(rtl_sigaction_fn sigaction_fn)
 {
 	char sig[128];
@@ -446,11 +466,9 @@ int rtl_sigsys_install(rtl_sigaction_fn sigaction_fn)
 		return 0;
 	}
 	/* Without CAP_SYS_ADMIN the kernel wants no_new_privs first. */
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-	            SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0 &&
+	if (set_filter(&prog) != 0 &&
 	    (errno != EACCES || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-	     syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-	             SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0)) {
+	     set_filter(&prog) != 0)) {
 		int e = errno;
 		real_sigaction(SIGSYS, &program, NULL);
 		errno = e;

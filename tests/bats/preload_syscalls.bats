@@ -237,3 +237,19 @@ SQL
   assert_line --regexp '^Seccomp:[[:space:]]+2$'
   assert_line --regexp '^Seccomp_filters:[[:space:]]+1$'
 }
+
+@test "the filter leaves the program's speculative-store-bypass mitigation as it was" {
+  needs_native
+  # Where spec_store_bypass_disable is "seccomp" (the kernel's default
+  # before 5.16), a filter installed without SPEC_ALLOW forces the
+  # mitigation on ("thread force mitigated"); where it is "prctl" the
+  # line is the same either way.
+  policy sw-io2 '[rule io]' 'size = 4K..8K' 'protect = read'
+  local show='grep -E "^(Seccomp|Speculation_Store_Bypass):" /proc/self/status'
+  run_mode none sh -c "$show"
+  run_mode sw-io2 sh -c "$show"
+  run cat "$BATS_TEST_TMPDIR/runs/sw-io2.out"
+  assert_line --regexp '^Seccomp:[[:space:]]+2$'
+  diff <(grep Speculation "$BATS_TEST_TMPDIR/runs/none.out") \
+    <(grep Speculation "$BATS_TEST_TMPDIR/runs/sw-io2.out")
+}

@@ -366,12 +366,14 @@ best() {
   outside=$o besides=$b whole=$w finish=$f
 }
 
-@test "a run ends when its work ends: outside its timed section RT within VM + 0.3 s (0.5 busy) and 2 s, finish 0.5 s" {
+@test "a run ends when its work ends: outside its timed section and the reference run RT within VM + 0.3 s (0.5 busy) and 2 s, finish 0.5 s" {
   # Each application on 2 and 4 ranks, quiet, then with a busy process on
   # each core: the whole mpirun's time less the timed section's, under
   # regions (RT) within pages' (VM) + 0.3 s (busy: 0.5), both less rank 0's sequential
   # reference run (the same work in both, and on 4 busy ranks LU's varied
-  # by 0.4 s from run to run), and under 2 s; from the end of
+  # by 0.4 s from run to run; it alone took 1.43 s of RT's 2.12 s in one
+  # run with a third load on the cores), and, less that run too, under
+  # 2 s; from the end of
   # rank 0's check to the end of dsm_finish, under 0.5 s in both. Busy,
   # the best of three runs of each: the other load makes one run's time
   # vary by half a second. (VM's check itself, a page miss per page of
@@ -408,7 +410,7 @@ best() {
         # shellcheck disable=SC2086
         best "$reps" "$np" rt "$b/dsm-${a%% *}" ${a#* }
         rt=$outside
-        (($(bc <<<"$besides <= $vmb + $margin && $rt < 2"))) ||
+        (($(bc <<<"$besides <= $vmb + $margin && $besides < 2"))) ||
           bad+=("$a on $np ($load): outside the timed section $rt s under RT ($besides s" \
             "besides the sequential run), $vm s under VM ($vmb s)")
         (($(bc <<<"$finish < 0.5 && $vmfin < 0.5"))) ||

@@ -407,13 +407,13 @@ static int inherited(const char *sig)
  * would wait for older stores. EINVAL: a kernel before 4.17. */
 static int set_filter(const struct sock_fprog *prog)
 {
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-	            SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_SPEC_ALLOW, prog) == 0)
-		return 0;
-	if (errno != EINVAL)
-		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC,
-	                    prog);
+	/* TSYNC's failure is a positive thread ID, not -1. */
+	long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	                  SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_SPEC_ALLOW, prog);
+
+	if (rc == -1 && errno == EINVAL)
+		rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, prog);
+	return rc == 0 ? 0 : -1;
 }
 
 int rtl_sigsys_install(rtl_sigaction_fn sigaction_fn)

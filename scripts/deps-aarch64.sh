@@ -7,10 +7,10 @@
 # libjemalloc-dev is not Multi-Arch: its arm64 package would replace the
 # amd64 one make test needs. So its arm64 .deb is fetched and unpacked
 # into a folder of its own instead (the argument, default
-# build-aarch64/sysroot), which the cross build is pointed at.
+# build-sysroot-aarch64), which the cross build is pointed at.
 # Usage: deps-aarch64.sh [SYSROOT]
 set -euo pipefail
-sysroot=${1:-build-aarch64/sysroot}
+sysroot=${1:-build-sysroot-aarch64}
 
 packages=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static

@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 build=${1:-build-aarch64}
 shift || true
 
-sysroot=$(pwd)/$build-sysroot
+# Not named after the build folder: meson takes a file under a path that
+# starts with the build folder's for one it generated, and warns.
+sysroot=$(pwd)/build-sysroot-aarch64
 scripts/deps.sh
 scripts/deps-aarch64.sh "$sysroot"
 if [[ ! -f $build/build.ninja ]]; then
